@@ -1,0 +1,34 @@
+/**
+ * Locating this package's own entry modules (worker threads, job child processes) so that the same code
+ * runs from the TypeScript sources (under the `tsx` loader, as in tests and benchmarks) and from the
+ * compiled `dist/` build.
+ */
+import { fileURLToPath } from 'node:url';
+
+/** URL of the module `name` (no extension) next to the module `baseUrl`, with the base module's extension. */
+export function siblingModuleUrl(baseUrl: string, name: string): URL {
+  const extension = baseUrl.endsWith('.ts') ? '.ts' : '.js';
+  return new URL(`./${name}${extension}`, baseUrl);
+}
+
+/**
+ * Node command-line arguments that run `moduleUrl` in a new process: the loader flags of this process
+ * (so a `.ts` entry still runs under tsx) followed by the script path.
+ */
+export function nodeArgsFor(moduleUrl: URL): string[] {
+  const loaderFlags: string[] = [];
+  const argv = process.execArgv;
+  for (let i = 0; i < argv.length; i++) {
+    const flag = argv[i]!;
+    if ((flag === '--import' || flag === '--require' || flag === '--loader') && i + 1 < argv.length) {
+      loaderFlags.push(flag, argv[i + 1]!);
+      i++;
+    } else if (flag.startsWith('--import=') || flag.startsWith('--require=') || flag.startsWith('--loader=')) {
+      loaderFlags.push(flag);
+    }
+  }
+  if (moduleUrl.pathname.endsWith('.ts') && !loaderFlags.some((f) => f.includes('tsx'))) {
+    loaderFlags.push('--import', 'tsx');
+  }
+  return [...loaderFlags, fileURLToPath(moduleUrl)];
+}
