@@ -1,0 +1,46 @@
+/** What the job layer and the CLI need to know about a workflow run. */
+
+export type WorkflowType = 'sol' | 'eemt';
+
+/** Parameters of a run, named as in the service's submit form (SERVICE_SPEC.md). */
+export interface WorkflowParams {
+  /** Time step of the daily integration [minutes], 3–60. */
+  readonly step: number;
+  /** Linke atmospheric turbidity [-], 1–8. */
+  readonly linke_value: number;
+  /** Ground albedo [-], 0–1. */
+  readonly albedo_value: number;
+  /** Worker threads, 1–32 (capped at the CPU count). */
+  readonly num_threads: number;
+  /** First and last Daymet year (eemt only), 1980–2024. */
+  readonly start_year?: number;
+  readonly end_year?: number;
+}
+
+/** A progress report: `fraction` of the whole workflow done (0–1, never decreasing) and a short message. */
+export interface ProgressUpdate {
+  readonly fraction: number;
+  readonly message: string;
+}
+
+export type ProgressListener = (update: ProgressUpdate) => void;
+
+export interface WorkflowRun {
+  readonly demPath: string;
+  /** Output folder; created if missing. Products are written under it with the spec's relative paths. */
+  readonly outDir: string;
+  readonly params: WorkflowParams;
+  readonly onProgress?: ProgressListener;
+  /** Aborting stops the run as soon as possible and rejects with an AbortError. */
+  readonly signal?: AbortSignal;
+}
+
+/** Summary a workflow returns when it completes. */
+export interface WorkflowResult {
+  /** Output files, relative to `outDir`, with forward slashes. */
+  readonly files: readonly string[];
+  readonly cells: number;
+  readonly validCells: number;
+  readonly days: number;
+  readonly seconds: number;
+}
