@@ -19,7 +19,8 @@ const USER_DEFINED = 32767;
 
 /** Reads the CRS of a raster from its GeoKeys; throws NO_GEOREFERENCE or UNSUPPORTED_CRS. */
 export function crsFromGeoKeys(entries: readonly GeoKeyEntry[]): CrsInfo {
-  if (entries.length === 0) {
+  const hasCrsKeys = [GeoKey.GTModelType, GeoKey.ProjectedCSType, GeoKey.GeographicType].some((id) => geoKeyValue(entries, id) !== undefined);
+  if (!hasCrsKeys) {
     throw new RasterFormatError(
       'NO_GEOREFERENCE',
       'The GeoTIFF has no coordinate system (no GeoKeys). Assign one, e.g. gdal_translate -a_srs EPSG:32613 in.tif out.tif.',
@@ -72,10 +73,11 @@ export function crsFromGeoKeys(entries: readonly GeoKeyEntry[]): CrsInfo {
     }
   }
   const verticalUnits = numberKey(entries, GeoKey.VerticalUnits);
-  if (verticalUnits !== undefined && verticalUnits !== EPSG_METRE && verticalUnits !== USER_DEFINED) {
+  if ((verticalUnits !== undefined && verticalUnits !== EPSG_METRE && verticalUnits !== USER_DEFINED) || factor.z !== 1) {
+    const perUnit = factor.z !== 1 ? ` (1 unit = ${factor.z} m)` : '';
     throw new RasterFormatError(
       'UNSUPPORTED_CRS',
-      `The DEM declares elevations in a unit other than metres (EPSG unit ${verticalUnits}); convert them to metres first.`,
+      `The DEM declares elevations in a unit other than metres${perUnit}; convert them to metres first (gdal_calc.py, or gdal_translate -scale).`,
     );
   }
 

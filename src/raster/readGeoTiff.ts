@@ -1,5 +1,5 @@
 /**
- * Reading single-band GeoTIFFs as GDAL writes them (striped or tiled; none/LZW/DEFLATE/PackBits/ZSTD/LERC,
+ * Reading single-band GeoTIFFs as GDAL writes them (striped or tiled; none/LZW/DEFLATE/PackBits/ZSTD,
  * with or without predictor; 8/16/32-bit integers, 16/32/64-bit floats) into Float64 arrays with NaN for
  * nodata, plus the DEM rules the solar model needs.
  *
@@ -30,14 +30,16 @@ export interface DemSummary {
   readonly validCount: number;
 }
 
-/** TIFF Compression values geotiff.js can decode and that are lossless for elevation data. */
+/**
+ * TIFF Compression values geotiff.js decodes losslessly for elevation data. LERC is left out: geotiff.js
+ * ignores its validity mask, so nodata cells would come back as numbers.
+ */
 const SUPPORTED_COMPRESSION: Readonly<Record<number, string>> = {
   1: 'none',
   5: 'LZW',
   8: 'DEFLATE',
   32946: 'DEFLATE',
   32773: 'PackBits',
-  34887: 'LERC',
   50000: 'ZSTD',
 };
 
@@ -51,7 +53,7 @@ export async function readRasterFromBuffer(bytes: Uint8Array): Promise<RasterDat
   assertTiffHeader(bytes);
   const image = await openFirstImage(bytes);
   const grid = await readGrid(image, bytes.length);
-  const { values, nodata } = await readValues(image);
+  const { values, nodata } = await readValues(image, await takeOverPredictor2(image));
   return { grid, values, nodata };
 }
 
@@ -181,13 +183,59 @@ function checkSampleFormat(format: number, bits: number): void {
   }
 }
 
-async function readValues(image: GeoTIFFImage): Promise<{ values: Float64Array; nodata: number | null }> {
+/**
+ * geotiff.js undoes horizontal differencing (Predictor 2) in the host's byte order and not at all for
+ * 64-bit samples. For big-endian files and 64-bit samples this module does it instead: the predictor tag
+ * is hidden from geotiff.js and the returned block width is used by `undoHorizontalDifferencing`.
+ */
+async function takeOverPredictor2(image: GeoTIFFImage): Promise<number | null> {
+  const fd = image.fileDirectory;
+  const predictor = Number((await fd.loadValue('Predictor')) ?? 1);
+  if (predictor !== 2 || (image.littleEndian && image.getBitsPerSample() !== 64)) return null;
+  fd.actualizedFields.set(PREDICTOR_TAG, 1);
+  return image.getTileWidth();
+}
+
+const PREDICTOR_TAG = 317;
+
+/**
+ * Cumulative sum, modulo 2^bits, along each row within each block of `blockWidth` columns: the inverse of
+ * TIFF horizontal differencing, on the samples' bit patterns.
+ */
+function undoHorizontalDifferencing(raw: ArrayBufferView, bits: number, width: number, height: number, blockWidth: number): void {
+  const count = width * height;
+  if (bits === 64) {
+    const u = new BigUint64Array(raw.buffer, raw.byteOffset, count);
+    for (let r = 0; r < height; r++) {
+      for (let c0 = 0; c0 < width; c0 += blockWidth) {
+        const end = Math.min(width, c0 + blockWidth);
+        for (let i = r * width + c0 + 1; i < r * width + end; i++) u[i] = u[i]! + u[i - 1]!;
+      }
+    }
+    return;
+  }
+  const u =
+    bits === 8 ? new Uint8Array(raw.buffer, raw.byteOffset, count)
+    : bits === 16 ? new Uint16Array(raw.buffer, raw.byteOffset, count)
+    : new Uint32Array(raw.buffer, raw.byteOffset, count);
+  for (let r = 0; r < height; r++) {
+    for (let c0 = 0; c0 < width; c0 += blockWidth) {
+      const end = Math.min(width, c0 + blockWidth);
+      for (let i = r * width + c0 + 1; i < r * width + end; i++) u[i] = u[i]! + u[i - 1]!;
+    }
+  }
+}
+
+async function readValues(image: GeoTIFFImage, predictor2BlockWidth: number | null): Promise<{ values: Float64Array; nodata: number | null }> {
   let raw: ArrayLike<number>;
   try {
     raw = (await image.readRasters({ interleave: true })) as unknown as ArrayLike<number>;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     throw new RasterFormatError('TRUNCATED', `The GeoTIFF's pixel data is damaged and cannot be decoded (${message}).`);
+  }
+  if (predictor2BlockWidth !== null) {
+    undoHorizontalDifferencing(raw as unknown as ArrayBufferView, image.getBitsPerSample(), image.getWidth(), image.getHeight(), predictor2BlockWidth);
   }
   const nodata = parseNodata(image.getGDALNoData() === null ? undefined : await image.fileDirectory.loadValue('GDAL_NODATA'));
   const { scale, offset } = await bandScaleOffset(image);
