@@ -242,9 +242,10 @@ async function readValues(image: GeoTIFFImage, predictor2BlockWidth: number | nu
   const isFloat32 = image.getSampleFormat() === 3 && image.getBitsPerSample() === 32;
   const match = nodata === null || Number.isNaN(nodata) ? null : isFloat32 ? Math.fround(nodata) : nodata;
   const values = new Float64Array(raw.length);
+  const scaled = scale !== 1 || offset !== 0;
   for (let i = 0; i < raw.length; i++) {
     const v = raw[i]!;
-    values[i] = v === match || v !== v ? NaN : v * scale + offset;
+    values[i] = v === match || v !== v ? NaN : scaled ? v * scale + offset : v;
   }
   return { values, nodata };
 }
