@@ -69,16 +69,14 @@ export function createGeodesy(grid: GridSpec): Geodesy {
     };
   }
 
+  // GeoTIFF model space is x = easting-like, y = northing-like whatever the CRS's axis order; only
+  // west- or south-oriented axes (e.g. South African Lo grids) flip a sign.
   const toMetre = projection.to_meter ?? 1;
   const axis = projection.axis ?? 'enu';
-  const swap = axis[0] === 'n' || axis[0] === 's';
   const eastSign = axis.includes('w') ? -1 : 1;
   const northSign = axis.includes('s') ? -1 : 1;
   /** Grid coordinates → easting/northing in metres as the raw projection expects them. */
-  const toEastNorth = (u: number, v: number) => {
-    const [e, n] = swap ? [v, u] : [u, v];
-    return { x: e * toMetre * eastSign, y: n * toMetre * northSign };
-  };
+  const toEastNorth = (u: number, v: number) => ({ x: u * toMetre * eastSign, y: v * toMetre * northSign });
   const inverse = (col: number, row: number) => {
     const p = projection.inverse(toEastNorth(x0 + col * dxPix, y0 + row * dyPix));
     if (!p || !Number.isFinite(p.x) || !Number.isFinite(p.y)) {
@@ -112,11 +110,15 @@ export function createGeodesy(grid: GridSpec): Geodesy {
 
 /** Columns between exactly inverted cell centres in `cellCentreLatitudes`. */
 const KNOT_SPACING = 8;
+/** Largest accepted interpolation error [deg] at a segment's midpoint; worse segments are computed exactly. */
+const INTERPOLATION_TOLERANCE_DEG = 1e-10;
 
 /**
- * Latitude [deg] of every cell centre, row-major (index = row * width + col). Projected grids invert the
- * projection exactly at every 8th column (and the last) of each row and fill the columns in between with
- * the cubic through the four nearest exact points (error < 1e-12° on UTM grids; about 0.2 s for 1000×1000).
+ * Latitude [deg] of every cell centre, row-major (index = row * width + col).
+ * Projected grids invert the projection exactly at every 8th column (and the last) of each row and fill
+ * the columns in between with the cubic through the four nearest exact points. Each segment is checked at
+ * its midpoint against the exact value; where the cubic is off by more than 1e-10° (near a pole, say)
+ * the whole segment is computed exactly. About 0.1–0.2 s for 1000×1000 cells.
  */
 export function cellCentreLatitudes(grid: GridSpec): Float64Array {
   const { width, height } = grid;
@@ -130,31 +132,43 @@ export function cellCentreLatitudes(grid: GridSpec): Float64Array {
   for (let c = 0; c < width; c += KNOT_SPACING) knots.push(c);
   if (knots[knots.length - 1] !== width - 1) knots.push(width - 1);
   const exact = new Float64Array(knots.length);
-  // Weights of knots k-1, k, k+1, k+2 at offsets t = 1..7 inside a regular segment [k, k+1].
+  // Weights of knots k-1, k, k+1, k+2 at offsets t = 0..7 inside a regular segment [k, k+1].
   const regular = Array.from({ length: KNOT_SPACING }, (_, t) => lagrangeWeights([-1, 0, 1, 2].map((j) => j * KNOT_SPACING), t));
+  const half = KNOT_SPACING / 2;
   for (let r = 0; r < height; r++) {
     const row = r * width;
-    for (let k = 0; k < knots.length; k++) exact[k] = geodesy.latLon(knots[k]! + 0.5, r + 0.5).latDeg;
+    const latAt = (c: number) => geodesy.latLon(c + 0.5, r + 0.5).latDeg;
+    for (let k = 0; k < knots.length; k++) exact[k] = latAt(knots[k]!);
     for (let k = 0; k < knots.length; k++) out[row + knots[k]!] = exact[k]!;
     for (let k = 0; k + 1 < knots.length; k++) {
       const c0 = knots[k]!;
       const c1 = knots[k + 1]!;
+      if (c1 - c0 < 2) continue;
       if (k >= 1 && k + 2 < knots.length && knots[k + 2]! - knots[k - 1]! === 3 * KNOT_SPACING) {
-        const [e0, e1, e2, e3] = [exact[k - 1]!, exact[k]!, exact[k + 1]!, exact[k + 2]!];
-        for (let t = 1; t < c1 - c0; t++) {
+        const e0 = exact[k - 1]!;
+        const e1 = exact[k]!;
+        const e2 = exact[k + 1]!;
+        const e3 = exact[k + 2]!;
+        for (let t = 1; t < KNOT_SPACING; t++) {
           const w = regular[t]!;
           out[row + c0 + t] = w[0]! * e0 + w[1]! * e1 + w[2]! * e2 + w[3]! * e3;
         }
       } else {
         const lo = Math.max(0, Math.min(k - 1, knots.length - 4));
-        const hi = Math.min(knots.length - 1, lo + 3);
-        const xs = knots.slice(lo, hi + 1);
+        const xs = knots.slice(lo, Math.min(knots.length, lo + 4));
         for (let c = c0 + 1; c < c1; c++) {
           const w = lagrangeWeights(xs, c);
           let sum = 0;
           for (let i = 0; i < w.length; i++) sum += w[i]! * exact[lo + i]!;
           out[row + c] = sum;
         }
+      }
+      const mid = c0 + Math.min(half, (c1 - c0) >> 1);
+      const midExact = latAt(mid);
+      if (Math.abs(out[row + mid]! - midExact) > INTERPOLATION_TOLERANCE_DEG) {
+        for (let c = c0 + 1; c < c1; c++) out[row + c] = latAt(c);
+      } else {
+        out[row + mid] = midExact;
       }
     }
   }
@@ -166,9 +180,10 @@ function lagrangeWeights(xs: readonly number[], x: number): number[] {
   return xs.map((xi, i) => xs.reduce((w, xj, j) => (j === i ? w : (w * (x - xj)) / (xi - xj)), 1));
 }
 
+/** Longitude in (-180, 180]. */
 function wrapLongitude(lon: number): number {
   if (lon > 180) return lon - 360 * Math.ceil((lon - 180) / 360);
-  if (lon <= -180) return lon + 360 * Math.ceil((-180 - lon) / 360);
+  if (lon <= -180) return lon + 360 * (Math.floor((-180 - lon) / 360) + 1);
   return lon;
 }
 

@@ -8,6 +8,7 @@ export {
   readRaster,
   readRasterFromBuffer,
   validateDem,
+  validateDemFromBuffer,
   type DemSummary,
   type RasterData,
 } from './readGeoTiff.js';

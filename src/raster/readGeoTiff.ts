@@ -72,7 +72,15 @@ export async function readDemFromBuffer(bytes: Uint8Array): Promise<Dem> {
 
 /** Checks that `path` is a usable DEM; returns a short summary or throws RasterFormatError. */
 export async function validateDem(path: string): Promise<DemSummary> {
-  const dem = await readDem(path);
+  return summarize(await readDem(path));
+}
+
+/** Like `validateDem`, from the bytes of the file (e.g. an upload). */
+export async function validateDemFromBuffer(bytes: Uint8Array): Promise<DemSummary> {
+  return summarize(await readDemFromBuffer(bytes));
+}
+
+function summarize(dem: Dem): DemSummary {
   return { width: dem.grid.width, height: dem.grid.height, crsName: dem.grid.crs.name, validCount: dem.validCount };
 }
 

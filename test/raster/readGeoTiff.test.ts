@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readDem, readDemFromBuffer, readRaster, readRasterFromBuffer, validateDem } from '../../src/raster/readGeoTiff.js';
+import { readDem, readDemFromBuffer, readRaster, readRasterFromBuffer, validateDem, validateDemFromBuffer } from '../../src/raster/readGeoTiff.js';
 import { RasterFormatError } from '../../src/raster/types.js';
 import { FIXTURE_DEM, gdal, gdalinfo, gdalRead, tempDir, translate, translateAsync } from './gdal.js';
 import { buildTiff, float32Bytes, UTM13N_KEYS, type TiffSpec } from './tiffBuilder.js';
@@ -70,7 +70,9 @@ describe('readDem on the mcn_10m fixture', () => {
   test('readDemFromBuffer and validateDem', async () => {
     const dem = await readDemFromBuffer(readFileSync(FIXTURE_DEM));
     assert.equal(dem.validCount, 48016);
-    assert.deepEqual(await validateDem(FIXTURE_DEM), { width: 228, height: 211, crsName: 'NAD83 / UTM zone 13N', validCount: 48016 });
+    const summary = { width: 228, height: 211, crsName: 'NAD83 / UTM zone 13N', validCount: 48016 };
+    assert.deepEqual(await validateDem(FIXTURE_DEM), summary);
+    assert.deepEqual(await validateDemFromBuffer(readFileSync(FIXTURE_DEM)), summary);
   });
 });
 
