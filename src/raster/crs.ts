@@ -81,13 +81,25 @@ export function crsFromGeoKeys(entries: readonly GeoKeyEntry[]): CrsInfo {
     );
   }
 
-  const definition = converted.proj4.trim();
+  const definition = withPolarOrigin(converted.proj4.trim());
   try {
     proj4.Proj(definition);
   } catch {
     throw new RasterFormatError('UNSUPPORTED_CRS', `The coordinate system "${name}" uses a projection this service cannot compute (${definition}).`);
   }
   return { kind, proj4: definition, epsg, name };
+}
+
+/**
+ * Polar stereographic variant B (EPSG method 9829, e.g. EPSG:3031 Antarctic, 3995 Arctic) comes out of
+ * geotiff-geokeys-to-proj4 without +lat_0, which proj4 then takes as 0 (an equatorial projection). The
+ * projection's origin is the pole on the side of the standard parallel.
+ */
+function withPolarOrigin(definition: string): string {
+  if (!/\+proj=stere\b/.test(definition) || /\+lat_0=/.test(definition)) return definition;
+  const latTs = /\+lat_ts=(-?[\d.]+)/.exec(definition);
+  if (!latTs) return definition;
+  return definition.replace('+proj=stere', `+proj=stere +lat_0=${Number(latTs[1]) < 0 ? -90 : 90}`);
 }
 
 function numberKey(entries: readonly GeoKeyEntry[], id: number): number | undefined {

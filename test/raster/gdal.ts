@@ -52,11 +52,27 @@ export function gdalinfo(path: string): GdalInfo {
   return JSON.parse(gdal('gdalinfo', ['-json', path])) as GdalInfo;
 }
 
+export async function gdalinfoAsync(path: string): Promise<GdalInfo> {
+  const { stdout } = await execFileAsync('gdalinfo', ['-json', path], { env: { ...process.env, GDAL_PAM_ENABLED: 'NO' } });
+  return JSON.parse(stdout) as GdalInfo;
+}
+
 /** Band 1 as GDAL decodes it, converted by GDAL to `type` and dumped raw (ENVI, little-endian). */
 export function gdalRead(path: string, dir: string, type: 'Float32' | 'Float64'): Float32Array | Float64Array {
   const out = join(dir, `readback-${Math.random().toString(36).slice(2)}.bin`);
   translate(path, out, ['-of', 'ENVI', '-ot', type, '-b', '1']);
-  const bytes = readFileSync(out);
+  return readRaw(out, type);
+}
+
+/** Asynchronous `gdalRead`. */
+export async function gdalReadAsync(path: string, dir: string, type: 'Float32' | 'Float64'): Promise<Float32Array | Float64Array> {
+  const out = join(dir, `readback-${Math.random().toString(36).slice(2)}.bin`);
+  await translateAsync(path, out, ['-of', 'ENVI', '-ot', type, '-b', '1']);
+  return readRaw(out, type);
+}
+
+function readRaw(path: string, type: 'Float32' | 'Float64'): Float32Array | Float64Array {
+  const bytes = readFileSync(path);
   const copy = bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
   return type === 'Float32' ? new Float32Array(copy) : new Float64Array(copy);
 }

@@ -56,6 +56,26 @@ describe('projected grids', () => {
     assert.ok(Math.abs(geodesy.ellipsoid.e2 - 0.006768657997291) < 1e-12);
   });
 
+  test('common EPSG projections agree with gdaltransform to their own geographic CRS', () => {
+    const cases: [number, string, number, number][] = [
+      [32613, 'EPSG:4326', 352120, 3964370], // WGS 84 / UTM 13N
+      [5070, 'EPSG:4269', -1000000, 1500000], // NAD83 / Conus Albers
+      [3035, 'EPSG:4258', 4321000, 3210000], // ETRS89 / LAEA Europe
+      [2154, 'EPSG:4171', 700000, 6600000], // RGF93 / Lambert-93
+      [2056, 'EPSG:4150', 2600000, 1200000], // CH1903+ / LV95 (oblique Mercator)
+      [27700, 'EPSG:4277', 400000, 300000], // OSGB36 / British National Grid
+      [3031, 'EPSG:4326', 1000000, -500000], // Antarctic polar stereographic (variant B)
+      [3995, 'EPSG:4326', 1000000, -500000], // Arctic polar stereographic (variant B)
+    ];
+    for (const [code, geographic, x, y] of cases) {
+      const grid = epsgGrid(code, true, 10, 10, [x, 100, 0, y, 0, -100]);
+      const [[lon, lat]] = gdaltransform(`EPSG:${code}`, geographic, [[x + 550, y - 550]]);
+      const p = createGeodesy(grid).latLon(5.5, 5.5);
+      // 1e-7° ≈ 1 cm (proj4js's LAEA differs from PROJ by 5e-9°, the others by < 1e-12°).
+      assert.ok(Math.abs(p.lonDeg - lon!) < 1e-7 && Math.abs(p.latDeg - lat!) < 1e-7, `EPSG:${code}: ${p.lonDeg}, ${p.latDeg} vs ${lon}, ${lat}`);
+    }
+  });
+
   test('convergence: grid bearing of true north, positive west of the central meridian', () => {
     const geodesy = createGeodesy(mcn);
     const { latDeg, lonDeg } = geodesy.latLon(114, 105.5);

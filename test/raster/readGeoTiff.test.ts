@@ -4,7 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readDem, readDemFromBuffer, readRaster, readRasterFromBuffer, validateDem, validateDemFromBuffer } from '../../src/raster/readGeoTiff.js';
 import { RasterFormatError } from '../../src/raster/types.js';
-import { FIXTURE_DEM, gdal, gdalinfo, gdalRead, tempDir, translate, translateAsync } from './gdal.js';
+import { FIXTURE_DEM, gdalinfoAsync, gdalReadAsync, tempDir, translate, translateAsync, type GdalInfo } from './gdal.js';
 import { buildTiff, float32Bytes, UTM13N_KEYS, type TiffSpec } from './tiffBuilder.js';
 
 let dir = '';
@@ -12,21 +12,20 @@ let cleanup = () => {};
 before(() => ({ dir, cleanup } = tempDir('raster-read')));
 after(() => cleanup());
 
-/** Asserts that `values` are exactly what GDAL decodes from `path`, with GDAL's nodata (and NaN) as NaN. */
-function assertSameAsGdal(path: string, values: Float64Array): void {
-  const info = gdalinfo(path);
-  const nodataText = info.bands[0]!.noDataValue;
-  const nodata = nodataText === undefined ? null : Number(nodataText);
-  const gdalValues = gdalRead(path, dir, 'Float64');
-  const isFloat32 = info.bands[0]!.type === 'Float32';
+/**
+ * Asserts that `values` are exactly GDAL's decoding `gdalValues` (Float64 dump) with nodata cells (GDAL's
+ * nodata, float32-rounded for Float32 bands, and NaN) as NaN.
+ */
+function assertSameAsGdal(values: Float64Array, gdalValues: ArrayLike<number>, nodata: number | null, isFloat32 = false): void {
   assert.equal(values.length, gdalValues.length);
+  const nodataStored = nodata === null ? NaN : isFloat32 ? Math.fround(nodata) : nodata;
   let mismatches = 0;
   for (let i = 0; i < values.length; i++) {
     const g = gdalValues[i]!;
-    const expected = Number.isNaN(g) || g === nodata || (isFloat32 && g === Math.fround(nodata ?? NaN)) ? NaN : g;
+    const expected = Number.isNaN(g) || g === nodataStored ? NaN : g;
     if (!Object.is(values[i], expected)) mismatches++;
   }
-  assert.equal(mismatches, 0, `${mismatches} cells differ from GDAL's reading of ${path}`);
+  assert.equal(mismatches, 0, `${mismatches} cells differ from GDAL's reading`);
 }
 
 async function assertRejects(promise: Promise<unknown>, code: string, messagePart: RegExp): Promise<void> {
@@ -41,7 +40,7 @@ async function assertRejects(promise: Promise<unknown>, code: string, messagePar
 describe('readDem on the mcn_10m fixture', () => {
   test('grid, CRS, GeoKeys and nodata', async () => {
     const dem = await readDem(FIXTURE_DEM);
-    const info = gdalinfo(FIXTURE_DEM);
+    const info = await gdalinfoAsync(FIXTURE_DEM);
     assert.equal(dem.grid.width, 228);
     assert.equal(dem.grid.height, 211);
     assert.deepEqual([...dem.grid.geoTransform], info.geoTransform);
@@ -61,7 +60,7 @@ describe('readDem on the mcn_10m fixture', () => {
 
   test('values equal GDAL’s reading, and readRaster agrees', async () => {
     const dem = await readDem(FIXTURE_DEM);
-    assertSameAsGdal(FIXTURE_DEM, dem.elevation);
+    assertSameAsGdal(dem.elevation, await gdalReadAsync(FIXTURE_DEM, dir, 'Float64'), null);
     const raster = await readRaster(FIXTURE_DEM);
     assert.deepEqual(raster.values, dem.elevation);
     assert.ok(Number.isNaN(raster.nodata));
@@ -77,12 +76,12 @@ describe('readDem on the mcn_10m fixture', () => {
 });
 
 describe('GeoTIFF layouts GDAL writes', () => {
-  /** Variants of the fixture: gdal_translate options, and the nodata value they declare. */
-  const variants: Record<string, { args: string[]; type: 'int' | 'Float32' | 'Float64' }> = {
-    'Int16 striped uncompressed, nodata -32768': { type: 'int', args: ['-ot', 'Int16', '-a_nodata', '-32768'] },
-    'UInt16 tiled 64 LZW predictor 2': { type: 'int', args: ['-ot', 'UInt16', '-a_nodata', '0', '-co', 'TILED=YES', '-co', 'BLOCKXSIZE=64', '-co', 'BLOCKYSIZE=64', '-co', 'COMPRESS=LZW', '-co', 'PREDICTOR=2'] },
-    'Int32 DEFLATE predictor 2, big-endian': { type: 'int', args: ['-ot', 'Int32', '-a_nodata', '-9999', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2', '-co', 'ENDIANNESS=BIG'] },
-    'Int16 tiled DEFLATE predictor 2, big-endian': { type: 'int', args: ['-ot', 'Int16', '-a_nodata', '-32768', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2', '-co', 'ENDIANNESS=BIG', '-co', 'TILED=YES', '-co', 'BLOCKXSIZE=80', '-co', 'BLOCKYSIZE=16'] },
+  /** Variants of the fixture: gdal_translate options; integer ones also say their nodata. */
+  const variants: Record<string, { args: string[]; type: 'Float32' | 'Float64' } | { args: string[]; type: 'int'; nodata: number }> = {
+    'Int16 striped uncompressed, nodata -32768': { type: 'int', nodata: -32768, args: ['-ot', 'Int16', '-a_nodata', '-32768'] },
+    'UInt16 tiled 64 LZW predictor 2': { type: 'int', nodata: 0, args: ['-ot', 'UInt16', '-a_nodata', '0', '-co', 'TILED=YES', '-co', 'BLOCKXSIZE=64', '-co', 'BLOCKYSIZE=64', '-co', 'COMPRESS=LZW', '-co', 'PREDICTOR=2'] },
+    'Int32 DEFLATE predictor 2, big-endian': { type: 'int', nodata: -9999, args: ['-ot', 'Int32', '-a_nodata', '-9999', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2', '-co', 'ENDIANNESS=BIG'] },
+    'Int16 tiled DEFLATE predictor 2, big-endian': { type: 'int', nodata: -32768, args: ['-ot', 'Int16', '-a_nodata', '-32768', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2', '-co', 'ENDIANNESS=BIG', '-co', 'TILED=YES', '-co', 'BLOCKXSIZE=80', '-co', 'BLOCKYSIZE=16'] },
     'Float32 tiled DEFLATE predictor 3, nodata -9999': { type: 'Float32', args: ['-ot', 'Float32', '-a_nodata', '-9999', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=3'] },
     'Float32 striped LZW predictor 3': { type: 'Float32', args: ['-ot', 'Float32', '-co', 'COMPRESS=LZW', '-co', 'PREDICTOR=3'] },
     'Float32 PackBits, nodata -FLT_MAX': { type: 'Float32', args: ['-ot', 'Float32', '-a_nodata', '-3.4028234663852886e+38', '-co', 'COMPRESS=PACKBITS'] },
@@ -92,34 +91,74 @@ describe('GeoTIFF layouts GDAL writes', () => {
     'Float64 DEFLATE predictor 2, big-endian': { type: 'Float64', args: ['-co', 'COMPRESS=DEFLATE', '-co', 'PREDICTOR=2', '-co', 'ENDIANNESS=BIG'] },
     'Float64 tiled LZW predictor 2': { type: 'Float64', args: ['-co', 'COMPRESS=LZW', '-co', 'PREDICTOR=2', '-co', 'TILED=YES', '-co', 'BLOCKXSIZE=96', '-co', 'BLOCKYSIZE=96'] },
   };
+  const epsgCases: [string, 'projected' | 'geographic', RegExp][] = [
+    ['EPSG:4326', 'geographic', /\+proj=longlat/],
+    ['EPSG:4269', 'geographic', /\+proj=longlat/],
+    ['EPSG:32613', 'projected', /\+proj=tmerc .*\+lon_0=-105/],
+    ['EPSG:5070', 'projected', /\+proj=aea/],
+  ];
   const paths = new Map<string, string>();
+  /** GDAL's own decoding (Float64 dump) of the integer variants and of the scaled file. */
+  const gdalValues = new Map<string, Float64Array>();
+  const infos = new Map<string, GdalInfo>();
   let fixture: Float64Array;
+
+  // All GDAL work of this suite runs here, concurrently.
   before(async () => {
     fixture = (await readDem(FIXTURE_DEM)).elevation;
-    await Promise.all(
-      Object.entries(variants).map(async ([name, { args }]) => {
-        paths.set(name, await translateAsync(FIXTURE_DEM, join(dir, `${name.replace(/\W+/g, '_')}.tif`), args));
-      }),
-    );
+    const make = async (name: string, args: string[], then?: 'dump' | 'info') => {
+      const path = await translateAsync(FIXTURE_DEM, join(dir, `${name.replace(/\W+/g, '_')}.tif`), args);
+      paths.set(name, path);
+      if (then === 'dump') gdalValues.set(name, (await gdalReadAsync(path, dir, 'Float64')) as Float64Array);
+      if (then === 'info') infos.set(name, await gdalinfoAsync(path));
+    };
+    await Promise.all([
+      ...Object.entries(variants).map(([name, v]) => make(name, v.args, v.type === 'int' ? 'dump' : undefined)),
+      make('scaled', ['-ot', 'Int16', '-scale', '2000', '2700', '0', '7000', '-a_scale', '0.1', '-a_offset', '2000', '-a_nodata', '-32768'], 'dump'),
+      make('point', ['-mo', 'AREA_OR_POINT=Point'], 'info'),
+      ...epsgCases.map(([srs, kind]) => make(srs, ['-a_srs', srs, ...(kind === 'geographic' ? ['-a_ullr', '-106.64', '35.81', '-106.61', '35.79'] : [])])),
+    ]);
   });
 
-  for (const [name, { type }] of Object.entries(variants)) {
+  for (const [name, variant] of Object.entries(variants)) {
     test(name, async () => {
-      const path = paths.get(name)!;
-      const dem = await readDem(path);
+      const dem = await readDem(paths.get(name)!);
       assert.equal(dem.grid.width, 228);
       assert.equal(dem.grid.height, 211);
-      if (type === 'int') {
+      if (variant.type === 'int') {
         // Integer conversion rounds: compare with GDAL's own decoding of the file.
-        assertSameAsGdal(path, dem.elevation);
+        assertSameAsGdal(dem.elevation, gdalValues.get(name)!, variant.nodata);
       } else {
         // Float conversions of the fixture are exact (Float32: rounded once).
-        const expected = type === 'Float32' ? fixture.map(Math.fround) : fixture;
+        const expected = variant.type === 'Float32' ? fixture.map(Math.fround) : fixture;
         assert.deepEqual(dem.elevation, expected);
       }
       assert.ok(dem.validCount > 47000, `validCount ${dem.validCount}`);
     });
   }
+
+  test('band scale and offset from GDAL metadata are applied', async () => {
+    const raw = gdalValues.get('scaled')!;
+    const dem = await readDem(paths.get('scaled')!);
+    assertSameAsGdal(dem.elevation, raw.map((v) => (v === -32768 ? v : v * 0.1 + 2000)), -32768);
+    assert.ok(Math.abs(dem.elevation[20000]! - fixture[20000]!) <= 0.05 + 1e-9);
+  });
+
+  test('PixelIsPoint: geotransform refers to the pixel corner, like GDAL', async () => {
+    const dem = await readDem(paths.get('point')!);
+    assert.equal(dem.grid.rasterType, 2);
+    const gt = infos.get('point')!.geoTransform;
+    dem.grid.geoTransform.forEach((v, i) => assert.ok(Math.abs(v - gt[i]!) < 1e-6, `gt[${i}] ${v} vs ${gt[i]}`));
+  });
+
+  test('geographic WGS 84 and other common EPSG codes', async () => {
+    for (const [srs, kind, pattern] of epsgCases) {
+      const dem = await readDem(paths.get(srs)!);
+      assert.equal(dem.grid.crs.kind, kind, srs);
+      assert.equal(dem.grid.crs.epsg, Number(srs.slice(5)), srs);
+      assert.match(dem.grid.crs.proj4, pattern, srs);
+    }
+  });
 
   test('Float32 nodata "-9999.9" matches the float32-rounded stored value', async () => {
     const values = [Math.fround(-9999.9), 1, 2, 3, 4, 5, 6, 7, 8, -9999.9];
@@ -130,45 +169,6 @@ describe('GeoTIFF layouts GDAL writes', () => {
     assert.deepEqual([...raster.values], [NaN, 1, 2, 3, 4, 5, 6, 7, 8, NaN]);
   });
 
-  test('band scale and offset from GDAL metadata are applied', async () => {
-    const path = translate(FIXTURE_DEM, join(dir, 'scaled.tif'), ['-ot', 'Int16', '-scale', '2000', '2700', '0', '7000', '-a_scale', '0.1', '-a_offset', '2000', '-a_nodata', '-32768']);
-    const raw = gdalRead(path, dir, 'Float64');
-    const dem = await readDem(path);
-    for (const i of [0, 1000, 20000, 48107]) {
-      if (raw[i] === -32768) assert.ok(Number.isNaN(dem.elevation[i]!));
-      else assert.equal(dem.elevation[i], raw[i]! * 0.1 + 2000);
-    }
-    const fixture = await readDem(FIXTURE_DEM);
-    assert.ok(Math.abs(dem.elevation[20000]! - fixture.elevation[20000]!) <= 0.05 + 1e-9);
-  });
-
-  test('PixelIsPoint: geotransform refers to the pixel corner, like GDAL', async () => {
-    const path = translate(FIXTURE_DEM, join(dir, 'point.tif'), ['-mo', 'AREA_OR_POINT=Point']);
-    const dem = await readDem(path);
-    assert.equal(dem.grid.rasterType, 2);
-    const gt = gdalinfo(path).geoTransform;
-    dem.grid.geoTransform.forEach((v, i) => assert.ok(Math.abs(v - gt[i]!) < 1e-6, `gt[${i}] ${v} vs ${gt[i]}`));
-  });
-
-  test('geographic WGS 84 and other common EPSG codes', async () => {
-    const cases: [string, 'projected' | 'geographic', RegExp][] = [
-      ['EPSG:4326', 'geographic', /\+proj=longlat/],
-      ['EPSG:4269', 'geographic', /\+proj=longlat/],
-      ['EPSG:32613', 'projected', /\+proj=tmerc .*\+lon_0=-105/],
-      ['EPSG:5070', 'projected', /\+proj=aea/],
-    ];
-    const paths = await Promise.all(
-      cases.map(([srs, kind]) =>
-        translateAsync(FIXTURE_DEM, join(dir, `${srs.replace(':', '_')}.tif`), ['-a_srs', srs, ...(kind === 'geographic' ? ['-a_ullr', '-106.64', '35.81', '-106.61', '35.79'] : [])]),
-      ),
-    );
-    for (const [k, [srs, kind, pattern]] of cases.entries()) {
-      const dem = await readDem(paths[k]!);
-      assert.equal(dem.grid.crs.kind, kind, srs);
-      assert.equal(dem.grid.crs.epsg, Number(srs.slice(5)), srs);
-      assert.match(dem.grid.crs.proj4, pattern, srs);
-    }
-  });
 });
 
 describe('rejected inputs', () => {
