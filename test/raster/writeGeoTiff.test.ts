@@ -199,6 +199,8 @@ describe('writing files', () => {
     assert.throws(() => encodeFloat32GeoTiff(gridOf(4, 4), new Float32Array(15)), /Expected 16 values/);
     assert.throws(() => encodeFloat32GeoTiff(gridOf(4, 4), new Float32Array(16), { tileSize: 20 }), /multiple of 16/);
     assert.throws(() => encodeFloat32GeoTiff(gridOf(4, 4), new Float32Array(16), { level: 12 }), /level/);
+    const rotated: GridSpec = { ...gridOf(4, 4), geoTransform: [0, 10, 1, 0, 0, -10] };
+    assert.throws(() => encodeFloat32GeoTiff(rotated, new Float32Array(16)), /north-up/);
   });
 
   test('default compression is within 25% of level 6 in size', () => {
