@@ -51,10 +51,14 @@ export async function readRaster(path: string): Promise<RasterData> {
 /** Like `readRaster`, from the bytes of the file (e.g. an upload). */
 export async function readRasterFromBuffer(bytes: Uint8Array): Promise<RasterData> {
   assertTiffHeader(bytes);
-  const image = await openFirstImage(bytes);
-  const grid = await readGrid(image, bytes.length);
-  const { values, nodata } = await readValues(image, await takeOverPredictor2(image));
-  return { grid, values, nodata };
+  try {
+    const image = await openFirstImage(bytes);
+    const grid = await readGrid(image, bytes.length);
+    const { values, nodata } = await readValues(image, await takeOverPredictor2(image));
+    return { grid, values, nodata };
+  } catch (err) {
+    throw translateParseError(err, bytes.length);
+  }
 }
 
 /**
@@ -117,7 +121,10 @@ async function openFirstImage(bytes: Uint8Array): Promise<GeoTIFFImage> {
   }
 }
 
-/** geotiff.js failures while parsing header/IFD: out-of-range reads mean the file was cut short. */
+/**
+ * geotiff.js failures (RasterFormatErrors pass through): out-of-range reads mean the file was cut short
+ * or its directory points nowhere; anything else means it is not a TIFF we can parse.
+ */
 function translateParseError(err: unknown, fileLength: number): RasterFormatError {
   if (err instanceof RasterFormatError) return err;
   const message = err instanceof Error ? err.message : String(err);

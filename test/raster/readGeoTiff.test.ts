@@ -210,6 +210,27 @@ describe('rejected inputs', () => {
     assert.equal(dem.grid.crs.epsg, 26913);
   });
 
+  test('damaged directories fail with RasterFormatError, never a raw decoder error', async () => {
+    const original = readFileSync(FIXTURE_DEM);
+    const ifd = original.readUInt32LE(4);
+    let seed = 7;
+    const rnd = () => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+    let failures = 0;
+    const entryBytes = 2 + 12 * original.readUInt16LE(ifd);
+    for (let k = 0; k < 20; k++) {
+      const bytes = Buffer.from(original);
+      for (let j = 0; j < 2; j++) bytes[ifd + Math.floor(rnd() * entryBytes)] = Math.floor(rnd() * 256);
+      try {
+        await readDemFromBuffer(bytes);
+      } catch (err) {
+        failures++;
+        assert.ok(err instanceof RasterFormatError, `mutation ${k}: ${String(err)}`);
+        assert.ok(!/\n\s+at /.test(err.message), 'no stack trace in the message');
+      }
+    }
+    assert.ok(failures >= 5, `${failures} of 20 mutations failed`);
+  });
+
   test('more than one band', async () => {
     const path = translate(FIXTURE_DEM, join(dir, 'three.tif'), ['-b', '1', '-b', '1', '-b', '1']);
     await assertRejects(readDem(path), 'MULTIBAND', /3 bands; a single-band elevation raster is required/);
