@@ -50,6 +50,7 @@ export interface Float32GeoTiffOptions {
 }
 
 export const DEFAULT_TILE_SIZE = 256;
+const GT_RASTER_TYPE_KEY = 1025;
 export const DEFAULT_DEFLATE_LEVEL = 1;
 
 const enum Tag {
@@ -182,7 +183,8 @@ function geoTiffTags(grid: GridSpec, tileWidth: number, tileHeight: number, opti
     { tag: Tag.GdalNodata, type: TagType.ASCII, values: 'nan' },
   ];
   if (grid.geoKeys.length > 0) {
-    const keys = encodeGeoKeyDirectory(grid.geoKeys);
+    // GTRasterTypeGeoKey must agree with the tiepoint convention used above.
+    const keys = encodeGeoKeyDirectory([...grid.geoKeys.filter((k) => k.id !== GT_RASTER_TYPE_KEY), { id: GT_RASTER_TYPE_KEY, value: grid.rasterType }]);
     tags.push({ tag: GEO_KEY_DIRECTORY_TAG, type: TagType.SHORT, values: Array.from(keys.directory) });
     if (keys.doubles.length > 0) tags.push({ tag: GEO_DOUBLE_PARAMS_TAG, type: TagType.DOUBLE, values: Array.from(keys.doubles) });
     if (keys.ascii.length > 0) tags.push({ tag: GEO_ASCII_PARAMS_TAG, type: TagType.ASCII, values: keys.ascii });

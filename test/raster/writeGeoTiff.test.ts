@@ -165,6 +165,14 @@ describe('encodeFloat32GeoTiff read back by GDAL', () => {
     }
   });
 
+  test('GTRasterTypeGeoKey follows grid.rasterType', () => {
+    const path = join(dir, 'point-type.tif');
+    writeFloat32GeoTiffSync(path, { ...gridOf(5, 5), rasterType: 2 }, new Float32Array(25));
+    const info = gdalinfo(path);
+    assert.equal(info.metadata['']!['AREA_OR_POINT'], 'Point');
+    info.geoTransform.forEach((v, i) => assert.ok(Math.abs(v - mcnGrid.geoTransform[i]!) < 1e-6, `gt[${i}]`));
+  });
+
   test('BigTIFF on request', () => {
     const values = awkwardValues(40 * 20, 7);
     const bytes = encodeFloat32GeoTiff(gridOf(40, 20), values, { bigTiff: true, tileSize: 16 });
