@@ -41,66 +41,53 @@ export function nextDoubleUp(x: number): number {
   return f64[0]!;
 }
 
-/** Binary min-heap of cell indices keyed by elevation; ties pop in insertion order (FIFO) for determinism. */
+/** Binary min-heap of cell indices keyed by elevation (ties pop in an arbitrary but deterministic order). */
 class CellHeap {
   private readonly cells: Int32Array;
   private readonly keys: Float64Array;
-  private readonly order: Float64Array;
-  private counter = 0;
   size = 0;
   constructor(capacity: number) {
     this.cells = new Int32Array(capacity);
     this.keys = new Float64Array(capacity);
-    this.order = new Float64Array(capacity);
-  }
-  private less(a: number, b: number): boolean {
-    const ka = this.keys[a]!;
-    const kb = this.keys[b]!;
-    return ka < kb || (ka === kb && this.order[a]! < this.order[b]!);
-  }
-  private swap(a: number, b: number): void {
-    const c = this.cells[a]!;
-    this.cells[a] = this.cells[b]!;
-    this.cells[b] = c;
-    const k = this.keys[a]!;
-    this.keys[a] = this.keys[b]!;
-    this.keys[b] = k;
-    const o = this.order[a]!;
-    this.order[a] = this.order[b]!;
-    this.order[b] = o;
   }
   push(cell: number, key: number): void {
+    const cells = this.cells;
+    const keys = this.keys;
     let i = this.size++;
-    this.cells[i] = cell;
-    this.keys[i] = key;
-    this.order[i] = this.counter++;
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!this.less(i, parent)) break;
-      this.swap(i, parent);
+      const parentKey = keys[parent]!;
+      if (parentKey <= key) break;
+      cells[i] = cells[parent]!;
+      keys[i] = parentKey;
       i = parent;
     }
+    cells[i] = cell;
+    keys[i] = key;
   }
   peekKey(): number {
     return this.keys[0]!;
   }
   pop(): number {
-    const top = this.cells[0]!;
+    const cells = this.cells;
+    const keys = this.keys;
+    const top = cells[0]!;
     const last = --this.size;
     if (last > 0) {
-      this.cells[0] = this.cells[last]!;
-      this.keys[0] = this.keys[last]!;
-      this.order[0] = this.order[last]!;
+      const cell = cells[last]!;
+      const key = keys[last]!;
       let i = 0;
       for (;;) {
-        const l = 2 * i + 1;
-        if (l >= last) break;
-        const r = l + 1;
-        const m = r < last && this.less(r, l) ? r : l;
-        if (!this.less(m, i)) break;
-        this.swap(i, m);
-        i = m;
+        let child = 2 * i + 1;
+        if (child >= last) break;
+        if (child + 1 < last && keys[child + 1]! < keys[child]!) child++;
+        if (keys[child]! >= key) break;
+        cells[i] = cells[child]!;
+        keys[i] = keys[child]!;
+        i = child;
       }
+      cells[i] = cell;
+      keys[i] = key;
     }
     return top;
   }
