@@ -77,7 +77,15 @@ export interface TopoGridMonth {
   readonly aetMm: Float64Array;
   /** Diagnostic: number of valid cells whose solar ratio was clamped to the minimum. */
   readonly clampedSolarRatioCount: number;
+  /**
+   * Diagnostic: number of valid cells outside 700–3000 m, the elevation range the NPP_TOPO regression was
+   * fitted on (eemt-model.md §2.2 P9 asks callers to warn about these).
+   */
+  readonly nppElevationOutOfRangeCount: number;
 }
+
+/** Elevation range [m] of the data behind the NPP_TOPO regression (VZJ15 Eq. 11; eemt-model.md §2.2 P9). */
+export const TOPO_NPP_ELEVATION_RANGE_M: readonly [number, number] = [700, 3000];
 
 function cellCount(arrays: Record<string, CellArray | undefined>): number {
   let n = -1;
@@ -170,7 +178,7 @@ export function eemtTopoMonth(
   month: number,
   inputs: TopoGridInputs,
   options: EemtOptionsInput = {},
-  out: Partial<Omit<TopoGridMonth, 'clampedSolarRatioCount'>> = {},
+  out: Partial<Omit<TopoGridMonth, 'clampedSolarRatioCount' | 'nppElevationOutOfRangeCount'>> = {},
 ): TopoGridMonth {
   const opts = resolveEemtOptions(options);
   const days = daysInMonth(month);
@@ -187,6 +195,8 @@ export function eemtTopoMonth(
   const { topographicRadiationWhPerM2: sTopo, flatRadiationWhPerM2: sFlat, wetnessRatio, northness } = inputs;
   const scratch = new Float64Array(TOPO_SCRATCH_LENGTH);
   let clamped = 0;
+  let outOfRange = 0;
+  const [zLow, zHigh] = TOPO_NPP_ELEVATION_RANGE_M;
   for (let i = 0; i < n; i++) {
     topoCellInto(
       scratch,
@@ -207,11 +217,21 @@ export function eemtTopoMonth(
       northness[i]!,
     );
     if (scratch[1] === 1) clamped++;
+    const z = elevationM[i]!;
+    if ((z < zLow || z > zHigh) && !Number.isNaN(scratch[13]!)) outOfRange++;
     petMm[i] = scratch[6]!;
     aetMm[i] = scratch[7]!;
     ePptMJ[i] = scratch[11]!;
     eBioMJ[i] = scratch[12]!;
     eemtMJ[i] = scratch[13]!;
   }
-  return { ePptMJ, eBioMJ, eemtMJ, petMm, aetMm, clampedSolarRatioCount: clamped };
+  return {
+    ePptMJ,
+    eBioMJ,
+    eemtMJ,
+    petMm,
+    aetMm,
+    clampedSolarRatioCount: clamped,
+    nppElevationOutOfRangeCount: outOfRange,
+  };
 }

@@ -325,6 +325,9 @@ test('NaN in any input gives NaN out; month and length checks', () => {
     assert.ok(Number.isNaN(out.eemtMJ[2]!) && Number.isNaN(out.ePptMJ[2]!) && Number.isNaN(out.eBioMJ[2]!), key);
     assert.ok(Number.isFinite(out.eemtMJ[3]!), key);
   }
+  assert.equal(eemtTopoMonth(7, inputs).nppElevationOutOfRangeCount, 0);
+  const low = eemtTopoMonth(7, { ...inputs, elevationM: Float64Array.of(500, 2000, 3200, NaN) });
+  assert.equal(low.nppElevationOutOfRangeCount, 2, 'NaN cells are not counted');
   assert.throws(() => eemtTopoMonth(13, inputs), RangeError);
   assert.throws(() => eemtTopoMonth(1, { ...inputs, vpPa: full(1).subarray(0, 3) }), RangeError);
   const f32 = eemtTradMonth(7, { ...trad, tmaxC: new Float32Array(n).fill(20) });
