@@ -21,7 +21,7 @@
  *
  * Liberal in what is parsed: columns are found by name (the units in parentheses are recorded, not
  * required), extra columns are ignored, preamble lines are recognised by their label in any order,
- * blank lines and CRLF line ends are skipped. Strict in what is accepted: the `Elevation` line,
+ * blank lines and CRLF line ends are skipped, and `year`/`yday` may be anywhere in the header. Strict in what is accepted: the `Elevation` line,
  * `year`, `yday` and every required variable must be present, every row must have one field per
  * column and numeric values in the required columns, and each year must have exactly the 365 days.
  * Any problem throws a `DaymetCsvFormatError` naming the source and the problem.
@@ -105,8 +105,9 @@ function splitColumnHeader(cell: string): { name: string; units: string } {
 }
 
 function isHeaderLine(line: string): boolean {
-  const parts = line.split(',');
-  return parts.length >= 2 && splitColumnHeader(parts[0]!).name === 'year' && splitColumnHeader(parts[1]!).name === 'yday';
+  if (!line.includes(',')) return false;
+  const names = line.split(',').map((c) => splitColumnHeader(c).name);
+  return names.includes('year') && names.includes('yday');
 }
 
 function parsePreamble(lines: readonly string[], fail: (problem: string) => never): DaymetCsvPreamble {
@@ -170,6 +171,8 @@ export function parseDaymetCsv(text: string, options: ParseDaymetCsvOptions): Da
     fail(`required column${missing.length > 1 ? 's' : ''} ${missing.map((v) => `"${v}"`).join(', ')} missing (the header has ${columns.join(', ')})`);
   }
   const requiredAt = required.map((v) => columns.indexOf(v));
+  const yearAt = columns.indexOf('year');
+  const ydayAt = columns.indexOf('yday');
 
   const daily = new Map<number, Record<DaymetEemtVariable, Float64Array>>();
   const dayFilled = new Map<number, Uint8Array>();
@@ -180,11 +183,11 @@ export function parseDaymetCsv(text: string, options: ParseDaymetCsvOptions): Da
     const where = `line ${li + 1}`;
     const cells = line.split(',');
     if (cells.length !== columns.length) fail(`${where} has ${cells.length} fields but the header has ${columns.length} columns`);
-    const year = parseNumberCell(cells[0]!);
-    const yday = parseNumberCell(cells[1]!);
-    if (!Number.isInteger(year)) fail(`${where}: year "${cells[0]!.trim()}" is not a whole number`);
+    const year = parseNumberCell(cells[yearAt]!);
+    const yday = parseNumberCell(cells[ydayAt]!);
+    if (!Number.isInteger(year)) fail(`${where}: year "${cells[yearAt]!.trim()}" is not a whole number`);
     if (!Number.isInteger(yday) || yday < 1 || yday > DAYS_PER_DAYMET_YEAR) {
-      fail(`${where}: yday "${cells[1]!.trim()}" is not a day of the 365-day Daymet year (1..365)`);
+      fail(`${where}: yday "${cells[ydayAt]!.trim()}" is not a day of the 365-day Daymet year (1..365)`);
     }
     let series = daily.get(year);
     let filled = dayFilled.get(year);

@@ -142,7 +142,7 @@ export function checkDaymetCoverage(grid: GridSpec, years: DaymetYearRange, opti
   const block = daymetBlockCoveringFootprint(footprint, options.buffer_m ?? DEFAULT_DAYMET_BUFFER_M);
   const selection = options.cellSelection ?? 'nearest';
   // Refuse a huge DEM before mapping its cells: the buffered block is known, and the cells holding
-  // DEM cell centres cover at least the footprint's area (less a half-cell rim; 0.9 allows for LCC scale).
+  // DEM cell centres cover the footprint's LCC area but for a half-DEM-cell rim (0.9: a safety margin).
   const blockCells = block.cols * block.rows;
   if (selection === 'buffered' && blockCells > maxPoints) throw tooManyPoints(blockCells, maxPoints);
   const leastCells = Math.floor((0.9 * footprint.lccArea_m2) / 1e6);

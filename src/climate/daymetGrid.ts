@@ -176,7 +176,7 @@ function footprintBoundaryPixels(grid: GridSpec, perSide = 256): Array<[number, 
 export interface DemFootprint {
   /** Bounding box of the footprint in LCC [m] (no buffer). */
   readonly lcc: LccBox;
-  /** Area of the footprint in the LCC plane [m²] (LCC is conformal; its scale is within a few % of 1 over Daymet NA). */
+  /** Area of the footprint in the LCC plane [m²]; Daymet cells are 10⁶ m² in this plane (LCC scale ≠ 1: ≈0.96 at 36°N). */
   readonly lccArea_m2: number;
   /** Geographic bounding box [degrees]. */
   readonly south: number;
