@@ -24,7 +24,7 @@ import {
   type DaymetCell,
 } from './daymetGrid.js';
 import { parseDaymetCsv, daymetCsvForYear, DaymetCsvFormatError, type DaymetDailySeries } from './daymetCsv.js';
-import { daymetCacheFilePath, daymetCellYearFileName, readCachedDaymetYear, writeCachedDaymetYear } from './daymetCache.js';
+import { daymetCacheFilePath, readCachedDaymetYear, writeCachedDaymetYear } from './daymetCache.js';
 import { resolveDaymetBaseUrl, DAYMET_SINGLE_PIXEL_PATH, DAYMET_FIRST_YEAR } from './daymetSettings.js';
 import { mapWithConcurrency } from './concurrency.js';
 import { DAYMET_EEMT_VARIABLES } from '../science/climate/monthlyAggregation.js';
@@ -400,6 +400,3 @@ export async function fetchDaymetPoints(
     options.signal,
   );
 }
-
-/** File name of a cell-year below a job's `daymet/` folder (same layout as the cache). */
-export { daymetCellYearFileName };
