@@ -442,7 +442,11 @@ export function indexIntoCells(demCells: DemDaymetCells, cells: readonly Pick<Da
 /** The distinct Daymet cells that contain at least one DEM cell centre, north row first, then west to east. */
 export function distinctDaymetCells(demCells: DemDaymetCells): DaymetCell[] {
   const keys = new Set<number>();
-  for (let i = 0; i < demCells.col.length; i++) keys.add(demCells.row[i]! * DAYMET_NA_GRID.columns + demCells.col[i]!);
+  let last = -1;
+  for (let i = 0; i < demCells.col.length; i++) {
+    const key = demCells.row[i]! * DAYMET_NA_GRID.columns + demCells.col[i]!;
+    if (key !== last) keys.add((last = key)); // neighbouring DEM cells mostly share a Daymet cell
+  }
   return [...keys]
     .sort((a, b) => a - b)
     .map((k) => daymetCellAt(k % DAYMET_NA_GRID.columns, Math.floor(k / DAYMET_NA_GRID.columns)));
