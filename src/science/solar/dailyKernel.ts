@@ -16,7 +16,7 @@
  * @see docs/solar-model.md §3–§7, Part A; dailyIrradiation.ts (the scalar form)
  */
 import { beamTransmittance, diffuseCoefficients, seaLevelAirMass } from './clearSky.js';
-import { HORIZON_ANGLE_UNIT_RAD, nearFieldSteps } from './horizon.js';
+import { HORIZON_ANGLE_UNIT_RAD, forEachNearFieldStep } from './horizon.js';
 import { sampleHours } from './dailyIrradiation.js';
 import { extraterrestrialIrradiance, solarDeclination } from './sunPosition.js';
 import type { SurfaceTerms } from './surface.js';
@@ -82,8 +82,11 @@ export interface TerrainHorizons {
   readonly directions: number;
   /** Upper bounds of the near-field horizon per direction sector (cell-major like `angles`, units). */
   readonly nearBound: Int16Array;
-  /** Per cell, an upper bound of the whole horizon (units). */
-  readonly maxAngle: Int16Array;
+  /**
+   * Per cell and direction sector, the altitude (units) at and above which a sun in that sector certainly
+   * lights the surface: above both horizons and in front of the plane (see `sunlitBounds`).
+   */
+  readonly litBound: Int16Array;
   /** Ray steps traced exactly at the sun azimuth before the stored far field takes over. */
   readonly nearSteps: number;
 }
@@ -132,6 +135,13 @@ export interface DaySamples {
   readonly nearCurvatureSlope: Float64Array;
   /** Prefix sums: quantity q over samples [0, k) at prefix[q · (capacity + 1) + k]. */
   readonly prefix: Float64Array;
+  /** Runs of consecutive samples whose sun lies in the same direction sector, with their altitude range (units). */
+  groupCount: number;
+  readonly groupSector: Int32Array;
+  readonly groupStart: Int32Array;
+  readonly groupEnd: Int32Array;
+  readonly groupMinAltitude: Float64Array;
+  readonly groupMaxAltitude: Float64Array;
 }
 
 export function sampleCapacity(stepMinutes: number): number {
@@ -165,6 +175,12 @@ export function allocateDaySamples(capacity: number, nearSteps: number): DaySamp
     nearInverseDistance: f(nearCapacity),
     nearCurvatureSlope: f(nearCapacity),
     prefix: f(PREFIX_QUANTITIES * (capacity + 1)),
+    groupCount: 0,
+    groupSector: new Int32Array(capacity),
+    groupStart: new Int32Array(capacity),
+    groupEnd: new Int32Array(capacity),
+    groupMinAltitude: f(),
+    groupMaxAltitude: f(),
   };
 }
 
@@ -227,14 +243,14 @@ export function sunSamplesForDay(
     }
     out.nearStart[count] = near;
     if (nearSteps > 0) {
-      for (const step of nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps)) {
-        out.nearOffset[near] = step.rowOffset * width + step.colOffset;
-        out.nearCol[near] = step.colOffset;
-        out.nearRow[near] = step.rowOffset;
-        out.nearInverseDistance[near] = step.inverseDistance;
-        out.nearCurvatureSlope[near] = step.curvatureSlope;
+      forEachNearFieldStep(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, (colOffset, rowOffset, inverseDistance, curvatureSlope) => {
+        out.nearOffset[near] = rowOffset * width + colOffset;
+        out.nearCol[near] = colOffset;
+        out.nearRow[near] = rowOffset;
+        out.nearInverseDistance[near] = inverseDistance;
+        out.nearCurvatureSlope[near] = curvatureSlope;
         near++;
-      }
+      });
     }
     // τ-dependent quantities at δ = −half, 0, +half, fitted as a + bδ + cδ²
     const m0 = seaLevelAirMass(h);
@@ -275,6 +291,25 @@ export function sunSamplesForDay(
   }
   out.nearStart[count] = near;
   out.count = count;
+  // group consecutive samples by direction sector
+  let groups = 0;
+  for (let k = 0; k < count; k++) {
+    const sector = directions > 0 ? out.horizonDirection0[k]! : 0;
+    const altitude = out.altitudeUnits[k]!;
+    if (groups > 0 && out.groupSector[groups - 1] === sector) {
+      out.groupEnd[groups - 1] = k + 1;
+      out.groupMinAltitude[groups - 1] = Math.min(out.groupMinAltitude[groups - 1]!, altitude);
+      out.groupMaxAltitude[groups - 1] = Math.max(out.groupMaxAltitude[groups - 1]!, altitude);
+    } else {
+      out.groupSector[groups] = sector;
+      out.groupStart[groups] = k;
+      out.groupEnd[groups] = k + 1;
+      out.groupMinAltitude[groups] = altitude;
+      out.groupMaxAltitude[groups] = altitude;
+      groups++;
+    }
+  }
+  out.groupCount = groups;
   out.stepHours = stepHours;
   out.extraterrestrialWM2 = g0;
   out.sumDiffuseHorizontal = sumDiffuse;
@@ -310,10 +345,11 @@ export function integrateBlock(
   const { nearStart, nearOffset, nearCol, nearRow, nearInverseDistance, nearCurvatureSlope } = samples;
   const elevation = terrain ? terrain.elevation : null;
   const angles = terrain ? terrain.angles : null;
-  const maxAngle = terrain ? terrain.maxAngle : null;
   const nearBound = terrain ? terrain.nearBound : null;
+  const litBound = terrain ? terrain.litBound : null;
   const directions = terrain ? terrain.directions : 0;
   const margin = terrain ? terrain.nearSteps + 2 : 0;
+  const { groupCount, groupSector, groupStart, groupEnd, groupMinAltitude, groupMaxAltitude } = samples;
   const sums = new Float64Array(PREFIX_QUANTITIES);
   for (let row = block.rowStart; row < block.rowEnd; row++) {
     const rowInterior = row >= margin && row < height - margin;
@@ -329,48 +365,63 @@ export function integrateBlock(
       const nN = surface.normalNorth[cell]!;
       const nU = surface.normalUp[cell]!;
       const interior = rowInterior && col >= margin && col < width - margin;
-      const maxUnits = maxAngle !== null ? maxAngle[cell]! : -Infinity;
       const z0 = elevation !== null ? elevation[cell]! : 0;
-      const horizonBase = cell * directions;
+      const base = cell * directions;
       sums.fill(0);
       let runStart = -1;
-      for (let k = 0; k <= count; k++) {
-        let lit = false;
-        if (k < count) {
+      for (let g = 0; g < groupCount; g++) {
+        const first = groupStart[g]!;
+        const last = groupEnd[g]!;
+        const sector = base + groupSector[g]!;
+        if (litBound !== null) {
+          if (groupMinAltitude[g]! >= litBound[sector]!) {
+            // the whole group is above every horizon and in front of the plane
+            if (runStart < 0) runStart = first;
+            continue;
+          }
+          const a0 = angles![sector]!;
+          const a1 = angles![base + horizonDirection1[first]!]!;
+          if (groupMaxAltitude[g]! < (a0 < a1 ? a0 : a1)) {
+            // the whole group is below the far-field horizon
+            if (runStart >= 0) {
+              addRun(sums, prefix, stride, runStart, first);
+              runStart = -1;
+            }
+            continue;
+          }
+        }
+        for (let k = first; k < last; k++) {
           const sinh = sinAltitude[k]!;
-          const s = inclined ? nE * sunEast[k]! + nN * sunNorth[k]! + nU * sinh : sinh;
-          if (s > 0) {
-            lit = true;
-            if (altitudeUnits[k]! < maxUnits) {
-              const sector = horizonBase + horizonDirection0[k]!;
-              const a0 = angles![sector]!;
-              const a1 = angles![horizonBase + horizonDirection1[k]!]!;
-              if (a0 + horizonWeight[k]! * (a1 - a0) > altitudeUnits[k]!) {
-                lit = false;
-              } else if (altitudeUnits[k]! < nearBound![sector]!) {
-                const tanh = tanAltitude[k]!;
-                for (let j = nearStart[k]!, end = nearStart[k + 1]!; j < end; j++) {
-                  if (!interior) {
-                    const r = row + nearRow[j]!;
-                    const c = col + nearCol[j]!;
-                    if (r < 0 || r >= height || c < 0 || c >= width) break;
-                  }
-                  if ((elevation![cell + nearOffset[j]!]! - z0) * nearInverseDistance[j]! - nearCurvatureSlope[j]! > tanh) {
-                    lit = false;
-                    break;
-                  }
+          let lit = (inclined ? nE * sunEast[k]! + nN * sunNorth[k]! + nU * sinh : sinh) > 0;
+          if (lit && angles !== null) {
+            const a0 = angles[sector]!;
+            const a1 = angles[base + horizonDirection1[k]!]!;
+            if (a0 + horizonWeight[k]! * (a1 - a0) > altitudeUnits[k]!) {
+              lit = false;
+            } else if (altitudeUnits[k]! < nearBound![sector]!) {
+              const tanh = tanAltitude[k]!;
+              for (let j = nearStart[k]!, end = nearStart[k + 1]!; j < end; j++) {
+                if (!interior) {
+                  const r = row + nearRow[j]!;
+                  const c = col + nearCol[j]!;
+                  if (r < 0 || r >= height || c < 0 || c >= width) break;
+                }
+                if ((elevation![cell + nearOffset[j]!]! - z0) * nearInverseDistance[j]! - nearCurvatureSlope[j]! > tanh) {
+                  lit = false;
+                  break;
                 }
               }
             }
           }
-        }
-        if (lit) {
-          if (runStart < 0) runStart = k;
-        } else if (runStart >= 0) {
-          for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q]! += prefix[base + k]! - prefix[base + runStart]!;
-          runStart = -1;
+          if (lit) {
+            if (runStart < 0) runStart = k;
+          } else if (runStart >= 0) {
+            addRun(sums, prefix, stride, runStart, k);
+            runStart = -1;
+          }
         }
       }
+      if (runStart >= 0) addRun(sums, prefix, stride, runStart, count);
       const delta = surface.pressureRatio[cell]! - pzMid;
       const delta2 = delta * delta;
       const tauSinAltitude = sums[TAU_SIN_ALTITUDE * 3]! + delta * sums[TAU_SIN_ALTITUDE * 3 + 1]! + delta2 * sums[TAU_SIN_ALTITUDE * 3 + 2]!;
@@ -393,6 +444,57 @@ export function integrateBlock(
       }
       globalOut[cell] = dailyWh;
       hoursOut[cell] = sums[LIT_COUNT]! * stepHours;
+    }
+  }
+}
+
+/** Adds the prefix-summed quantities of the sunlit run of samples [first, end) to `sums`. */
+function addRun(sums: Float64Array, prefix: Float64Array, stride: number, first: number, end: number): void {
+  for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q]! += prefix[base + end]! - prefix[base + first]!;
+}
+
+/**
+ * Per cell and direction sector, the lowest sun altitude [horizon units] at which a sun anywhere in the
+ * sector certainly lights the surface: at or above the stored far-field horizon of both bounding
+ * directions, the near-field bound of the sector, and the self-shading altitude of the plane — the sun is
+ * in front of a plane with upward unit normal n when tan h > −(n_E sin az + n_N cos az)/n_U.
+ * Writes `out` for cells [cellStart, cellEnd) (layout of `angles`).
+ */
+export function sunlitBounds(
+  surface: SurfaceTerms,
+  angles: Int16Array,
+  nearBound: Int16Array,
+  directions: number,
+  cellStart: number,
+  cellEnd: number,
+  out: Int16Array,
+): void {
+  const sector = (2 * Math.PI) / directions;
+  const open = -Math.floor(Math.PI / 2 / HORIZON_ANGLE_UNIT_RAD);
+  for (let cell = cellStart; cell < cellEnd; cell++) {
+    const base = cell * directions;
+    if (surface.valid[cell] === 0) {
+      out.fill(open, base, base + directions);
+      continue;
+    }
+    const inclined = surface.inclined[cell] === 1;
+    const nE = surface.normalEast[cell]!;
+    const nN = surface.normalNorth[cell]!;
+    const nU = surface.normalUp[cell]!;
+    // azimuth where the plane hides the sun most (the upslope direction), grid frame
+    const upslope = Math.atan2(-nE, -nN);
+    for (let k = 0; k < directions; k++) {
+      const k1 = k + 1 === directions ? 0 : k + 1;
+      let bound = Math.max(angles[base + k]!, angles[base + k1]!, nearBound[base + k]!);
+      if (inclined) {
+        const from = k * sector;
+        const hidden = (az: number) => -(nE * Math.sin(az) + nN * Math.cos(az)) / nU;
+        let worst = Math.max(hidden(from), hidden(from + sector));
+        const offset = (((upslope - from) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
+        if (offset <= sector) worst = Math.max(worst, hidden(upslope));
+        if (worst > 0) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
+      }
+      out[base + k] = bound;
     }
   }
 }

@@ -204,8 +204,7 @@ export interface RowRays {
  * Far-field horizon angles of the cells in rows [rowStart, rowEnd) for all directions, written into
  * `anglesOut` (cell-major: anglesOut[cell · directions + k], units of HORIZON_ANGLE_UNIT_RAD); upper
  * bounds of the near-field horizon per direction sector into `nearOut` (same layout; sector k spans the
- * directions k … k + 1); and into `maxOut[cell]` an upper bound of the cell's whole horizon, so that a sun
- * above it needs no lookup. Nodata cells get 0 and open bounds.
+ * directions k … k + 1). Nodata cells get 0 and open bounds.
  * `raysForRow(row)` gives the templates for that row (one set for projected grids; per band of rows for
  * geographic grids, whose east-west cell size changes with latitude). The templates must start after the
  * near field (firstStep = nearSteps + 1).
@@ -220,7 +219,6 @@ export function computeHorizonRows(
   raysForRow: (row: number) => RowRays,
   anglesOut: Int16Array,
   nearOut: Int16Array,
-  maxOut: Int16Array,
 ): void {
   for (let row = rowStart; row < rowEnd; row++) {
     const { rays, nearSectors: sectors } = raysForRow(row);
@@ -231,19 +229,15 @@ export function computeHorizonRows(
       if (Number.isNaN(elevation[cell]!)) {
         anglesOut.fill(0, base, base + directions);
         nearOut.fill(-MAX_HORIZON_UNITS, base, base + directions);
-        maxOut[cell] = -MAX_HORIZON_UNITS;
         continue;
       }
-      let max = -MAX_HORIZON_UNITS;
       for (let k = 0; k < directions; k++) {
         const tangent = horizonTangent(elevation, width, row, col, zMaxM, rays[k]!);
         const units = Math.max(-MAX_HORIZON_UNITS, Math.round(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
         anglesOut[base + k] = units;
         const near = sectors ? nearSectorBoundUnits(elevation, width, height, row, col, sectors, k) : -MAX_HORIZON_UNITS;
         nearOut[base + k] = near;
-        max = Math.max(max, units, near);
       }
-      maxOut[cell] = max;
     }
   }
 }
@@ -262,10 +256,24 @@ export interface NearStep {
 
 /** The distinct cells of the first `steps` ray steps along a grid azimuth [rad, clockwise from grid north]. */
 export function nearFieldSteps(cellSizeXM: number, cellSizeYM: number, gridAzimuthRad: number, steps: number): NearStep[] {
+  const result: NearStep[] = [];
+  forEachNearFieldStep(cellSizeXM, cellSizeYM, gridAzimuthRad, steps, (colOffset, rowOffset, inverseDistance, curvatureSlope) =>
+    result.push({ colOffset, rowOffset, inverseDistance, curvatureSlope }),
+  );
+  return result;
+}
+
+/** Calls `visit` for each distinct near-field cell (see nearFieldSteps), without allocating. */
+export function forEachNearFieldStep(
+  cellSizeXM: number,
+  cellSizeYM: number,
+  gridAzimuthRad: number,
+  steps: number,
+  visit: (colOffset: number, rowOffset: number, inverseDistance: number, curvatureSlope: number) => void,
+): void {
   const stepM = 0.5 * (cellSizeXM + cellSizeYM);
   const colPerStep = (stepM * Math.sin(gridAzimuthRad)) / cellSizeXM;
   const northPerStep = (stepM * Math.cos(gridAzimuthRad)) / cellSizeYM;
-  const result: NearStep[] = [];
   let lastCol = 0;
   let lastRow = 0;
   for (let j = 1; j <= steps; j++) {
@@ -275,9 +283,8 @@ export function nearFieldSteps(cellSizeXM: number, cellSizeYM: number, gridAzimu
     lastCol = colOffset;
     lastRow = rowOffset;
     const d = Math.hypot(colOffset * cellSizeXM, rowOffset * cellSizeYM);
-    result.push({ colOffset, rowOffset, inverseDistance: 1 / d, curvatureSlope: curvatureOverDistance(d) });
+    visit(colOffset, rowOffset, 1 / d, curvatureOverDistance(d));
   }
-  return result;
 }
 
 /** tan of the near-field horizon of cell (row, col) along `steps` (−Infinity if no step lands inside the grid). */

@@ -50,6 +50,16 @@ export interface SolarYearOptions {
   readonly directions?: number;
   /** Near-field ray steps traced at the exact sun azimuth (default DEFAULT_NEAR_FIELD_STEPS). */
   readonly nearSteps?: number;
+  /**
+   * Days of year to compute (default all 365). Monthly sums are written only for months whose days are
+   * all included.
+   */
+  readonly days?: readonly number[];
+  /**
+   * Azimuth reference of sun and aspect: 'true-north' (default, correct) or 'grid-north' (r.sun's
+   * simplification on projected grids, for comparisons with GRASS).
+   */
+  readonly azimuthReference?: 'true-north' | 'grid-north';
   /** Also write monthly sums for a horizontal, unshaded surface (`flat_total_sun_{mon}_sum.tif`, for EEMT). */
   readonly flatMonthly?: boolean;
   readonly onProgress?: ProgressListener;
@@ -78,6 +88,10 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
   const { width, height } = grid;
   const cellCount = width * height;
   const directions = options.directions ?? DEFAULT_HORIZON_DIRECTIONS;
+  const days = options.days ? [...new Set(options.days)].sort((a, b) => a - b) : Array.from({ length: DAYS_PER_YEAR }, (_, i) => i + 1);
+  for (const day of days) {
+    if (!Number.isInteger(day) || day < 1 || day > DAYS_PER_YEAR) throw new RangeError(`day of year ${day} is outside 1–${DAYS_PER_YEAR}`);
+  }
   const report = options.onProgress ?? (() => {});
   options.signal?.throwIfAborted();
   report({ fraction: 0, message: 'preparing terrain' });
@@ -97,7 +111,7 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
   const nearSteps = directions > 0 ? (options.nearSteps ?? DEFAULT_NEAR_FIELD_STEPS) : 0;
   const tiles = planSunTiles(width, height, { dx: cellSizeX, dy: cellSizeY }, surface.valid, surface.pressureRatio, (col, row) => ({
     latitudeRad: (geodesy.latLon(col, row).latDeg * Math.PI) / 180,
-    convergenceRad: geodesy.convergenceRad(col, row),
+    convergenceRad: options.azimuthReference === 'grid-north' ? 0 : geodesy.convergenceRad(col, row),
   }));
 
   const setup: WorkerSetup = {
@@ -110,7 +124,7 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
     surface,
     horizonAngles: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
     horizonNear: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
-    horizonMax: new Int16Array(new SharedArrayBuffer(cellCount * 2)),
+    horizonLitBound: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
     directions,
     nearSteps,
     tiles,
@@ -158,7 +172,7 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
         report({ fraction: (HORIZON_PROGRESS_SHARE * rowsDone) / height, message: `terrain horizons: ${rowsDone}/${height} rows` });
       });
     }
-    const dayTasks: WorkerTask[] = Array.from({ length: DAYS_PER_YEAR }, (_, i) => ({ type: 'day', day: i + 1 }));
+    const dayTasks: WorkerTask[] = days.map((day) => ({ type: 'day', day }));
     let daysDone = 0;
     const horizonShare = directions > 0 ? HORIZON_PROGRESS_SHARE : 0;
     await pool.run(dayTasks, (reply) => {
@@ -167,8 +181,8 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
       monthly.add(reply.day, reply.global, reply.flatGlobal);
       daysDone++;
       report({
-        fraction: horizonShare + ((1 - horizonShare) * daysDone) / DAYS_PER_YEAR,
-        message: `day ${reply.day} done (${daysDone}/${DAYS_PER_YEAR})`,
+        fraction: horizonShare + ((1 - horizonShare) * daysDone) / days.length,
+        message: `day ${reply.day} done (${daysDone}/${days.length})`,
       });
     });
   } finally {

@@ -10,6 +10,7 @@ import {
   integrateBlock,
   integrateBlockFlat,
   sampleCapacity,
+  sunlitBounds,
   sunSamplesForDay,
   transmittanceTable,
 } from '../../science/solar/dailyKernel.js';
@@ -30,7 +31,7 @@ const terrain =
         angles: setup.horizonAngles,
         directions: setup.directions,
         nearBound: setup.horizonNear,
-        maxAngle: setup.horizonMax,
+        litBound: setup.horizonLitBound,
         nearSteps: setup.nearSteps,
       }
     : null;
@@ -39,7 +40,8 @@ let raysForRow: ReturnType<typeof rayTemplatesByRow> | null = null;
 function computeHorizons(rowStart: number, rowEnd: number): void {
   const { width, height } = setup.grid;
   raysForRow ??= rayTemplatesByRow(width, height, { dx: setup.cellSizeX, dy: setup.cellSizeY }, setup.directions, setup.nearSteps);
-  computeHorizonRows(setup.elevation, width, height, rowStart, rowEnd, setup.zMaxM, raysForRow, setup.horizonAngles, setup.horizonNear, setup.horizonMax);
+  computeHorizonRows(setup.elevation, width, height, rowStart, rowEnd, setup.zMaxM, raysForRow, setup.horizonAngles, setup.horizonNear);
+  sunlitBounds(setup.surface, setup.horizonAngles, setup.horizonNear, setup.directions, rowStart * width, rowEnd * width, setup.horizonLitBound);
 }
 
 function computeDay(day: number): WorkerReply {

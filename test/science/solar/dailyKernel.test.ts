@@ -8,6 +8,7 @@ import {
   integrateBlock,
   integrateBlockFlat,
   sampleCapacity,
+  sunlitBounds,
   sunSamplesForDay,
   transmittanceTable,
 } from '../../../src/science/solar/dailyKernel.js';
@@ -44,8 +45,8 @@ for (const params of [
     const directions = 32;
     const nearSteps = 6;
     const angles = new Int16Array(width * height * directions);
-    const maxAngle = new Int16Array(width * height);
     const nearBound = new Int16Array(width * height * directions);
+    const litBound = new Int16Array(width * height * directions);
     let top = -Infinity;
     for (const v of z) if (v > top) top = v;
     const rays = {
@@ -54,7 +55,8 @@ for (const params of [
       cellSizeXM: cellM,
       cellSizeYM: cellM,
     };
-    computeHorizonRows(z, width, height, 0, height, top, () => rays, angles, nearBound, maxAngle);
+    computeHorizonRows(z, width, height, 0, height, top, () => rays, angles, nearBound);
+    sunlitBounds(surface, angles, nearBound, directions, 0, width * height, litBound);
     const convergenceRad = 0.8 * DEG; // grid north lies 0.8° clockwise of true north
     let pzMin = Infinity;
     let pzMax = -Infinity;
@@ -77,7 +79,7 @@ for (const params of [
     const hoursOut = new Float32Array(width * height);
     const flatOut = new Float32Array(width * height);
     const block = { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width };
-    const terrain = { elevation: z, angles, directions, nearBound, maxAngle, nearSteps };
+    const terrain = { elevation: z, angles, directions, nearBound, litBound, nearSteps };
     for (const day of [1, 80, 172, 266, 355]) {
       sunSamplesForDay(day, tile, params, table, width, directions, nearSteps, samples);
       integrateBlock(block, width, height, samples, surface, terrain, params.albedo, globalOut, hoursOut);
