@@ -12,15 +12,16 @@ import type { PhaseReporter } from './progress.js';
 import { daymetCsvPath } from './products.js';
 
 /** Settings of the Daymet client an eemt run may override (tests shorten the retries). */
-export type ClimateDownloadSettings = Pick<PrepareDaymetOptions, 'timeout_ms' | 'attempts' | 'retryDelay_ms' | 'concurrency' | 'offline' | 'fetch'>;
+export type ClimateDownloadSettings = Pick<PrepareDaymetOptions, 'timeout_ms' | 'attempts' | 'retryDelay_ms' | 'concurrency' | 'offline' | 'fetch'> & {
+  /** Seconds without any report after which a "waiting" message is repeated; default 5. */
+  readonly heartbeatSeconds?: number;
+};
 
 export interface ClimatePhaseOptions extends ClimateDownloadSettings {
   readonly cacheDir: string;
   readonly baseUrl: string;
   readonly maxPoints?: number;
   readonly signal?: AbortSignal;
-  /** Seconds without any report after which a "waiting" message is repeated; default 5. */
-  readonly heartbeatSeconds?: number;
 }
 
 /** Downloads (or reads from the cache) the Daymet data of the DEM and writes the CSVs under `outDir/daymet/`. */
