@@ -5,9 +5,10 @@
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ClimateCoverageError, ClimateDownloadError } from '../../../src/climate/errors.js';
+import { main } from '../../../src/cli/program.js';
 import { ParameterRangeError } from '../../../src/workflows/params.js';
 import { EEMT_PHASE_LABELS, checkEemtJobInputs, runEemtWorkflow, type EemtWorkflowRun } from '../../../src/workflows/eemt/index.js';
 import type { ProgressUpdate } from '../../../src/workflows/types.js';
@@ -176,4 +177,53 @@ test('the Daymet cache is reused: a second job on the same DEM makes no request 
   for (const updates of [first, second]) {
     for (let k = 1; k < updates.length; k++) assert.ok(updates[k]!.fraction >= updates[k - 1]!.fraction);
   }
+});
+
+/** Runs the CLI in-process; returns its exit code and the lines it wrote to stderr that are not progress lines. */
+async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
+  // Progress goes to stderr too: on a terminal as a bar, otherwise as "NN% message" lines.
+  let stderr = '';
+  const write = process.stderr.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    stderr += String(chunk);
+    return true;
+  }) as typeof process.stderr.write;
+  try {
+    const code = await main(['node', 'eemt', ...args]);
+    return { code, stderr: stderr.split('\n').filter((line) => line && !/^\d+% /.test(line)).join('\n') };
+  } finally {
+    process.stderr.write = write;
+  }
+}
+
+test('CLI: coverage and download errors print one clean line and exit 2', async () => {
+  const outside = await cli(['eemt', parisDem, '--out', join(dir, 'cli-out'), '--cache', join(dir, 'cli-cache'), '--daymet-url', server.url]);
+  assert.equal(outside.code, 2);
+  assert.match(outside.stderr, /^eemt: The DEM lies outside Daymet's coverage: [^\n]*$/);
+  const refusing = await startDaymetServer({ failFirst: 1000, failStatus: 403 });
+  try {
+    const failed = await cli(['eemt', mcnCrop, '--out', join(dir, 'cli-out2'), '--cache', join(dir, 'cli-cache'), '--daymet-url', refusing.url]);
+    assert.equal(failed.code, 2);
+    assert.match(failed.stderr, /^eemt: Climate download failed: [^\n]*HTTP 403[^\n]*$/);
+  } finally {
+    await refusing.close();
+  }
+  const years = await cli(['eemt', mcnCrop, '--out', join(dir, 'cli-out3'), '--start-year', '2020', '--end-year', '2019']);
+  assert.equal(years.code, 2);
+  assert.equal(years.stderr, 'eemt: end_year (2019) must not be before start_year (2020)');
+});
+
+test('an abort during the EEMT phase stops between months: no README, not every map', async () => {
+  const tiny = cropMcn(dir, 50, 50, 8, 8);
+  const controller = new AbortController();
+  const { outDir, promise } = run(tiny, {
+    signal: controller.signal,
+    onProgress: (u) => {
+      if (u.message.startsWith(`${EEMT_PHASE_LABELS.energy}: mar`)) setImmediate(() => controller.abort());
+    },
+  });
+  await assert.rejects(promise, (e: Error) => e.name === 'AbortError');
+  const maps = readdirSync(join(outDir, 'eemt'));
+  assert.ok(maps.length > 0 && maps.length < 12, `${maps.length} EEMT maps`);
+  assert.equal(existsSync(join(outDir, 'README.txt')), false);
 });
