@@ -79,19 +79,5 @@ export async function readValues(dir: string, path: string): Promise<Float64Arra
   return (await readRaster(join(dir, path))).values;
 }
 
-/** Mean, min, max over the non-NaN values. */
-export function stats(values: ArrayLike<number>): { mean: number; min: number; max: number; count: number } {
-  let sum = 0;
-  let min = Infinity;
-  let max = -Infinity;
-  let count = 0;
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i]!;
-    if (Number.isNaN(v)) continue;
-    sum += v;
-    min = Math.min(min, v);
-    max = Math.max(max, v);
-    count++;
-  }
-  return { mean: sum / count, min, max, count };
-}
+/** Mean, min, max over the non-NaN values (the workflow's own summary). */
+export { summarize as stats } from '../../../src/workflows/eemt/diagnostics.js';
