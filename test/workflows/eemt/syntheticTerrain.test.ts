@@ -1,20 +1,20 @@
 /**
  * The eemt workflow on synthetic terrain inside one Daymet cell (so every DEM cell has the same climate):
  * a flat DEM run through the CLI (S_i ≡ 1, T_topo ≡ T_lapse) and an east–west ridge (north-facing ≥
- * south-facing, aspect clockwise from true north).
+ * south-facing, aspect clockwise from true north); and a geographic (EPSG:4326) DEM with nodata.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { createGeodesy, readDem } from '../../../src/raster/index.js';
+import { createGeodesy, readDem, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
 import { eemtTopoMonth } from '../../../src/science/eemt/index.js';
 import { MONTH_NAMES } from '../../../src/workflows/sol/products.js';
 import { runEemtWorkflow } from '../../../src/workflows/eemt/index.js';
 import { startDaymetServer, type DaymetTestServer } from '../../helpers/daymetServer.js';
-import { tempDir } from '../../raster/gdal.js';
-import { listFiles, readValues, stats, syntheticDem, testParams } from './helpers.js';
+import { tempDir, translate } from '../../raster/gdal.js';
+import { cropMcn, listFiles, readValues, stats, syntheticDem, testParams } from './helpers.js';
 
 const execFileAsync = promisify(execFile);
 const CLI = new URL('../../../src/cli/main.ts', import.meta.url).pathname;
@@ -120,4 +120,33 @@ test('east–west ridge with equal climate: north-facing cells get at least the 
   const southFacing = aspect[20 * width + 8]!;
   assert.ok(Math.abs(northFacing - (360 - convergenceDeg)) < 0.02, `north-facing aspect ${northFacing}`);
   assert.ok(Math.abs(southFacing - (180 - convergenceDeg)) < 0.02, `south-facing aspect ${southFacing}`);
+});
+
+test('a geographic (EPSG:4326) DEM with nodata cells completes with plausible maps and nodata kept', async () => {
+  // mcn_10m elevations on a WGS 84 longitude/latitude grid of 0.0001° cells (≈ 9 × 11 m) over the same place.
+  const crop = cropMcn(dir, 100, 100, 24, 24);
+  const lonLat = translate(crop, join(dir, 'lonlat-assigned.tif'), ['-a_srs', 'EPSG:4326', '-a_ullr', '-106.6290', '35.8070', '-106.6266', '35.8046']);
+  const { grid, elevation } = await readDem(lonLat);
+  assert.equal(grid.crs.kind, 'geographic');
+  // A nodata rim on the west edge and a hole in the middle.
+  const demPath = join(dir, 'lonlat.tif');
+  const hole = Math.floor(grid.height / 2) * grid.width + Math.floor(grid.width / 2);
+  const holed = elevation.map((z, i) => (i % grid.width < 2 || i === hole ? NaN : z));
+  writeFloat32GeoTiffSync(demPath, grid, holed);
+  const dem = await readDem(demPath);
+  assert.ok(dem.validCount < grid.width * grid.height - grid.height * 2);
+  const out = join(dir, 'lonlat-out');
+  const result = await runEemtWorkflow({ demPath, outDir: out, cacheDir: join(dir, 'cache'), daymetBaseUrl: server.url, params: testParams(2020) });
+  assert.equal(result.diagnostics.negativeEnergyCellMonths, 0);
+  assert.equal(result.diagnostics.aetOutOfBoundsCellMonths, 0);
+  assert.ok(Math.abs(result.diagnostics.wetnessRatio.mean - 1) < 1e-9);
+  for (const path of ['eemt/EEMT_Topo_annual_2020.tif', 'eemt/EEMT_Trad_mean_2020-2020.tif', 'topo/aspect.tif', 'daymet/tmax/tmax_2020_jun.tif']) {
+    const values = await readValues(out, path);
+    for (let i = 0; i < values.length; i++) {
+      if (Number.isNaN(dem.elevation[i]!)) assert.ok(Number.isNaN(values[i]!), `${path} cell ${i} should be nodata`);
+    }
+  }
+  const topo = stats(await readValues(out, 'eemt/EEMT_Topo_annual_2020.tif'));
+  assert.equal(topo.validCells, dem.validCount);
+  assert.ok(topo.min >= 2.2 && topo.max < 100 && topo.mean > 5, JSON.stringify(topo));
 });
