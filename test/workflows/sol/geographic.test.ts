@@ -73,14 +73,18 @@ test('the same terrain on a projected grid and on a geographic grid gives the sa
   const toUtm = proj4('EPSG:4269', mcn.grid.crs.proj4);
   const [lonWest, latNorth] = toGeographic.forward([west, north]);
   const [lonEast, latSouth] = toGeographic.forward([west + size * 10, north - size * 10]);
-  const step = 1 / 3 / 3600; // 1/3 arc-second: about 8.4 m east-west, 10.3 m north-south here
-  const gw = Math.floor((lonEast! - lonWest!) / step);
-  const gh = Math.floor((latNorth! - latSouth!) / step);
-  const geographicGrid = geographicGrid4269(gw, gh, lonWest!, latNorth!, step);
+  // steps in degrees that measure 10 m on the ground here, like the projected grid
+  const [lonTen] = toGeographic.forward([west + 10, north]);
+  const [, latTen] = toGeographic.forward([west, north + 10]);
+  const stepLon = lonTen! - lonWest!;
+  const stepLat = latTen! - latNorth!;
+  const gw = Math.floor((lonEast! - lonWest!) / stepLon);
+  const gh = Math.floor((latNorth! - latSouth!) / stepLat);
+  const geographicGrid: GridSpec = { ...geographicGrid4269(gw, gh, lonWest!, latNorth!, stepLon), geoTransform: [lonWest!, stepLon, 0, latNorth!, 0, -stepLat] };
   const geographic = new Float32Array(gw * gh);
   for (let r = 0; r < gh; r++) {
     for (let c = 0; c < gw; c++) {
-      const [x, y] = toUtm.forward([lonWest! + (c + 0.5) * step, latNorth! - (r + 0.5) * step]);
+      const [x, y] = toUtm.forward([lonWest! + (c + 0.5) * stepLon, latNorth! - (r + 0.5) * stepLat]);
       geographic[r * gw + c] = hills(x!, y!);
     }
   }
@@ -101,11 +105,17 @@ test('the same terrain on a projected grid and on a geographic grid gives the sa
     // compare at geographic cell centres at least 300 m inside both grids (edge horizons differ)
     for (let r = 30; r < gh - 30; r++) {
       for (let c = 30; c < gw - 30; c++) {
-        const [x, y] = toUtm.forward([lonWest! + (c + 0.5) * step, latNorth! - (r + 0.5) * step]);
-        const pc = Math.floor((x! - west) / 10);
-        const pr = Math.floor((north - y!) / 10);
+        const [x, y] = toUtm.forward([lonWest! + (c + 0.5) * stepLon, latNorth! - (r + 0.5) * stepLat]);
+        // the projected result at the same point, interpolated bilinearly between cell centres
+        const fc = (x! - west) / 10 - 0.5;
+        const fr = (north - y!) / 10 - 0.5;
+        const pc = Math.floor(fc);
+        const pr = Math.floor(fr);
         if (pc < 30 || pr < 30 || pc >= size - 30 || pr >= size - 30) continue;
-        const pv = p[pr * size + pc]!;
+        const wc = fc - pc;
+        const wr = fr - pr;
+        const at = (rr: number, cc: number) => p[rr * size + cc]!;
+        const pv = (1 - wr) * ((1 - wc) * at(pr, pc) + wc * at(pr, pc + 1)) + wr * ((1 - wc) * at(pr + 1, pc) + wc * at(pr + 1, pc + 1));
         const gv = g[r * gw + c]!;
         relative.push(Math.abs(gv - pv) / pv);
         sumP += pv;
