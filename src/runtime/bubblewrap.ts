@@ -3,7 +3,8 @@
  *
  * - The whole system is visible read-only; the service's data folders (uploads, results, temp, the job
  *   database) are hidden, and only the job's own folder, its scratch folder (and, for eemt, the climate cache)
- *   are mounted writable; the job's DEM is mounted read-only.
+ *   are mounted writable; the job's DEM is mounted read-only. /tmp is an empty read-only folder (TMPDIR
+ *   points at the job's scratch folder).
  * - New user, PID, IPC, UTS, cgroup and network namespaces; the network namespace is shared only for workflows
  *   that download data (eemt). No capabilities. A new session (no terminal injection).
  * - `--die-with-parent`: the sandbox dies with the service.
@@ -86,15 +87,22 @@ export class BubblewrapRuntime implements JobRuntime {
     // Folders the child must read to run at all: Node itself and this package's code.
     const codeRoots = [dirname(process.execPath), resolve(fileURLToPath(new URL('../..', import.meta.url)))];
     const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
+    // Empty in-memory folders replace /tmp and the hidden folders; they are made read-only below.
+    const emptied = ['/tmp'];
     for (const path of this.hidden) {
       if (!existsSync(path) || codeRoots.some((root) => isInside(root, path))) continue;
-      if (statSync(path).isDirectory()) args.push('--tmpfs', path);
-      else args.push('--ro-bind', '/dev/null', path);
+      if (statSync(path).isDirectory()) {
+        args.push('--tmpfs', path);
+        emptied.push(path);
+      } else {
+        args.push('--ro-bind', '/dev/null', path);
+      }
     }
     args.push('--bind', launch.jobDir, launch.jobDir);
     args.push('--bind', launch.tempDir, launch.tempDir);
     if (launch.cacheDir) args.push('--bind', launch.cacheDir, launch.cacheDir);
     args.push('--ro-bind', launch.demPath, launch.demPath);
+    for (const path of emptied) args.push('--remount-ro', path);
     args.push('--unshare-all');
     if (launch.network) args.push('--share-net');
     args.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--hostname', 'eemt-job');

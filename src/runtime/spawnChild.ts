@@ -34,7 +34,12 @@ export async function writeHostSpec(launch: JobLaunch, limits: RuntimeLimits): P
 
 /** `node` arguments running `entry` with `specPath`, its heap capped for the memory limit. */
 export function childNodeArgs(entry: URL, specPath: string, limits: RuntimeLimits): string[] {
-  return [`--max-old-space-size=${heapMegabytesFor(limits.memoryBytes)}`, ...nodeArgsFor(entry), specPath];
+  const args = nodeArgsFor(entry);
+  // The child starts in the job folder: loader packages (`--import tsx`) must not be resolved from there.
+  for (let i = 0; i < args.length - 1; i++) {
+    if (args[i] === '--import' && !/^(file:|\.|\/)/.test(args[i + 1]!)) args[i + 1] = import.meta.resolve(args[i + 1]!);
+  }
+  return [`--max-old-space-size=${heapMegabytesFor(limits.memoryBytes)}`, ...args, specPath];
 }
 
 /** Environment of a job child: nothing of the service's own environment beyond what Node needs. */
