@@ -8,7 +8,7 @@ const CleanupBody = Type.Union(
   [
     Type.Object(
       {
-        dry_run: Type.Optional(Type.Boolean({ default: false, description: 'Preview without deleting' })),
+        dry_run: Type.Optional(Type.Boolean({ description: 'Preview without deleting (default false)' })),
         success_retention_days: Type.Optional(Type.Integer({ minimum: 0, maximum: 36500, description: 'Days to keep data of completed jobs (default 7)' })),
         failed_retention_hours: Type.Optional(Type.Integer({ minimum: 0, maximum: 876000, description: 'Hours to keep data of failed jobs (default 12)' })),
       },
