@@ -57,6 +57,7 @@ export class RasterFormatError extends Error {
       | 'ROTATED'
       | 'MULTIBAND'
       | 'UNSUPPORTED_SAMPLE_FORMAT'
+      | 'UNSUPPORTED_COMPRESSION'
       | 'UNSUPPORTED_CRS'
       | 'ALL_NODATA'
       | 'TOO_SMALL',

@@ -1,0 +1,56 @@
+/**
+ * TIFF floating-point predictor (Predictor = 3), exactly as libtiff's fpDiff/fpAcc do it for one sample
+ * per pixel: each row of W float32 values is rearranged into 4 byte planes, most significant byte first
+ * (plane p holds byte p of every value, counting from the sign/exponent byte), and then every byte of
+ * the 4W-byte row is replaced by its difference (mod 256) from the byte before it in that row.
+ * The result does not depend on the file's byte order.
+ */
+
+/**
+ * Encodes `rows` rows of `width` float32 values, given as their IEEE-754 bit patterns, into `out`
+ * (4 * width * rows bytes).
+ */
+export function encodeFloatPredictorRows(bits: Uint32Array, width: number, rows: number, out: Uint8Array): void {
+  // One pass per row: the byte-plane difference of value i against value i-1 is the difference of the
+  // shifted words mod 256 (higher bytes contribute multiples of 256). The first byte of each plane is
+  // differenced against the last byte of the previous plane, the very first against 0.
+  const w1 = width;
+  const w2 = 2 * width;
+  const w3 = 3 * width;
+  for (let r = 0; r < rows; r++) {
+    const src = r * width;
+    const dst = 4 * src;
+    const first = bits[src]!;
+    const last = bits[src + width - 1]!;
+    out[dst] = first >>> 24;
+    out[dst + w1] = ((first >>> 16) - (last >>> 24)) & 0xff;
+    out[dst + w2] = ((first >>> 8) - (last >>> 16)) & 0xff;
+    out[dst + w3] = (first - (last >>> 8)) & 0xff;
+    let prev = first;
+    for (let i = 1; i < width; i++) {
+      const v = bits[src + i]!;
+      const o = dst + i;
+      out[o] = ((v >>> 24) - (prev >>> 24)) & 0xff;
+      out[o + w1] = ((v >>> 16) - (prev >>> 16)) & 0xff;
+      out[o + w2] = ((v >>> 8) - (prev >>> 8)) & 0xff;
+      out[o + w3] = (v - prev) & 0xff;
+      prev = v;
+    }
+  }
+}
+
+/** Inverse of `encodeFloatPredictorRows`: restores the float32 bit patterns of `rows` rows into `bits`. */
+export function decodeFloatPredictorRows(data: Uint8Array, width: number, rows: number, bits: Uint32Array): void {
+  for (let r = 0; r < rows; r++) {
+    const dst = r * width;
+    let src = 4 * dst;
+    let acc = 0;
+    for (let i = 0; i < width; i++) bits[dst + i] = 0;
+    for (let shift = 24; shift >= 0; shift -= 8) {
+      for (let i = 0; i < width; i++) {
+        acc = (acc + data[src++]!) & 0xff;
+        bits[dst + i] = (bits[dst + i]! | (acc << shift)) >>> 0;
+      }
+    }
+  }
+}

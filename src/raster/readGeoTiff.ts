@@ -1,0 +1,226 @@
+/**
+ * Reading single-band GeoTIFFs as GDAL writes them (striped or tiled; none/LZW/DEFLATE/PackBits/ZSTD/LERC,
+ * with or without predictor; 8/16/32-bit integers, 16/32/64-bit floats) into Float64 arrays with NaN for
+ * nodata, plus the DEM rules the solar model needs.
+ *
+ * Arrays are row-major with row 0 at the north edge: index = row * width + col.
+ * Band scale/offset declared in GDAL metadata are applied, so values are in physical units.
+ */
+import { readFile } from 'node:fs/promises';
+import { fromArrayBuffer, type GeoTIFFImage } from 'geotiff';
+import { crsFromGeoKeys } from './crs.js';
+import { GeoKey, decodeGeoKeyDirectory, geoKeyValue } from './geoKeys.js';
+import { geoTransformFromTags } from './georeference.js';
+import { assertBlocksInside, assertTiffHeader } from './tiffProbe.js';
+import { RasterFormatError, type Dem, type GridSpec } from './types.js';
+
+/** A single-band raster: its grid, its values (NaN where nodata) and the nodata value it declared. */
+export interface RasterData {
+  readonly grid: GridSpec;
+  readonly values: Float64Array;
+  /** GDAL_NODATA of the file (may be NaN), or null when it declares none. */
+  readonly nodata: number | null;
+}
+
+/** What `validateDem` reports about an acceptable DEM. */
+export interface DemSummary {
+  readonly width: number;
+  readonly height: number;
+  readonly crsName: string;
+  readonly validCount: number;
+}
+
+/** TIFF Compression values geotiff.js can decode and that are lossless for elevation data. */
+const SUPPORTED_COMPRESSION: Readonly<Record<number, string>> = {
+  1: 'none',
+  5: 'LZW',
+  8: 'DEFLATE',
+  32946: 'DEFLATE',
+  32773: 'PackBits',
+  34887: 'LERC',
+  50000: 'ZSTD',
+};
+
+/** Reads a single-band GeoTIFF; nodata cells (GDAL_NODATA or NaN) become NaN. */
+export async function readRaster(path: string): Promise<RasterData> {
+  return readRasterFromBuffer(await readFile(path));
+}
+
+/** Like `readRaster`, from the bytes of the file (e.g. an upload). */
+export async function readRasterFromBuffer(bytes: Uint8Array): Promise<RasterData> {
+  assertTiffHeader(bytes);
+  const image = await openFirstImage(bytes);
+  const grid = await readGrid(image, bytes.length);
+  const { values, nodata } = await readValues(image);
+  return { grid, values, nodata };
+}
+
+/**
+ * Reads a DEM: a single-band GeoTIFF of elevations in metres on a north-up projected (metre) or geographic
+ * (degree) grid, at least 3×3 cells, not all nodata. Nodata and non-finite cells become NaN.
+ */
+export async function readDem(path: string): Promise<Dem> {
+  return readDemFromBuffer(await readFile(path));
+}
+
+/** Like `readDem`, from the bytes of the file (e.g. an upload). */
+export async function readDemFromBuffer(bytes: Uint8Array): Promise<Dem> {
+  return demFromRaster(await readRasterFromBuffer(bytes));
+}
+
+/** Checks that `path` is a usable DEM; returns a short summary or throws RasterFormatError. */
+export async function validateDem(path: string): Promise<DemSummary> {
+  const dem = await readDem(path);
+  return { width: dem.grid.width, height: dem.grid.height, crsName: dem.grid.crs.name, validCount: dem.validCount };
+}
+
+/** Applies the DEM rules to a raster: at least 3×3, finite elevations (others → NaN), some valid cells. */
+export function demFromRaster(raster: RasterData): Dem {
+  const { grid, values } = raster;
+  if (grid.width < 3 || grid.height < 3) {
+    throw new RasterFormatError(
+      'TOO_SMALL',
+      `The DEM is ${grid.width}×${grid.height} cells, too small to compute slope; at least 3×3 cells are required.`,
+    );
+  }
+  let validCount = 0;
+  for (let i = 0; i < values.length; i++) {
+    if (Number.isFinite(values[i]!)) validCount++;
+    else values[i] = NaN;
+  }
+  if (validCount === 0) {
+    throw new RasterFormatError('ALL_NODATA', `Every cell of the ${grid.width}×${grid.height} DEM is nodata; there is no elevation to work with.`);
+  }
+  return { grid, elevation: values, validCount, sourceNodata: raster.nodata };
+}
+
+async function openFirstImage(bytes: Uint8Array): Promise<GeoTIFFImage> {
+  const buffer =
+    bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
+      ? (bytes.buffer as ArrayBuffer)
+      : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
+  try {
+    const tiff = await fromArrayBuffer(buffer);
+    return await tiff.getImage(0);
+  } catch (err) {
+    throw translateParseError(err, bytes.length);
+  }
+}
+
+/** geotiff.js failures while parsing header/IFD: out-of-range reads mean the file was cut short. */
+function translateParseError(err: unknown, fileLength: number): RasterFormatError {
+  if (err instanceof RasterFormatError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof RangeError || /out of bounds|outside the bounds|offset/i.test(message)) {
+    return new RasterFormatError('TRUNCATED', `The GeoTIFF is truncated or damaged: its directory cannot be read within its ${fileLength} bytes.`);
+  }
+  return new RasterFormatError('NOT_TIFF', `The file is not a readable TIFF (${message}).`);
+}
+
+async function readGrid(image: GeoTIFFImage, fileLength: number): Promise<GridSpec> {
+  const fd = image.fileDirectory;
+  const load = async (tag: string): Promise<any> => {
+    try {
+      return fd.hasTag(tag as never) ? await fd.loadValue(tag as never) : undefined;
+    } catch (err) {
+      throw translateParseError(err, fileLength);
+    }
+  };
+  const width = image.getWidth();
+  const height = image.getHeight();
+  if (!(width > 0 && height > 0)) throw new RasterFormatError('NOT_TIFF', 'The TIFF has no image (width or height is 0).');
+
+  const bands = image.getSamplesPerPixel();
+  if (bands !== 1) {
+    throw new RasterFormatError('MULTIBAND', `The raster has ${bands} bands; a single-band elevation raster is required.`);
+  }
+  checkSampleFormat(image.getSampleFormat(), image.getBitsPerSample());
+
+  const compression = Number((await load('Compression')) ?? 1);
+  if (!(compression in SUPPORTED_COMPRESSION)) {
+    throw new RasterFormatError(
+      'UNSUPPORTED_COMPRESSION',
+      `The GeoTIFF uses compression scheme ${compression}, which this service cannot decode; re-save it with gdal_translate -co COMPRESS=DEFLATE.`,
+    );
+  }
+  const predictor = Number((await load('Predictor')) ?? 1);
+  if (predictor !== 1 && predictor !== 2 && predictor !== 3) {
+    throw new RasterFormatError('UNSUPPORTED_COMPRESSION', `The GeoTIFF uses an unknown predictor (${predictor}); re-save it with gdal_translate.`);
+  }
+  const tiled = fd.hasTag('TileOffsets');
+  const offsets = await load(tiled ? 'TileOffsets' : 'StripOffsets');
+  const byteCounts = await load(tiled ? 'TileByteCounts' : 'StripByteCounts');
+  if (!offsets || !byteCounts) throw new RasterFormatError('TRUNCATED', 'The GeoTIFF is damaged: it lists no strips or tiles of pixel data.');
+  assertBlocksInside(offsets, byteCounts, fileLength);
+
+  const directory = await load('GeoKeyDirectory');
+  const geoKeys = directory ? decodeGeoKeyDirectory(directory, await load('GeoDoubleParams'), await load('GeoAsciiParams')) : [];
+  const rasterType = geoKeyValue(geoKeys, GeoKey.GTRasterType) === 2 ? 2 : 1;
+  const geoTransform = geoTransformFromTags(
+    {
+      modelTransformation: await load('ModelTransformation'),
+      modelTiepoint: await load('ModelTiepoint'),
+      modelPixelScale: await load('ModelPixelScale'),
+    },
+    rasterType,
+  );
+  const crs = crsFromGeoKeys(geoKeys);
+  return { width, height, geoTransform, crs, geoKeys, rasterType };
+}
+
+function checkSampleFormat(format: number, bits: number): void {
+  const ok =
+    ((format === 1 || format === 2) && (bits === 8 || bits === 16 || bits === 32)) ||
+    (format === 3 && (bits === 16 || bits === 32 || bits === 64));
+  if (!ok) {
+    const kind = { 1: 'unsigned integer', 2: 'signed integer', 3: 'floating-point', 4: 'untyped', 5: 'complex integer', 6: 'complex floating-point' }[format] ?? `format ${format}`;
+    throw new RasterFormatError(
+      'UNSUPPORTED_SAMPLE_FORMAT',
+      `The raster stores ${bits}-bit ${kind} samples; supported are 8/16/32-bit integers and 16/32/64-bit floats (e.g. gdal_translate -ot Float32).`,
+    );
+  }
+}
+
+async function readValues(image: GeoTIFFImage): Promise<{ values: Float64Array; nodata: number | null }> {
+  let raw: ArrayLike<number>;
+  try {
+    raw = (await image.readRasters({ interleave: true })) as unknown as ArrayLike<number>;
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new RasterFormatError('TRUNCATED', `The GeoTIFF's pixel data is damaged and cannot be decoded (${message}).`);
+  }
+  const nodata = parseNodata(image.getGDALNoData() === null ? undefined : await image.fileDirectory.loadValue('GDAL_NODATA'));
+  const { scale, offset } = await bandScaleOffset(image);
+  const isFloat32 = image.getSampleFormat() === 3 && image.getBitsPerSample() === 32;
+  const match = nodata === null || Number.isNaN(nodata) ? null : isFloat32 ? Math.fround(nodata) : nodata;
+  const values = new Float64Array(raw.length);
+  for (let i = 0; i < raw.length; i++) {
+    const v = raw[i]!;
+    values[i] = v === match || v !== v ? NaN : v * scale + offset;
+  }
+  return { values, nodata };
+}
+
+/** GDAL_NODATA text ("-9999", "nan", "-inf", ...) as a number, or null when absent or empty. */
+export function parseNodata(text: unknown): number | null {
+  if (typeof text !== 'string') return null;
+  const t = text.replace(/\0/g, '').trim().toLowerCase();
+  if (t === '') return null;
+  if (t === 'nan' || t === '-nan') return NaN;
+  if (t === 'inf' || t === '+inf' || t === 'infinity') return Infinity;
+  if (t === '-inf' || t === '-infinity') return -Infinity;
+  const n = Number(t);
+  return Number.isNaN(n) ? null : n;
+}
+
+/** Band 1 scale and offset from GDAL_METADATA (`<Item ... sample="0" role="scale">`), default 1 and 0. */
+async function bandScaleOffset(image: GeoTIFFImage): Promise<{ scale: number; offset: number }> {
+  const fd = image.fileDirectory;
+  const xml = fd.hasTag('GDAL_METADATA') ? String(await fd.loadValue('GDAL_METADATA')) : '';
+  const item = (role: string): number | undefined => {
+    const m = new RegExp(`<Item[^>]*sample="0"[^>]*role="${role}"[^>]*>([^<]*)</Item>`).exec(xml);
+    const v = m ? Number(m[1]) : NaN;
+    return Number.isFinite(v) ? v : undefined;
+  };
+  return { scale: item('scale') ?? 1, offset: item('offset') ?? 0 };
+}

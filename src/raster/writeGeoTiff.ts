@@ -1,0 +1,202 @@
+/**
+ * Writing Float32 GeoTIFFs that GDAL reads back exactly: tiled, DEFLATE with the floating-point predictor
+ * (TIFF Predictor 3), the source grid's georeferencing and GeoKeys, GDAL_NODATA "nan", and optional
+ * GDAL_METADATA (a band description and dataset metadata items that `gdalinfo` lists).
+ *
+ * Speed (2-core CI machine, Node 20, level 1, 256×256 tiles), see test/raster/writeGeoTiff.bench.ts:
+ *   228×211 smooth irradiance-like field: ~1.3 ms, ~62 kB per file; sunshine-hours-like field (few distinct
+ *   values): ~0.7 ms, ~6 kB. 1000×1000 smooth field: ~21 ms, ~1.2 MB.
+ * Level 1 is the default: higher levels cost 1.5–4× the time for a few percent smaller files on
+ * noisy float mantissas (the predictor already makes the sign/exponent planes nearly free).
+ */
+import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { constants as zlibConstants, deflateSync } from 'node:zlib';
+import { encodeFloatPredictorRows } from './floatPredictor.js';
+import { encodeGeoKeyDirectory, GEO_ASCII_PARAMS_TAG, GEO_DOUBLE_PARAMS_TAG, GEO_KEY_DIRECTORY_TAG } from './geoKeys.js';
+import { tagsFromGeoTransform } from './georeference.js';
+import { assembleTiff, TagType, type TiffTag } from './tiffLayout.js';
+import type { GridSpec } from './types.js';
+
+export interface Float32GeoTiffOptions {
+  /**
+   * Tile width and height in pixels, a multiple of 16 (default 256). A raster narrower or shorter than a
+   * tile gets tiles shrunk to its width/height rounded up to 16, so small rasters are not padded to 256.
+   */
+  readonly tileSize?: number;
+  /** zlib level 1–9 (default 1; see the timings above). */
+  readonly level?: number;
+  /**
+   * zlib strategy: 'rle' (default) finds only runs, which is what the predictor leaves in the sign/exponent
+   * planes, and skips the futile match search in the noisy low mantissa planes; 'default' searches
+   * matches (slower, slightly smaller files).
+   */
+  readonly zlibStrategy?: 'rle' | 'default';
+  /** Band description (gdalinfo: "Description = ..."). */
+  readonly description?: string;
+  /** Dataset metadata items (gdalinfo: "Metadata: KEY=value"). */
+  readonly metadata?: Readonly<Record<string, string>>;
+  /** Write BigTIFF even when the file would fit in a classic TIFF (it is chosen automatically past 4 GB). */
+  readonly bigTiff?: boolean;
+}
+
+export const DEFAULT_TILE_SIZE = 256;
+export const DEFAULT_DEFLATE_LEVEL = 1;
+
+const enum Tag {
+  ImageWidth = 256,
+  ImageLength = 257,
+  BitsPerSample = 258,
+  Compression = 259,
+  Photometric = 262,
+  SamplesPerPixel = 277,
+  PlanarConfiguration = 284,
+  Predictor = 317,
+  TileWidth = 322,
+  TileLength = 323,
+  SampleFormat = 339,
+  ModelPixelScale = 33550,
+  ModelTiepoint = 33922,
+  GdalMetadata = 42112,
+  GdalNodata = 42113,
+}
+
+/**
+ * Encodes `values` (row-major, row 0 north, NaN = nodata; length width × height) as a Float32 GeoTIFF on
+ * `grid`. Synchronous, for use inside worker threads.
+ */
+export function encodeFloat32GeoTiff(grid: GridSpec, values: ArrayLike<number>, options: Float32GeoTiffOptions = {}): Buffer {
+  const { width, height } = grid;
+  const tileSize = options.tileSize ?? DEFAULT_TILE_SIZE;
+  const level = options.level ?? DEFAULT_DEFLATE_LEVEL;
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
+    throw new RangeError(`Grid size must be positive integers, got ${width}×${height}.`);
+  }
+  if (values.length !== width * height) {
+    throw new RangeError(`Expected ${width * height} values for a ${width}×${height} grid, got ${values.length}.`);
+  }
+  if (!Number.isInteger(tileSize) || tileSize < 16 || tileSize % 16 !== 0) {
+    throw new RangeError(`tileSize must be a positive multiple of 16, got ${tileSize}.`);
+  }
+  if (!Number.isInteger(level) || level < 0 || level > 9) throw new RangeError(`level must be 0–9, got ${level}.`);
+
+  const tileWidth = Math.min(tileSize, roundUpTo16(width));
+  const tileHeight = Math.min(tileSize, roundUpTo16(height));
+  const strategy = options.zlibStrategy === 'default' ? zlibConstants.Z_DEFAULT_STRATEGY : zlibConstants.Z_RLE;
+  const tiles = encodeTiles(values, width, height, tileWidth, tileHeight, { level, strategy });
+  return assembleTiff(geoTiffTags(grid, tileWidth, tileHeight, options), tiles, options.bigTiff ?? false);
+}
+
+/** Writes `encodeFloat32GeoTiff(...)` to `path` via `path.part` and a rename; creates parent folders. */
+export async function writeFloat32GeoTiff(path: string, grid: GridSpec, values: ArrayLike<number>, options?: Float32GeoTiffOptions): Promise<void> {
+  const bytes = encodeFloat32GeoTiff(grid, values, options);
+  const part = `${path}.part`;
+  await mkdir(dirname(path), { recursive: true });
+  try {
+    await writeFile(part, bytes);
+    await rename(part, path);
+  } catch (err) {
+    await rm(part, { force: true });
+    throw err;
+  }
+}
+
+/** Synchronous `writeFloat32GeoTiff`. */
+export function writeFloat32GeoTiffSync(path: string, grid: GridSpec, values: ArrayLike<number>, options?: Float32GeoTiffOptions): void {
+  const bytes = encodeFloat32GeoTiff(grid, values, options);
+  const part = `${path}.part`;
+  mkdirSync(dirname(path), { recursive: true });
+  try {
+    writeFileSync(part, bytes);
+    renameSync(part, path);
+  } catch (err) {
+    rmSync(part, { force: true });
+    throw err;
+  }
+}
+
+function roundUpTo16(n: number): number {
+  return Math.ceil(n / 16) * 16;
+}
+
+/** Compressed tiles in row-major tile order; edge tiles are padded with NaN. */
+function encodeTiles(values: ArrayLike<number>, width: number, height: number, tileWidth: number, tileHeight: number, zlibOptions: { level: number; strategy: number }): Buffer[] {
+  const across = Math.ceil(width / tileWidth);
+  const down = Math.ceil(height / tileHeight);
+  const tile = new Float32Array(tileWidth * tileHeight);
+  const bits = new Uint32Array(tile.buffer);
+  const predicted = new Uint8Array(tile.byteLength);
+  const out: Buffer[] = [];
+  for (let ty = 0; ty < down; ty++) {
+    for (let tx = 0; tx < across; tx++) {
+      const col0 = tx * tileWidth;
+      const row0 = ty * tileHeight;
+      const cols = Math.min(tileWidth, width - col0);
+      const rows = Math.min(tileHeight, height - row0);
+      if (cols < tileWidth || rows < tileHeight) tile.fill(NaN);
+      for (let r = 0; r < rows; r++) {
+        const src = (row0 + r) * width + col0;
+        const dst = r * tileWidth;
+        if (values instanceof Float32Array || values instanceof Float64Array) {
+          tile.set(values.subarray(src, src + cols), dst);
+        } else {
+          for (let c = 0; c < cols; c++) tile[dst + c] = values[src + c]!;
+        }
+      }
+      encodeFloatPredictorRows(bits, tileWidth, tileHeight, predicted);
+      out.push(deflateSync(predicted, zlibOptions));
+    }
+  }
+  return out;
+}
+
+function geoTiffTags(grid: GridSpec, tileWidth: number, tileHeight: number, options: Float32GeoTiffOptions): TiffTag[] {
+  const { tiepoint, pixelScale } = tagsFromGeoTransform(grid.geoTransform, grid.rasterType);
+  const tags: TiffTag[] = [
+    { tag: Tag.ImageWidth, type: TagType.LONG, values: [grid.width] },
+    { tag: Tag.ImageLength, type: TagType.LONG, values: [grid.height] },
+    { tag: Tag.BitsPerSample, type: TagType.SHORT, values: [32] },
+    { tag: Tag.Compression, type: TagType.SHORT, values: [8] },
+    { tag: Tag.Photometric, type: TagType.SHORT, values: [1] },
+    { tag: Tag.SamplesPerPixel, type: TagType.SHORT, values: [1] },
+    { tag: Tag.PlanarConfiguration, type: TagType.SHORT, values: [1] },
+    { tag: Tag.Predictor, type: TagType.SHORT, values: [3] },
+    { tag: Tag.TileWidth, type: TagType.LONG, values: [tileWidth] },
+    { tag: Tag.TileLength, type: TagType.LONG, values: [tileHeight] },
+    { tag: Tag.SampleFormat, type: TagType.SHORT, values: [3] },
+    { tag: Tag.ModelPixelScale, type: TagType.DOUBLE, values: pixelScale },
+    { tag: Tag.ModelTiepoint, type: TagType.DOUBLE, values: tiepoint },
+    { tag: Tag.GdalNodata, type: TagType.ASCII, values: 'nan' },
+  ];
+  if (grid.geoKeys.length > 0) {
+    const keys = encodeGeoKeyDirectory(grid.geoKeys);
+    tags.push({ tag: GEO_KEY_DIRECTORY_TAG, type: TagType.SHORT, values: Array.from(keys.directory) });
+    if (keys.doubles.length > 0) tags.push({ tag: GEO_DOUBLE_PARAMS_TAG, type: TagType.DOUBLE, values: Array.from(keys.doubles) });
+    if (keys.ascii.length > 0) tags.push({ tag: GEO_ASCII_PARAMS_TAG, type: TagType.ASCII, values: keys.ascii });
+  }
+  const xml = gdalMetadataXml(options.description, options.metadata);
+  if (xml !== null) tags.push({ tag: Tag.GdalMetadata, type: TagType.ASCII, values: xml });
+  return tags;
+}
+
+/** GDAL_METADATA XML with dataset items and the band-1 description, or null when there is nothing to say. */
+export function gdalMetadataXml(description: string | undefined, metadata: Readonly<Record<string, string>> | undefined): string | null {
+  const items: string[] = [];
+  for (const [name, value] of Object.entries(metadata ?? {})) {
+    items.push(`  <Item name="${escapeXml(name)}">${escapeItemText(value)}</Item>`);
+  }
+  if (description !== undefined && description !== '') {
+    items.push(`  <Item name="DESCRIPTION" sample="0" role="description">${escapeItemText(description)}</Item>`);
+  }
+  return items.length === 0 ? null : `<GDALMetadata>\n${items.join('\n')}\n</GDALMetadata>\n`;
+}
+
+/** Item text is XML-escaped twice, as GDAL writes it (GDAL unescapes it once more after parsing). */
+function escapeItemText(text: string): string {
+  return escapeXml(escapeXml(text));
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}

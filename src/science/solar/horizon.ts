@@ -1,0 +1,235 @@
+/**
+ * Terrain horizon angles: for every cell and each of `directions` azimuths, the elevation angle of the
+ * highest terrain seen from the cell, so that a cell is in terrain shadow when the sun's altitude is below
+ * the horizon in the sun's direction.
+ *
+ * Method: r.sun's own shadow ray, evaluated once per direction instead of once per time sample. From the
+ * cell's centre a ray steps L = (Δx + Δy)/2 at a time; each step samples the nearest cell, at the ground
+ * distance d to that cell's centre; the ray height over the cell is z₀ + d·tan h + R(1 − cos(d/R)) (earth
+ * curvature, R = 6 371 km). The horizon is therefore
+ *     tan H = max over the samples of (z_k − z₀ − R(1 − cos(d_k/R))) / d_k,
+ * and a sun at altitude h is hidden exactly when h < H — the same test r.sun makes sample by sample.
+ * Because the grid is regular, the sequence of cell offsets and distances along a direction is the same for
+ * every cell: it is computed once per direction and each ray is then a tight loop over precomputed offsets,
+ * which stops as soon as no remaining sample can rise above the best angle found (the remaining terrain is
+ * bounded by the DEM maximum). Nodata cells are transparent. Terrain outside the DEM is unknown and casts
+ * no shadow: cells near an edge facing outward see an open horizon (−π/2 when the ray leaves at once).
+ *
+ * Directions are grid azimuths, clockwise from grid north: direction k looks toward k·2π/directions.
+ * Between two directions the horizon is interpolated linearly (see `horizonAt`).
+ *
+ * @see docs/solar-model.md §6.1 (r.sun's tracer) and the project README ("Shadows")
+ */
+
+/** Mean earth radius used for the curvature drop [m] (r.sun). */
+export const EARTH_RADIUS_M = 6_371_000;
+
+/** Stored horizon angles are integers in units of 1e-4 rad (resolution 0.0057°). */
+export const HORIZON_ANGLE_UNIT_RAD = 1e-4;
+
+/** The ray of one direction: cell offsets and distances, shared by all cells of a grid (or of a band of rows). */
+export interface RayTemplate {
+  /** Index offset of each sample (row offset · width + column offset). */
+  readonly offset: Int32Array;
+  /** 1 / d of each sample [m⁻¹]. */
+  readonly inverseDistance: Float64Array;
+  /** Curvature drop over distance, R(1 − cos(d/R)) / d [-], of each sample. */
+  readonly curvatureSlope: Float64Array;
+  /** For early termination: 1/min(d_j) and the curvature term at that distance over the samples after k. */
+  readonly remainingInverseDistance: Float64Array;
+  readonly remainingCurvatureSlope: Float64Array;
+  /** Number of leading samples that stay inside the grid, by the cell's column (and row) position. */
+  readonly samplesInsideByCol: Int32Array;
+  readonly samplesInsideByRow: Int32Array;
+}
+
+/**
+ * Ray templates for `directions` equally spaced grid azimuths on a grid of width × height cells whose
+ * cells measure `cellSizeXM` × `cellSizeYM` metres, with ray step (Δx + Δy)/2 · `distanceStep`.
+ */
+export function rayTemplates(
+  width: number,
+  height: number,
+  cellSizeXM: number,
+  cellSizeYM: number,
+  directions: number,
+  distanceStep = 1,
+): RayTemplate[] {
+  const templates: RayTemplate[] = [];
+  for (let k = 0; k < directions; k++) {
+    templates.push(rayTemplate(width, height, cellSizeXM, cellSizeYM, (2 * Math.PI * k) / directions, distanceStep));
+  }
+  return templates;
+}
+
+/** The ray template of one grid azimuth [rad, clockwise from grid north]. */
+export function rayTemplate(
+  width: number,
+  height: number,
+  cellSizeXM: number,
+  cellSizeYM: number,
+  gridAzimuthRad: number,
+  distanceStep = 1,
+): RayTemplate {
+  const stepM = distanceStep * 0.5 * (cellSizeXM + cellSizeYM);
+  const colPerStep = (stepM * Math.sin(gridAzimuthRad)) / cellSizeXM;
+  const rowPerStep = (-stepM * Math.cos(gridAzimuthRad)) / cellSizeYM;
+  const cols: number[] = [];
+  const rows: number[] = [];
+  let lastCol = 0;
+  let lastRow = 0;
+  for (let k = 1; ; k++) {
+    // nearest cell to the k-th sample point (the cell centre is the ray origin)
+    const dc = Math.floor(k * colPerStep + 0.5);
+    const dr = -Math.floor(-k * rowPerStep + 0.5);
+    if (Math.abs(dc) >= width || Math.abs(dr) >= height) break;
+    if (dc === lastCol && dr === lastRow) continue;
+    cols.push(dc);
+    rows.push(dr);
+    lastCol = dc;
+    lastRow = dr;
+  }
+  const n = cols.length;
+  const offset = new Int32Array(n);
+  const inverseDistance = new Float64Array(n);
+  const curvatureSlope = new Float64Array(n);
+  const distance = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    offset[k] = rows[k]! * width + cols[k]!;
+    const d = Math.hypot(cols[k]! * cellSizeXM, rows[k]! * cellSizeYM);
+    distance[k] = d;
+    inverseDistance[k] = 1 / d;
+    curvatureSlope[k] = curvatureOverDistance(d);
+  }
+  const remainingInverseDistance = new Float64Array(n);
+  const remainingCurvatureSlope = new Float64Array(n);
+  let minAhead = Infinity;
+  for (let k = n - 1; k >= 0; k--) {
+    remainingInverseDistance[k] = 1 / minAhead;
+    remainingCurvatureSlope[k] = Number.isFinite(minAhead) ? curvatureOverDistance(minAhead) : 0;
+    minAhead = Math.min(minAhead, distance[k]!);
+  }
+  return {
+    offset,
+    inverseDistance,
+    curvatureSlope,
+    remainingInverseDistance,
+    remainingCurvatureSlope,
+    samplesInsideByCol: samplesInside(cols, width),
+    samplesInsideByRow: samplesInside(rows, height),
+  };
+}
+
+/** R(1 − cos(d/R)) / d, the slope of the earth-curvature drop at distance d [m]. */
+function curvatureOverDistance(distanceM: number): number {
+  return (EARTH_RADIUS_M * (1 - Math.cos(distanceM / EARTH_RADIUS_M))) / distanceM;
+}
+
+/**
+ * For each position p in 0..size−1 along one axis, how many leading samples keep p + offset inside
+ * [0, size): the prefix extremes of the offsets grow monotonically, so a binary search finds the first
+ * sample that leaves.
+ */
+function samplesInside(offsets: readonly number[], size: number): Int32Array {
+  const n = offsets.length;
+  const prefixMax = new Float64Array(n);
+  const prefixMin = new Float64Array(n);
+  let max = 0;
+  let min = 0;
+  for (let k = 0; k < n; k++) {
+    max = Math.max(max, offsets[k]!);
+    min = Math.min(min, offsets[k]!);
+    prefixMax[k] = max;
+    prefixMin[k] = min;
+  }
+  const result = new Int32Array(size);
+  for (let p = 0; p < size; p++) {
+    let lo = 0; // samples [0, lo) are known to stay inside
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (p + prefixMin[mid]! >= 0 && p + prefixMax[mid]! < size) lo = mid + 1;
+      else hi = mid;
+    }
+    result[p] = lo;
+  }
+  return result;
+}
+
+/**
+ * tan of the horizon angle seen from cell (row, col) along one ray template; −Infinity when the ray
+ * leaves the grid (or meets only nodata) before any sample.
+ * @param zMaxM maximum valid elevation of the grid [m]
+ */
+export function horizonTangent(
+  elevation: Float64Array,
+  width: number,
+  row: number,
+  col: number,
+  zMaxM: number,
+  ray: RayTemplate,
+): number {
+  const cell = row * width + col;
+  const z0 = elevation[cell]!;
+  const headroom = zMaxM - z0;
+  const count = Math.min(ray.samplesInsideByCol[col]!, ray.samplesInsideByRow[row]!);
+  const offset = ray.offset;
+  const inverseDistance = ray.inverseDistance;
+  const curvatureSlope = ray.curvatureSlope;
+  const remainingInverseDistance = ray.remainingInverseDistance;
+  const remainingCurvatureSlope = ray.remainingCurvatureSlope;
+  let best = -Infinity;
+  for (let k = 0; k < count; k++) {
+    const t = (elevation[cell + offset[k]!]! - z0) * inverseDistance[k]! - curvatureSlope[k]!;
+    if (t > best) best = t;
+    if (headroom * remainingInverseDistance[k]! - remainingCurvatureSlope[k]! <= best) break;
+  }
+  return best;
+}
+
+/**
+ * Horizon angles of the cells in rows [rowStart, rowEnd) for all directions, written into `out`
+ * (cell-major: out[cell · directions + k], units of HORIZON_ANGLE_UNIT_RAD). Nodata cells get 0.
+ * `raysForRow(row)` gives the templates for that row (one set for projected grids; per band of rows for
+ * geographic grids, whose east-west cell size changes with latitude).
+ */
+export function computeHorizonRows(
+  elevation: Float64Array,
+  width: number,
+  rowStart: number,
+  rowEnd: number,
+  zMaxM: number,
+  raysForRow: (row: number) => readonly RayTemplate[],
+  out: Int16Array,
+): void {
+  for (let row = rowStart; row < rowEnd; row++) {
+    const rays = raysForRow(row);
+    const directions = rays.length;
+    for (let col = 0; col < width; col++) {
+      const cell = row * width + col;
+      const base = cell * directions;
+      if (Number.isNaN(elevation[cell]!)) {
+        out.fill(0, base, base + directions);
+        continue;
+      }
+      for (let k = 0; k < directions; k++) {
+        const tangent = horizonTangent(elevation, width, row, col, zMaxM, rays[k]!);
+        out[base + k] = Math.round(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD);
+      }
+    }
+  }
+}
+
+/**
+ * Horizon angle [rad] of one cell toward grid azimuth `gridAzimuthRad` (clockwise from grid north),
+ * interpolated linearly between the two nearest stored directions.
+ */
+export function horizonAt(angles: Int16Array, cell: number, directions: number, gridAzimuthRad: number): number {
+  const position = ((gridAzimuthRad / (2 * Math.PI)) * directions) % directions;
+  const p = position < 0 ? position + directions : position;
+  const k0 = Math.floor(p);
+  const f = p - k0;
+  const k1 = k0 + 1 === directions ? 0 : k0 + 1;
+  const base = cell * directions;
+  return ((1 - f) * angles[base + k0]! + f * angles[base + k1]!) * HORIZON_ANGLE_UNIT_RAD;
+}

@@ -1,0 +1,124 @@
+/**
+ * Slope and aspect by Horn's (1981) 3×3 method, with the conventions of GRASS `r.slope.aspect`.
+ *
+ * Grids are row-major, row 0 at the north edge (index = row · width + col), NaN = nodata.
+ * Unlike r.slope.aspect (which leaves the one-cell border and the neighbours of nodata cells NULL), every
+ * valid cell gets a value: a missing neighbour (outside the grid or nodata) is replaced by the mirror
+ * image of its opposite neighbour through the centre (2·z_c − z_opposite), or by z_c when that one is
+ * missing too. On a plane this reproduces the interior gradient exactly.
+ *
+ * @see Horn 1981, "Hill shading and the reflectance map", Proc. IEEE 69(1); docs/solar-model.md §1.1
+ */
+
+/** Downslope gradient of every cell: the components of −∇z [m m⁻¹]. */
+export interface HornGradient {
+  /** −∂z/∂x: > 0 where the surface faces east (falls toward the east). NaN at nodata. */
+  readonly fallEast: Float64Array;
+  /** −∂z/∂y: > 0 where the surface faces north. NaN at nodata. */
+  readonly fallNorth: Float64Array;
+}
+
+/** Cell size along x [m], one number for the whole grid or one per row (geographic grids). */
+export type CellSizeByRow = number | Float64Array;
+
+/**
+ * Horn gradient of `elevation` (width × height cells) with ground cell sizes `cellSizeXM` (east-west) and
+ * `cellSizeYM` (north-south) in metres.
+ */
+export function hornGradient(
+  elevation: Float64Array,
+  width: number,
+  height: number,
+  cellSizeXM: CellSizeByRow,
+  cellSizeYM: CellSizeByRow,
+): HornGradient {
+  const fallEast = new Float64Array(width * height);
+  const fallNorth = new Float64Array(width * height);
+  const window = new Float64Array(9);
+  for (let row = 0; row < height; row++) {
+    const dx = typeof cellSizeXM === 'number' ? cellSizeXM : cellSizeXM[row]!;
+    const dy = typeof cellSizeYM === 'number' ? cellSizeYM : cellSizeYM[row]!;
+    for (let col = 0; col < width; col++) {
+      const index = row * width + col;
+      const zc = elevation[index]!;
+      if (Number.isNaN(zc)) {
+        fallEast[index] = NaN;
+        fallNorth[index] = NaN;
+        continue;
+      }
+      fillWindow(elevation, width, height, row, col, window);
+      // window: 0 1 2 / 3 4 5 / 6 7 8, north at the top (c1…c9 of r.slope.aspect)
+      const w = window;
+      fallEast[index] = (w[0]! + 2 * w[3]! + w[6]! - (w[2]! + 2 * w[5]! + w[8]!)) / (8 * dx);
+      fallNorth[index] = (w[6]! + 2 * w[7]! + w[8]! - (w[0]! + 2 * w[1]! + w[2]!)) / (8 * dy);
+    }
+  }
+  return { fallEast, fallNorth };
+}
+
+/** The 3×3 neighbourhood of (row, col) with missing neighbours replaced as described in the module doc. */
+function fillWindow(z: Float64Array, width: number, height: number, row: number, col: number, out: Float64Array): void {
+  const zc = z[row * width + col]!;
+  for (let k = 0; k < 9; k++) {
+    const r = row + Math.floor(k / 3) - 1;
+    const c = col + (k % 3) - 1;
+    out[k] = r >= 0 && r < height && c >= 0 && c < width ? z[r * width + c]! : NaN;
+  }
+  // opposite pairs through the centre: (0, 8), (1, 7), (2, 6), (3, 5)
+  for (let k = 0; k < 4; k++) {
+    const a = out[k]!;
+    const b = out[8 - k]!;
+    if (Number.isNaN(a) && Number.isNaN(b)) {
+      out[k] = zc;
+      out[8 - k] = zc;
+    } else if (Number.isNaN(a)) {
+      out[k] = 2 * zc - b;
+    } else if (Number.isNaN(b)) {
+      out[8 - k] = 2 * zc - a;
+    }
+  }
+}
+
+/** Slope angle β [rad] from the downslope gradient: atan(|∇z|). */
+export function slopeRad(fallEast: number, fallNorth: number): number {
+  return Math.atan(Math.hypot(fallEast, fallNorth));
+}
+
+/**
+ * Aspect as a compass azimuth of the downslope direction [rad], clockwise from (grid) north in [0, 2π);
+ * NaN for a flat cell (zero gradient), where aspect is undefined.
+ */
+export function aspectCompassRad(fallEast: number, fallNorth: number): number {
+  if (fallEast === 0 && fallNorth === 0) return NaN;
+  const a = Math.atan2(fallEast, fallNorth);
+  return a < 0 ? a + 2 * Math.PI : a;
+}
+
+/**
+ * Aspect in GRASS `r.slope.aspect` convention [deg]: counter-clockwise from east, (0, 360], 360 = east,
+ * 90 = north, 0 = flat.
+ */
+export function aspectGrassDeg(fallEast: number, fallNorth: number): number {
+  if (fallEast === 0 && fallNorth === 0) return 0;
+  const a = (Math.atan2(fallNorth, fallEast) * 180) / Math.PI;
+  return a <= 0 ? a + 360 : a;
+}
+
+/** Slope [deg] and GRASS-convention aspect [deg] grids (NaN at nodata), e.g. for the `topo/` products. */
+export function slopeAspectGrids(gradient: HornGradient): { slopeDeg: Float64Array; aspectDeg: Float64Array } {
+  const n = gradient.fallEast.length;
+  const slopeDeg = new Float64Array(n);
+  const aspectDeg = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const e = gradient.fallEast[i]!;
+    const north = gradient.fallNorth[i]!;
+    if (Number.isNaN(e)) {
+      slopeDeg[i] = NaN;
+      aspectDeg[i] = NaN;
+      continue;
+    }
+    slopeDeg[i] = (slopeRad(e, north) * 180) / Math.PI;
+    aspectDeg[i] = aspectGrassDeg(e, north);
+  }
+  return { slopeDeg, aspectDeg };
+}

@@ -1,0 +1,88 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
+import { surfaceTerms } from '../../../src/science/solar/surface.js';
+import { computeHorizonRows, horizonAt, rayTemplates } from '../../../src/science/solar/horizon.js';
+import {
+  allocateDaySamples,
+  integrateBlock,
+  integrateBlockFlat,
+  sampleCapacity,
+  sunSamplesForDay,
+  transmittanceTable,
+} from '../../../src/science/solar/dailyKernel.js';
+import { dailyIrradiation } from '../../../src/science/solar/dailyIrradiation.js';
+
+const DEG = Math.PI / 180;
+const width = 30;
+const height = 24;
+const cellM = 10;
+
+function hillyDem(): Float64Array {
+  const z = new Float64Array(width * height);
+  for (let r = 0; r < height; r++) {
+    for (let c = 0; c < width; c++) {
+      const x = c * cellM;
+      const y = (height - 1 - r) * cellM;
+      z[r * width + c] = 1500 + 60 * Math.sin(x / 70) * Math.cos(y / 50) + 0.4 * x - 0.2 * y;
+    }
+  }
+  z[3 * width + 4] = NaN; // a nodata cell
+  for (let c = 10; c < 14; c++) z[12 * width + c] = 1500; // an exactly flat patch
+  for (let c = 9; c < 15; c++) for (const r of [11, 13]) z[r * width + c] = 1500;
+  return z;
+}
+
+for (const params of [
+  { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 },
+  { stepMinutes: 7, linkeTurbidity: 6.5, albedo: 0.45 },
+]) {
+  test(`the kernel equals the scalar model cell by cell (step ${params.stepMinutes}, T_L ${params.linkeTurbidity})`, () => {
+    const z = hillyDem();
+    const gradient = hornGradient(z, width, height, cellM, cellM);
+    const surface = surfaceTerms(z, gradient.fallEast, gradient.fallNorth);
+    const directions = 32;
+    const angles = new Int16Array(width * height * directions);
+    let top = -Infinity;
+    for (const v of z) if (v > top) top = v;
+    const rays = rayTemplates(width, height, cellM, cellM, directions);
+    computeHorizonRows(z, width, 0, height, top, () => rays, angles);
+    const latitudeRad = 40 * DEG;
+    const convergenceRad = 0.8 * DEG; // grid north lies 0.8° clockwise of true north
+    const table = transmittanceTable(params.linkeTurbidity);
+    const samples = allocateDaySamples(sampleCapacity(params.stepMinutes));
+    const globalOut = new Float32Array(width * height);
+    const hoursOut = new Float32Array(width * height);
+    const flatOut = new Float32Array(width * height);
+    const block = { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width };
+    for (const day of [1, 80, 172, 266, 355]) {
+      sunSamplesForDay(day, latitudeRad, convergenceRad, params, directions, samples);
+      integrateBlock(block, width, samples, surface, { angles, directions }, table, params.albedo, globalOut, hoursOut);
+      integrateBlockFlat(block, width, samples, surface, table, flatOut);
+      let checked = 0;
+      for (let cell = 0; cell < width * height; cell++) {
+        if (Number.isNaN(z[cell]!)) {
+          assert.ok(Number.isNaN(globalOut[cell]!) && Number.isNaN(hoursOut[cell]!) && Number.isNaN(flatOut[cell]!));
+          continue;
+        }
+        const e = gradient.fallEast[cell]!;
+        const n = gradient.fallNorth[cell]!;
+        const gridAspect = Math.atan2(e, n);
+        const surfaceCell = {
+          latitudeRad,
+          elevationM: z[cell]!,
+          slopeRad: Math.atan(Math.hypot(e, n)),
+          aspectRad: gridAspect - convergenceRad, // true azimuth of the downslope direction
+        };
+        const expected = dailyIrradiation(day, surfaceCell, params, (az) => horizonAt(angles, cell, directions, az + convergenceRad));
+        const label = `day ${day} cell ${cell}`;
+        assert.ok(Math.abs(globalOut[cell]! - expected.globalWhM2) <= 2e-6 * expected.globalWhM2 + 1e-3, `${label}: ${globalOut[cell]} vs ${expected.globalWhM2}`);
+        assert.equal(hoursOut[cell], Math.fround(expected.sunshineHours), label);
+        const flat = dailyIrradiation(day, { ...surfaceCell, slopeRad: 0 }, params);
+        assert.ok(Math.abs(flatOut[cell]! - flat.globalWhM2) <= 2e-6 * flat.globalWhM2, `${label} flat`);
+        checked++;
+      }
+      assert.equal(checked, width * height - 1);
+    }
+  });
+}
