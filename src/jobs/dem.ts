@@ -1,13 +1,62 @@
 /**
- * The DEM check at submission: an upload must be a readable, georeferenced, single-band GeoTIFF.
- * Only the TIFF header and first image directory are read, so the check is quick for any file size; the
- * full read (nodata, CRS support) happens in the job, whose failure message then says what is wrong.
+ * The DEM check at submission: an upload must be a readable, georeferenced, single-band GeoTIFF that the
+ * workflows accept.
+ *
+ * First a quick look at the TIFF header and first image directory (any file size). Then, for files up to
+ * `fullCheckMaxBytes`, the raster reader's own DEM rules (`validateDem`: complete data, supported CRS and
+ * compression, not all nodata), run in a worker thread so the service stays responsive. Larger files get the
+ * full check in the job, whose failure message then says what is wrong.
  */
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
 import { fromFile } from 'geotiff';
+import { siblingModuleUrl } from '../util/modules.js';
+
+/** Files up to this size get the full check at submission [bytes]. */
+export const FULL_CHECK_MAX_BYTES = 256 * 1024 * 1024;
 
 /** Why the file at `path` is not an acceptable DEM, or null when it is. */
-export async function demProblem(path: string): Promise<string | null> {
+export async function demProblem(path: string, fullCheckMaxBytes = FULL_CHECK_MAX_BYTES): Promise<string | null> {
+  const quick = await headerProblem(path);
+  if (quick) return quick;
+  const { size } = await stat(path);
+  if (size > fullCheckMaxBytes) return null;
+  return fullProblem(path);
+}
+
+/**
+ * A worker thread running `url`. A TypeScript entry (tests, running from sources under tsx) is loaded through
+ * tsx's API, since loader flags do not reach worker threads on Node 20.
+ */
+function startWorker(url: URL, workerData: unknown): Worker {
+  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData });
+  const api = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  const code = `import(${api}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(code, { eval: true, workerData });
+}
+
+/** The raster reader's verdict, from a worker thread. */
+function fullProblem(path: string): Promise<string | null> {
+  return new Promise((resolve) => {
+    const worker = startWorker(siblingModuleUrl(import.meta.url, 'demCheckWorker'), { path });
+    let settled = false;
+    const finish = (value: string | null) => {
+      if (settled) return;
+      settled = true;
+      void worker.terminate();
+      resolve(value);
+    };
+    worker.once('message', (reply: { ok: boolean; format?: boolean; message?: string }) => {
+      if (reply.ok) finish(null);
+      else finish(reply.format ? (reply.message ?? 'not a usable DEM') : `the file cannot be read as a DEM (${reply.message ?? 'unknown error'})`);
+    });
+    worker.once('error', (error) => finish(`the file cannot be read as a DEM (${error.message})`));
+    worker.once('exit', () => finish('the file cannot be read as a DEM'));
+  });
+}
+
+/** The quick check: TIFF magic, first image directory, one band, georeferencing, data inside the file. */
+async function headerProblem(path: string): Promise<string | null> {
   const handle = await open(path, 'r');
   let header: Buffer;
   let size: number;

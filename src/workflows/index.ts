@@ -32,10 +32,9 @@ export async function runWorkflow(type: WorkflowType, run: WorkflowRun): Promise
   if (reason) throw new WorkflowUnavailableError(reason);
   switch (type) {
     case 'sol': {
-      // The solar pipeline module is loaded by a computed specifier until it is merged into this branch.
-      const specifier = './sol/index.js';
-      const sol = (await import(specifier)) as { runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> };
-      return sol.runSolWorkflow(run);
+      // Loaded on first use: the service process never needs the pipeline, only the job child does.
+      const { runSolWorkflow } = await import('./sol/index.js');
+      return runSolWorkflow(run);
     }
     case 'eemt':
       throw new WorkflowUnavailableError(reason ?? 'eemt workflow unavailable');
