@@ -1,0 +1,246 @@
+/**
+ * The job database: one SQLite file (WAL mode) holding job records and cleanup runs.
+ * The schema is created and upgraded by the migrations below, tracked by `PRAGMA user_version`.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { JobParameters, JobRecord, JobStatus, NewJob } from './types.js';
+
+/** Schema migrations, applied in order; migration i brings the database to version i + 1. */
+export const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE jobs (
+     seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+     id               TEXT NOT NULL UNIQUE,
+     workflow_type    TEXT NOT NULL CHECK (workflow_type IN ('sol', 'eemt')),
+     status           TEXT NOT NULL CHECK (status IN ('pending', 'running', 'completed', 'failed')),
+     created_at       TEXT NOT NULL,
+     started_at       TEXT,
+     completed_at     TEXT,
+     parameters       TEXT NOT NULL,
+     dem_filename     TEXT NOT NULL,
+     error_message    TEXT,
+     progress         INTEGER NOT NULL DEFAULT 0 CHECK (progress BETWEEN 0 AND 100),
+     progress_message TEXT
+   );
+   CREATE INDEX jobs_status ON jobs (status, seq);`,
+  `ALTER TABLE jobs ADD COLUMN runtime TEXT;
+   ALTER TABLE jobs ADD COLUMN data_deleted_at TEXT;
+   CREATE TABLE cleanup_runs (
+     id          INTEGER PRIMARY KEY AUTOINCREMENT,
+     started_at  TEXT NOT NULL,
+     finished_at TEXT NOT NULL,
+     dry_run     INTEGER NOT NULL,
+     summary     TEXT NOT NULL
+   );`,
+];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `id` has the shape of a job id (a UUID). */
+export function isJobId(id: string): boolean {
+  return UUID.test(id);
+}
+
+interface JobRow {
+  id: string;
+  workflow_type: JobRecord['workflow_type'];
+  status: JobStatus;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  parameters: string;
+  dem_filename: string;
+  error_message: string | null;
+  progress: number;
+  progress_message: string | null;
+  runtime: string | null;
+  data_deleted_at: string | null;
+}
+
+function toRecord(row: JobRow): JobRecord {
+  return { ...row, parameters: JSON.parse(row.parameters) as JobParameters };
+}
+
+const COLUMNS =
+  'id, workflow_type, status, created_at, started_at, completed_at, parameters, dem_filename, error_message, progress, progress_message, runtime, data_deleted_at';
+
+export interface CleanupRunRecord {
+  readonly started_at: string;
+  readonly finished_at: string;
+  readonly dry_run: boolean;
+  readonly summary: unknown;
+}
+
+export class JobStore {
+  readonly db: Database.Database;
+  private readonly now: () => Date;
+
+  /** Opens (creating if needed) the database at `path` and brings its schema up to date. */
+  constructor(path: string, options: { now?: () => Date } = {}) {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.pragma('foreign_keys = ON');
+    this.now = options.now ?? (() => new Date());
+    this.migrate();
+  }
+
+  /** Schema version of the open database (number of migrations applied). */
+  get schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  private migrate(): void {
+    const current = this.schemaVersion;
+    if (current > MIGRATIONS.length) {
+      throw new Error(`job database schema version ${current} is newer than this service (${MIGRATIONS.length})`);
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) {
+      this.db.transaction(() => {
+        this.db.exec(MIGRATIONS[v]!);
+        this.db.pragma(`user_version = ${v + 1}`);
+      })();
+    }
+  }
+
+  private timestamp(): string {
+    return this.now().toISOString();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  create(job: NewJob): JobRecord {
+    this.db
+      .prepare(
+        `INSERT INTO jobs (id, workflow_type, status, created_at, parameters, dem_filename, progress)
+         VALUES (?, ?, 'pending', ?, ?, ?, 0)`,
+      )
+      .run(job.id, job.workflow_type, this.timestamp(), JSON.stringify(job.parameters), job.dem_filename);
+    return this.get(job.id)!;
+  }
+
+  /** The job `id`, or undefined when there is none (any id that is not a UUID has none). */
+  get(id: string): JobRecord | undefined {
+    if (!isJobId(id)) return undefined;
+    const row = this.db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE id = ?`).get(id.toLowerCase()) as JobRow | undefined;
+    return row ? toRecord(row) : undefined;
+  }
+
+  /** Jobs newest first, optionally only those with `status`, at most `limit`. */
+  list(options: { status?: JobStatus; limit?: number } = {}): JobRecord[] {
+    const where = options.status ? 'WHERE status = @status' : '';
+    const limit = options.limit ?? -1;
+    const rows = this.db
+      .prepare(`SELECT ${COLUMNS} FROM jobs ${where} ORDER BY seq DESC LIMIT @limit`)
+      .all({ ...(options.status ? { status: options.status } : {}), limit }) as JobRow[];
+    return rows.map(toRecord);
+  }
+
+  /** Pending jobs in submission order (the queue). */
+  pending(): JobRecord[] {
+    return (this.db.prepare(`SELECT ${COLUMNS} FROM jobs WHERE status = 'pending' ORDER BY seq`).all() as JobRow[]).map(toRecord);
+  }
+
+  countByStatus(): Record<JobStatus, number> {
+    const counts: Record<JobStatus, number> = { pending: 0, running: 0, completed: 0, failed: 0 };
+    for (const row of this.db.prepare('SELECT status, COUNT(*) AS n FROM jobs GROUP BY status').all() as { status: JobStatus; n: number }[]) {
+      counts[row.status] = row.n;
+    }
+    return counts;
+  }
+
+  /** pending → running. False when the job is no longer pending (cancelled or deleted meanwhile). */
+  markRunning(id: string, runtime: string, progress: number, message: string): boolean {
+    const result = this.db
+      .prepare(
+        `UPDATE jobs SET status = 'running', started_at = ?, runtime = ?, progress = MAX(progress, ?), progress_message = ?
+         WHERE id = ? AND status = 'pending'`,
+      )
+      .run(this.timestamp(), runtime, progress, message, id);
+    return result.changes === 1;
+  }
+
+  /** Raises the progress of a running job (it never goes back, and stays below 100 until completion). */
+  setProgress(id: string, progress: number, message: string | null): void {
+    this.db
+      .prepare(
+        `UPDATE jobs SET progress = MAX(progress, ?), progress_message = COALESCE(?, progress_message)
+         WHERE id = ? AND status IN ('pending', 'running')`,
+      )
+      .run(Math.max(0, Math.min(99, Math.floor(progress))), message, id);
+  }
+
+  /** running → completed, progress 100. */
+  complete(id: string): boolean {
+    const result = this.db
+      .prepare(
+        `UPDATE jobs SET status = 'completed', completed_at = ?, progress = 100, progress_message = 'completed', error_message = NULL
+         WHERE id = ? AND status = 'running'`,
+      )
+      .run(this.timestamp(), id);
+    return result.changes === 1;
+  }
+
+  /** pending/running → failed with `message`. False when the job had already ended. */
+  fail(id: string, message: string): boolean {
+    const result = this.db
+      .prepare(
+        `UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?
+         WHERE id = ? AND status IN ('pending', 'running')`,
+      )
+      .run(this.timestamp(), message, id);
+    return result.changes === 1;
+  }
+
+  delete(id: string): boolean {
+    return this.db.prepare('DELETE FROM jobs WHERE id = ?').run(id).changes === 1;
+  }
+
+  markDataDeleted(id: string): void {
+    this.db.prepare('UPDATE jobs SET data_deleted_at = ? WHERE id = ?').run(this.timestamp(), id);
+  }
+
+  /**
+   * After a restart: jobs that were running have lost their process; they fail with `message`.
+   * Returns their ids. Pending jobs stay pending (the scheduler resumes them).
+   */
+  failInterrupted(message: string): string[] {
+    return this.db.transaction(() => {
+      const ids = (this.db.prepare(`SELECT id FROM jobs WHERE status = 'running'`).all() as { id: string }[]).map((r) => r.id);
+      for (const id of ids) {
+        this.db
+          .prepare(`UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ? WHERE id = ?`)
+          .run(this.timestamp(), message, id);
+      }
+      return ids;
+    })();
+  }
+
+  /** Ended jobs whose files still exist, oldest first (candidates for retention cleanup). */
+  endedWithData(): JobRecord[] {
+    return (
+      this.db
+        .prepare(`SELECT ${COLUMNS} FROM jobs WHERE status IN ('completed', 'failed') AND data_deleted_at IS NULL ORDER BY seq`)
+        .all() as JobRow[]
+    ).map(toRecord);
+  }
+
+  recordCleanupRun(run: CleanupRunRecord): void {
+    this.db
+      .prepare('INSERT INTO cleanup_runs (started_at, finished_at, dry_run, summary) VALUES (?, ?, ?, ?)')
+      .run(run.started_at, run.finished_at, run.dry_run ? 1 : 0, JSON.stringify(run.summary));
+  }
+
+  /** The most recent cleanup run that was not a dry run. */
+  lastCleanupRun(): CleanupRunRecord | undefined {
+    const row = this.db
+      .prepare('SELECT started_at, finished_at, dry_run, summary FROM cleanup_runs WHERE dry_run = 0 ORDER BY id DESC LIMIT 1')
+      .get() as { started_at: string; finished_at: string; dry_run: number; summary: string } | undefined;
+    return row ? { started_at: row.started_at, finished_at: row.finished_at, dry_run: row.dry_run === 1, summary: JSON.parse(row.summary) } : undefined;
+  }
+}

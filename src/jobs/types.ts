@@ -1,0 +1,54 @@
+/** Job records as the job layer stores and returns them (field names as in the service's API). */
+import type { WorkflowType } from '../workflows/types.js';
+
+export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
+export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed'];
+
+/** Parameters of a job as submitted; `start_year`/`end_year` only for eemt jobs. */
+export interface JobParameters {
+  readonly step: number;
+  readonly linke_value: number;
+  readonly albedo_value: number;
+  readonly num_threads: number;
+  readonly start_year?: number;
+  readonly end_year?: number;
+}
+
+export interface JobRecord {
+  readonly id: string;
+  readonly workflow_type: WorkflowType;
+  readonly status: JobStatus;
+  /** ISO 8601 UTC with a trailing Z. */
+  readonly created_at: string;
+  readonly started_at: string | null;
+  readonly completed_at: string | null;
+  readonly parameters: JobParameters;
+  readonly dem_filename: string;
+  readonly error_message: string | null;
+  /** 0–100, never decreasing; 100 only when completed. */
+  readonly progress: number;
+  /** Last progress message of the workflow (e.g. "day 153/365"). */
+  readonly progress_message: string | null;
+  /** Runtime that ran (or runs) the job: docker, bubblewrap or process. */
+  readonly runtime: string | null;
+  /** When retention cleanup deleted the job's files (the record is kept), else null. */
+  readonly data_deleted_at: string | null;
+}
+
+export interface NewJob {
+  readonly id: string;
+  readonly workflow_type: WorkflowType;
+  readonly parameters: JobParameters;
+  readonly dem_filename: string;
+}
+
+/** Error meant for the API client: `status` is the HTTP status, `detail` the message. */
+export class JobError extends Error {
+  constructor(
+    readonly status: 400 | 404 | 422 | 500,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'JobError';
+  }
+}

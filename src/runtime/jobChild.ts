@@ -1,0 +1,88 @@
+/**
+ * Entry of the job child process: runs one workflow and reports to the service as JSON lines on stdout
+ * (see `protocol.ts`). Usage: `node jobChild.js <job.json>`.
+ *
+ * Everything else — console output of the workflow, warnings — goes to stderr, which the service appends to
+ * the job's log file. SIGTERM aborts the workflow; the process exits 0 on success and 1 on failure.
+ */
+import { readFileSync } from 'node:fs';
+import { format } from 'node:util';
+import { runWorkflow } from '../workflows/index.js';
+import { encodeMessage, type ChildJobSpec, type ChildMessage } from './protocol.js';
+
+const writeProtocol = process.stdout.write.bind(process.stdout);
+function send(message: ChildMessage): void {
+  writeProtocol(encodeMessage(message));
+}
+
+// Keep stdout for protocol messages only.
+for (const method of ['log', 'info', 'debug', 'warn', 'error'] as const) {
+  console[method] = (...args: unknown[]) => {
+    process.stderr.write(format(...args) + '\n');
+  };
+}
+
+/** A message for the job's `error_message`: the error's own text, without a stack. */
+function describe(error: unknown): { message: string; code?: string } {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { message: error.message || error.name, ...(typeof code === 'string' ? { code } : {}) };
+  }
+  return { message: String(error) };
+}
+
+async function main(): Promise<number> {
+  const specPath = process.argv[2];
+  if (!specPath) {
+    send({ type: 'error', message: 'job child started without a job description' });
+    return 2;
+  }
+  const spec = JSON.parse(readFileSync(specPath, 'utf8')) as ChildJobSpec;
+  const controller = new AbortController();
+  process.once('SIGTERM', () => controller.abort(new Error('Cancelled')));
+  process.once('SIGINT', () => controller.abort(new Error('Cancelled')));
+
+  // Stop if the service goes away without telling us (a sandbox is killed with it; a plain process is not).
+  const parent = process.ppid;
+  const watchdog = setInterval(() => {
+    if (process.ppid !== parent) controller.abort(new Error('service went away'));
+  }, 2000);
+  watchdog.unref();
+
+  send({ type: 'started', pid: process.pid });
+  console.error(`[job ${spec.jobId}] ${spec.workflowType} workflow on ${spec.demPath} with ${JSON.stringify(spec.params)}`);
+  const started = Date.now();
+  let lastFraction = 0;
+  try {
+    const result = await runWorkflow(spec.workflowType, {
+      demPath: spec.demPath,
+      outDir: spec.outDir,
+      params: spec.params,
+      signal: controller.signal,
+      onProgress: (update) => {
+        lastFraction = Math.max(lastFraction, Math.min(1, Math.max(0, update.fraction)));
+        send({ type: 'progress', fraction: lastFraction, message: update.message });
+      },
+    });
+    send({ type: 'done', files: result.files, seconds: (Date.now() - started) / 1000 });
+    console.error(`[job ${spec.jobId}] done: ${result.files.length} files in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    return 0;
+  } catch (error) {
+    const { message, code } = describe(error);
+    if (error instanceof Error && error.stack) console.error(error.stack);
+    send({ type: 'error', message: controller.signal.aborted ? 'Cancelled' : message, ...(code ? { code } : {}) });
+    return 1;
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+    // Worker threads or open handles of a failed workflow must not keep the job alive.
+    setTimeout(() => process.exit(code), 200).unref();
+  },
+  (error: unknown) => {
+    send({ type: 'error', message: describe(error).message });
+    process.exit(1);
+  },
+);

@@ -1,0 +1,56 @@
+/**
+ * The plain-process runtime: the job child runs as an ordinary child process of the service, with no sandbox.
+ * Only the heap size and the thread count are limited. For platforms without bubblewrap or Docker; the system
+ * status reports it as `process` so nobody mistakes it for isolation.
+ */
+import { availableParallelism, totalmem } from 'node:os';
+import { childEnv, childNodeArgs, defaultChildEntry, spawnJobProcess, writeHostSpec } from './spawnChild.js';
+import { containerName, type JobHandlers, type JobLaunch, type JobRuntime, type RunningJob, type RuntimeLimits, type RuntimeStatus } from './types.js';
+
+export interface ProcessRuntimeOptions {
+  readonly limits: RuntimeLimits;
+  /** Module the child runs (default: the job child). */
+  readonly childEntry?: URL;
+}
+
+export class ProcessRuntime implements JobRuntime {
+  readonly name = 'process' as const;
+  readonly isolated = false;
+  readonly limits: RuntimeLimits;
+  private readonly entry: URL;
+  private readonly running = new Set<string>();
+
+  constructor(options: ProcessRuntimeOptions) {
+    this.limits = options.limits;
+    this.entry = options.childEntry ?? defaultChildEntry();
+  }
+
+  async check(): Promise<string | null> {
+    return null;
+  }
+
+  async start(launch: JobLaunch, handlers: JobHandlers): Promise<RunningJob> {
+    const specPath = await writeHostSpec(launch, this.limits);
+    const job = spawnJobProcess(
+      process.execPath,
+      childNodeArgs(this.entry, specPath, this.limits),
+      { cwd: launch.jobDir, env: childEnv(launch, this.limits) },
+      handlers,
+    );
+    this.running.add(launch.jobId);
+    void job.done.then(() => this.running.delete(launch.jobId));
+    return job;
+  }
+
+  async status(): Promise<RuntimeStatus> {
+    const names = [...this.running].map(containerName);
+    return {
+      available: true,
+      totalContainers: names.length,
+      runningJobs: names,
+      cpus: availableParallelism(),
+      memoryBytes: totalmem(),
+      containersRunning: names.length,
+    };
+  }
+}

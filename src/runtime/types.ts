@@ -1,0 +1,93 @@
+/**
+ * How a job is isolated. Every runtime runs the same job child (`jobChild.ts`) — in a Docker container,
+ * a bubblewrap sandbox or a plain process — and reports the child's messages and log lines back.
+ */
+import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
+import type { ChildMessage } from './protocol.js';
+
+export type RuntimeName = 'docker' | 'bubblewrap' | 'process';
+export const RUNTIME_NAMES: readonly RuntimeName[] = ['docker', 'bubblewrap', 'process'];
+
+/** Resource limits applied to every job. */
+export interface RuntimeLimits {
+  /** CPUs a job may use; also the cap on its worker threads. */
+  readonly cpus: number;
+  /** Memory a job may use [bytes]. */
+  readonly memoryBytes: number;
+}
+
+/** One job to launch. All paths are host paths; the runtime maps them into the sandbox. */
+export interface JobLaunch {
+  readonly jobId: string;
+  readonly workflowType: WorkflowType;
+  readonly params: WorkflowParams;
+  /** The uploaded DEM (read-only inside the sandbox). */
+  readonly demPath: string;
+  /** The job folder: the only writable place besides `tempDir`. Outputs go to `<jobDir>/output`. */
+  readonly jobDir: string;
+  /** Scratch space for the job (TMPDIR). */
+  readonly tempDir: string;
+  /** Extra folder the job may write (e.g. the climate-data cache for eemt), or null. */
+  readonly cacheDir: string | null;
+  /** Whether the job may use the network (eemt downloads climate data; sol never needs it). */
+  readonly network: boolean;
+}
+
+export interface JobHandlers {
+  onMessage(message: ChildMessage): void;
+  /** A line of log output (the child's stderr, or stdout lines that are not protocol messages). */
+  onLog(line: string): void;
+}
+
+export interface JobExit {
+  /** Exit code of the child, or null when it was ended by a signal. */
+  readonly code: number | null;
+  readonly signal: string | null;
+}
+
+export interface RunningJob {
+  /** Resolves when the child has exited (never rejects). */
+  readonly done: Promise<JobExit>;
+  /** Stops the child (terminate, then kill after a grace period). */
+  kill(): void;
+}
+
+export interface RuntimeStatus {
+  readonly available: boolean;
+  /** Why the runtime is unavailable (only when `available` is false). */
+  readonly error?: string;
+  /** Job sandboxes/containers that currently exist (running or not yet removed). */
+  readonly totalContainers: number;
+  /** Names of the sandboxes/containers running jobs, `eemt-job-<job id>`. */
+  readonly runningJobs: readonly string[];
+  readonly cpus: number;
+  /** Total memory of the machine (or Docker host) [bytes]. */
+  readonly memoryBytes: number;
+  readonly containersRunning: number;
+}
+
+export interface JobRuntime {
+  readonly name: RuntimeName;
+  /** Whether jobs are sandboxed (false for the plain-process runtime). */
+  readonly isolated: boolean;
+  readonly limits: RuntimeLimits;
+  /** Null when jobs can be started, else the reason they cannot. */
+  check(): Promise<string | null>;
+  start(launch: JobLaunch, handlers: JobHandlers): Promise<RunningJob>;
+  status(): Promise<RuntimeStatus>;
+}
+
+export function containerName(jobId: string): string {
+  return `eemt-job-${jobId}`;
+}
+
+/** Thrown by `start` when the runtime cannot run jobs right now. */
+export class RuntimeUnavailableError extends Error {
+  constructor(
+    readonly runtime: RuntimeName,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'RuntimeUnavailableError';
+  }
+}

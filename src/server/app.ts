@@ -1,0 +1,107 @@
+/**
+ * The HTTP application: Fastify with the route plugins of the API (served under /api and /api/v1), the
+ * documentation, the health check, and any extra plugins (browser pages). All dependencies are passed in.
+ */
+import multipart from '@fastify/multipart';
+import swagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import { readFileSync } from 'node:fs';
+import type { CleanupService } from '../jobs/cleanup.js';
+import type { JobPaths } from '../jobs/paths.js';
+import type { JobScheduler } from '../jobs/scheduler.js';
+import type { JobStore } from '../jobs/store.js';
+import type { JobRuntime } from '../runtime/types.js';
+import type { ServiceConfig } from './config.js';
+import { installErrorHandlers } from './errors.js';
+import cleanupRoutes from './routes/cleanup.js';
+import docsRoutes from './routes/docs.js';
+import healthRoutes from './routes/health.js';
+import jobRoutes from './routes/jobs.js';
+import submitRoutes from './routes/submit.js';
+import systemRoutes from './routes/system.js';
+import { ErrorDetail } from './schemas.js';
+
+export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** API path prefixes: the unversioned paths of the specification and their /api/v1 aliases. */
+export const API_PREFIXES = ['/api', '/api/v1'] as const;
+
+export interface AppDeps {
+  readonly config: ServiceConfig;
+  readonly store: JobStore;
+  readonly runtime: JobRuntime;
+  readonly scheduler: JobScheduler;
+  readonly cleanup: CleanupService;
+  readonly paths: JobPaths;
+  /** Extra plugins registered at the root (e.g. the browser pages). */
+  readonly plugins?: readonly FastifyPluginAsync[];
+  /** Fastify logger option (default: off). */
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, store, runtime, scheduler, cleanup, paths } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: true } },
+  });
+  installErrorHandlers(app);
+
+  // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, null);
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      const error = new Error('Request body is not valid JSON') as Error & { statusCode: number };
+      error.statusCode = 400;
+      done(error, undefined);
+    }
+  });
+
+  await app.register(multipart, {
+    limits: { fileSize: config.maxUploadBytes, files: 4, fields: 32, fieldSize: 64 * 1024, parts: 40 },
+  });
+
+  app.addSchema(ErrorDetail);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: {
+        title: 'EEMT service',
+        version: VERSION,
+        description:
+          'Terrain solar radiation (sol) and EEMT (eemt) maps from a DEM GeoTIFF, as jobs. Every /api/... path is also ' +
+          'served under /api/v1/.... Errors of job and submit endpoints have the body {detail}. Memory in the system ' +
+          'status is in bytes.',
+      },
+      tags: [
+        { name: 'jobs', description: 'Submitting and following jobs' },
+        { name: 'system', description: 'Runtime status and health' },
+        { name: 'cleanup', description: 'Retention cleanup of job data' },
+      ],
+    },
+  });
+  await app.register(docsRoutes);
+
+  const api: FastifyPluginAsync<{ hide: boolean }> = async (scope, { hide }) => {
+    if (hide) {
+      // The /api/v1 aliases are the same routes: documented once.
+      scope.addHook('onRoute', (route) => {
+        route.schema = { ...(route.schema ?? {}), hide: true };
+      });
+    }
+    await scope.register(submitRoutes, { store, scheduler, runtime, paths });
+    await scope.register(jobRoutes, { store, scheduler, paths });
+    await scope.register(systemRoutes, { runtime, image: config.containerImage });
+    await scope.register(cleanupRoutes, { cleanup });
+  };
+  for (const prefix of API_PREFIXES) await app.register(api, { prefix, hide: prefix !== '/api' });
+
+  await app.register(healthRoutes, { store, runtime, version: VERSION });
+  for (const plugin of deps.plugins ?? []) await app.register(plugin);
+  return app;
+}

@@ -1,0 +1,89 @@
+/**
+ * Service configuration, read only from environment variables (see the README's table).
+ * Invalid values stop the service at start-up with a message naming the variable.
+ */
+import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
+import type { RuntimeChoice } from '../runtime/select.js';
+
+export interface ServiceConfig {
+  readonly host: string;
+  readonly port: number;
+  readonly uploadDir: string;
+  readonly resultsDir: string;
+  readonly tempDir: string;
+  readonly cacheDir: string;
+  readonly dbPath: string;
+  readonly containerImage: string;
+  readonly cpuLimit: number;
+  readonly memoryBytes: number;
+  readonly runtime: RuntimeChoice;
+  readonly maxConcurrentJobs: number;
+  /** Upload size limit [bytes] (the specification recommends about 1 GB). */
+  readonly maxUploadBytes: number;
+  readonly successRetentionDays: number;
+  readonly failedRetentionHours: number;
+  /** Interval of the automatic cleanup [hours], or null when it is off. */
+  readonly cleanupIntervalHours: number | null;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function text(env: Env, name: string, fallback: string): string {
+  const value = env[name]?.trim();
+  return value ? value : fallback;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (['1', 'true', 'yes', 'on'].includes(raw)) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+}
+
+function wrap<T>(name: string, parse: () => T): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new ConfigError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+export function configFromEnv(env: Env = process.env): ServiceConfig {
+  const runtime = text(env, 'EEMT_RUNTIME', 'auto');
+  if (!['auto', 'docker', 'bubblewrap', 'process'].includes(runtime)) {
+    throw new ConfigError(`EEMT_RUNTIME must be auto, docker, bubblewrap or process, got "${runtime}"`);
+  }
+  return {
+    host: text(env, 'EEMT_HOST', '127.0.0.1'),
+    port: integer(env, 'EEMT_PORT', 5000, 0, 65535),
+    uploadDir: text(env, 'EEMT_UPLOAD_DIR', './uploads'),
+    resultsDir: text(env, 'EEMT_RESULTS_DIR', './results'),
+    tempDir: text(env, 'EEMT_TEMP_DIR', './temp'),
+    cacheDir: text(env, 'EEMT_CACHE_DIR', './cache'),
+    dbPath: text(env, 'EEMT_DB_PATH', './jobs.db'),
+    containerImage: text(env, 'CONTAINER_IMAGE', 'eemt:ubuntu24.04'),
+    cpuLimit: wrap('CONTAINER_CPU_LIMIT', () => parseCpuLimit(text(env, 'CONTAINER_CPU_LIMIT', '4'))),
+    memoryBytes: wrap('CONTAINER_MEMORY_LIMIT', () => parseMemorySize(text(env, 'CONTAINER_MEMORY_LIMIT', '8G'))),
+    runtime: runtime as RuntimeChoice,
+    maxConcurrentJobs: integer(env, 'EEMT_MAX_CONCURRENT_JOBS', 1, 1, 64),
+    maxUploadBytes: integer(env, 'EEMT_MAX_UPLOAD_MB', 2048, 1, 1_048_576) * 1024 * 1024,
+    successRetentionDays: integer(env, 'EEMT_SUCCESS_RETENTION_DAYS', 7, 0, 36500),
+    failedRetentionHours: integer(env, 'EEMT_FAILED_RETENTION_HOURS', 12, 0, 876000),
+    cleanupIntervalHours: boolean(env, 'EEMT_AUTO_CLEANUP', true) ? integer(env, 'EEMT_CLEANUP_INTERVAL_HOURS', 6, 1, 8760) : null,
+  };
+}

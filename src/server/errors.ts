@@ -1,0 +1,78 @@
+/**
+ * Errors of the HTTP layer and the one error handler that turns every error into the specification's
+ * `{detail}` body. Routes throw; they never format errors. No stack trace ever reaches a client.
+ */
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { JobError } from '../jobs/types.js';
+
+export class HttpError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'HttpError';
+  }
+}
+
+export function badRequest(detail: string): never {
+  throw new HttpError(400, detail);
+}
+export function notFound(detail: string): never {
+  throw new HttpError(404, detail);
+}
+export function unprocessable(detail: string): never {
+  throw new HttpError(422, detail);
+}
+
+/** Messages for Fastify's and its plugins' own client errors, by error code. */
+const CLIENT_ERRORS: Record<string, [number, string]> = {
+  FST_INVALID_MULTIPART_CONTENT_TYPE: [400, 'Request must be multipart/form-data'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: [400, 'Unsupported Content-Type'],
+  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'Request body is empty'],
+  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'Request body is not valid JSON'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [400, 'Request body is too large'],
+  FST_PARTS_LIMIT: [400, 'Too many parts in the multipart request'],
+  FST_FILES_LIMIT: [400, 'Only one file (dem_file) may be uploaded'],
+  FST_FIELDS_LIMIT: [400, 'Too many form fields'],
+  FST_PROTO_VIOLATION: [400, 'Malformed multipart request'],
+};
+
+/** `{detail}` text for a schema validation error: the first problem, named by its field. */
+function validationDetail(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const params = first.params as Record<string, unknown>;
+  const field =
+    (typeof params.missingProperty === 'string' && params.missingProperty) ||
+    (typeof params.additionalProperty === 'string' && params.additionalProperty) ||
+    first.instancePath.replace(/^\//, '').replace(/\//g, '.') ||
+    error.validationContext ||
+    'request';
+  return `${field} ${first.message ?? 'is invalid'}`;
+}
+
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof HttpError || error instanceof JobError) {
+      const status = error instanceof HttpError ? error.statusCode : error.status;
+      if (status >= 500) request.log.error({ err: error }, error.detail);
+      return reply.code(status).type('application/json').send({ detail: error.detail });
+    }
+    if (error.validation) {
+      return reply.code(422).type('application/json').send({ detail: validationDetail(error) });
+    }
+    const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
+    if (known) return reply.code(known[0]).type('application/json').send({ detail: known[1] });
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply.code(status === 413 || status === 415 || status === 406 ? 400 : status).type('application/json').send({ detail: error.message });
+    }
+    request.log.error({ err: error }, 'internal error');
+    return reply.code(500).type('application/json').send({ detail: 'Internal server error' });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).type('application/json').send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}` });
+  });
+}

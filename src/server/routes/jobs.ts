@@ -1,0 +1,184 @@
+/** Job records: list, detail, results archive, logs, cancel, delete. */
+import { rm } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { tailLines } from '../../jobs/files.js';
+import type { JobPaths } from '../../jobs/paths.js';
+import { resultFiles, zipStream } from '../../jobs/results.js';
+import type { JobScheduler } from '../../jobs/scheduler.js';
+import type { JobStore } from '../../jobs/store.js';
+import type { JobRecord, JobStatus } from '../../jobs/types.js';
+import { badRequest, notFound } from '../errors.js';
+import { ErrorDetail, JobIdParams, JobStatusSchema, JobTimestamp, WorkflowTypeSchema } from '../schemas.js';
+
+export const JobParametersSchema = Type.Object(
+  {
+    step: Type.Number({ description: 'Time step [minutes]' }),
+    linke_value: Type.Number({ description: 'Linke turbidity [-]' }),
+    albedo_value: Type.Number({ description: 'Albedo [-]' }),
+    num_threads: Type.Integer({ description: 'CPU threads requested' }),
+    start_year: Type.Optional(Type.Integer({ description: 'First climate year (eemt jobs only)' })),
+    end_year: Type.Optional(Type.Integer({ description: 'Last climate year (eemt jobs only)' })),
+  },
+  { description: 'Job parameters; start_year and end_year are present for eemt jobs only' },
+);
+
+export const JobSummary = Type.Object({
+  id: Type.String(),
+  workflow_type: WorkflowTypeSchema,
+  status: JobStatusSchema,
+  created_at: JobTimestamp,
+  dem_filename: Type.String(),
+  progress: Type.Integer({ minimum: 0, maximum: 100 }),
+});
+
+const NullableTimestamp = Type.Union([JobTimestamp, Type.Null()], { description: 'ISO 8601 UTC with trailing Z; null until it happens' });
+
+export const JobDetail = Type.Object({
+  id: Type.String({ description: 'Job identifier (UUID)' }),
+  workflow_type: WorkflowTypeSchema,
+  status: JobStatusSchema,
+  created_at: JobTimestamp,
+  started_at: NullableTimestamp,
+  completed_at: NullableTimestamp,
+  parameters: JobParametersSchema,
+  dem_filename: Type.String({ description: 'Original name of the uploaded file' }),
+  error_message: Type.Union([Type.String(), Type.Null()]),
+  progress: Type.Integer({ minimum: 0, maximum: 100, description: '0–10 start-up, 10–90 workflow, 90–100 results; 100 only when completed' }),
+  progress_message: Type.Union([Type.String(), Type.Null()], { description: 'Last progress message (extension)' }),
+  runtime: Type.Union([Type.String(), Type.Null()], { description: 'Runtime that ran the job: docker, bubblewrap or process (extension)' }),
+});
+
+const ListQuery = Type.Object({
+  status: Type.Optional(JobStatusSchema),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, description: 'At most this many jobs' })),
+});
+
+const LogsQuery = Type.Object({
+  tail: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000, default: 200, description: 'Last N lines' })),
+});
+
+const JobLogs = Type.Object({ job_id: Type.String(), lines: Type.Array(Type.String()) });
+const JobAction = Type.Object({ job_id: Type.String(), status: JobStatusSchema, message: Type.String() });
+
+export interface JobRoutesDeps {
+  readonly store: JobStore;
+  readonly scheduler: JobScheduler;
+  readonly paths: JobPaths;
+}
+
+export default async function jobRoutes(app: FastifyInstance, { store, scheduler, paths }: JobRoutesDeps) {
+  const jobOr404 = (id: string): JobRecord => store.get(id) ?? notFound('Job not found');
+
+  app.get(
+    '/jobs',
+    {
+      schema: {
+        summary: 'List jobs, newest first',
+        tags: ['jobs'],
+        querystring: ListQuery,
+        response: { 200: Type.Array(JobSummary), 422: ErrorDetail },
+      },
+    },
+    async (request) => {
+      const query = request.query as { status?: JobStatus; limit?: number };
+      return store.list({ ...(query.status ? { status: query.status } : {}), ...(query.limit ? { limit: query.limit } : {}) });
+    },
+  );
+
+  app.get(
+    '/jobs/:job_id',
+    { schema: { summary: 'Job detail', tags: ['jobs'], params: JobIdParams, response: { 200: JobDetail, 404: ErrorDetail } } },
+    async (request) => jobOr404((request.params as { job_id: string }).job_id),
+  );
+
+  app.get(
+    '/jobs/:job_id/results',
+    {
+      schema: {
+        summary: 'Download the results archive (ZIP)',
+        description:
+          'A ZIP of the output tree (global/…, insol/…, and for eemt jobs eemt/… and the climate folder), streamed; ' +
+          'GeoTIFFs are stored without recompression.',
+        tags: ['jobs'],
+        params: JobIdParams,
+        produces: ['application/zip'],
+        response: {
+          200: Type.String({ format: 'binary', description: 'eemt_results_{job_id}.zip' }),
+          400: ErrorDetail,
+          404: ErrorDetail,
+        },
+      },
+    },
+    async (request, reply) => {
+      const job = jobOr404((request.params as { job_id: string }).job_id);
+      if (job.status !== 'completed') badRequest('Job not completed');
+      const outputDir = paths.outputDir(job.id);
+      const files = job.data_deleted_at ? [] : await resultFiles(outputDir);
+      if (files.length === 0) notFound('Results not found');
+      const zip = zipStream(outputDir, files);
+      const size = await zip.size;
+      reply
+        .type('application/zip')
+        .header('Content-Disposition', `attachment; filename="eemt_results_${job.id}.zip"`);
+      if (size !== null) reply.header('Content-Length', size);
+      return reply.send(zip.stream);
+    },
+  );
+
+  app.get(
+    '/jobs/:job_id/logs',
+    {
+      schema: {
+        summary: 'Last lines of the job log',
+        tags: ['jobs'],
+        params: JobIdParams,
+        querystring: LogsQuery,
+        response: { 200: JobLogs, 404: ErrorDetail, 422: ErrorDetail },
+      },
+    },
+    async (request) => {
+      const job = jobOr404((request.params as { job_id: string }).job_id);
+      const { tail = 200 } = request.query as { tail?: number };
+      return { job_id: job.id, lines: await tailLines(paths.logPath(job.id), tail) };
+    },
+  );
+
+  app.post(
+    '/jobs/:job_id/cancel',
+    {
+      schema: {
+        summary: 'Cancel a pending or running job',
+        description: 'Stops the job process; the job fails with error_message "Cancelled by user".',
+        tags: ['jobs'],
+        params: JobIdParams,
+        response: { 200: JobAction, 400: ErrorDetail, 404: ErrorDetail },
+      },
+    },
+    async (request) => {
+      const job = jobOr404((request.params as { job_id: string }).job_id);
+      if (!scheduler.cancel(job.id)) badRequest(`Job cannot be cancelled: it is already ${job.status}`);
+      return { job_id: job.id, status: 'failed' as const, message: 'Cancelled by user' };
+    },
+  );
+
+  app.delete(
+    '/jobs/:job_id',
+    {
+      schema: {
+        summary: 'Delete a job and its files',
+        description: 'Refused while the job is running (cancel it first).',
+        tags: ['jobs'],
+        params: JobIdParams,
+        response: { 200: JobAction, 400: ErrorDetail, 404: ErrorDetail },
+      },
+    },
+    async (request) => {
+      const job = jobOr404((request.params as { job_id: string }).job_id);
+      if (job.status === 'running' || scheduler.isActive(job.id)) badRequest('Cannot delete a running job; cancel it first');
+      store.delete(job.id);
+      for (const dir of paths.allDirs(job.id)) await rm(dir, { recursive: true, force: true });
+      return { job_id: job.id, status: job.status, message: 'Job deleted' };
+    },
+  );
+}

@@ -1,0 +1,161 @@
+/** POST /api/submit-job: a multipart upload streamed straight to disk, validated, then queued. */
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
+import type { FastifyInstance } from 'fastify';
+import '@fastify/multipart';
+import { Type, type TSchema } from 'typebox';
+import { demProblem } from '../../jobs/dem.js';
+import type { JobPaths } from '../../jobs/paths.js';
+import type { JobScheduler } from '../../jobs/scheduler.js';
+import type { JobStore } from '../../jobs/store.js';
+import type { JobParameters } from '../../jobs/types.js';
+import type { JobRuntime } from '../../runtime/types.js';
+import { WORKFLOW_TYPES, workflowUnavailableReason, type WorkflowType } from '../../workflows/index.js';
+import { badRequest, HttpError, unprocessable } from '../errors.js';
+import { ErrorDetail } from '../schemas.js';
+
+/** The numeric form fields: their bounds and defaults are the validation rules and the documentation. */
+export const SubmitParameters = {
+  step: Type.Number({ minimum: 3, maximum: 60, default: 15, description: 'Time step of the daily integration [minutes], 3–60' }),
+  linke_value: Type.Number({ minimum: 1, maximum: 8, default: 3, description: 'Linke atmospheric turbidity [-], 1.0–8.0' }),
+  albedo_value: Type.Number({ minimum: 0, maximum: 1, default: 0.2, description: 'Surface albedo (reflectance) [-], 0.0–1.0' }),
+  num_threads: Type.Integer({ minimum: 1, maximum: 32, default: 4, description: 'CPU threads, 1–32 (capped at CONTAINER_CPU_LIMIT)' }),
+  start_year: Type.Integer({ minimum: 1980, maximum: 2024, default: 2020, description: 'First climate year, 1980–2024 (eemt only)' }),
+  end_year: Type.Integer({ minimum: 1980, maximum: 2024, default: 2020, description: 'Last climate year, 1980–2024, not before start_year (eemt only)' }),
+} as const;
+type ParameterName = keyof typeof SubmitParameters;
+
+export const SubmitForm = Type.Object({
+  workflow_type: Type.Union([Type.Literal('sol'), Type.Literal('eemt')], { description: 'Workflow to run' }),
+  dem_file: Type.String({ format: 'binary', description: 'DEM: a georeferenced single-band GeoTIFF (.tif or .tiff)' }),
+  ...Object.fromEntries(Object.entries(SubmitParameters).map(([k, v]) => [k, Type.Optional(v)])),
+});
+
+export const SubmitAck = Type.Object({
+  job_id: Type.String({ description: 'Identifier of the new job' }),
+  status: Type.Literal('submitted'),
+});
+
+/** Parses one numeric form field against its schema; 422 with the field and its range when it does not fit. */
+function parseNumber(name: ParameterName, raw: string | undefined): number {
+  const schema = SubmitParameters[name] as unknown as TSchema & { minimum: number; maximum: number; default: number; type: string };
+  if (raw === undefined || raw.trim() === '') return schema.default;
+  const integer = schema.type === 'integer';
+  const expected = `${integer ? 'an integer' : 'a number'} from ${schema.minimum} to ${schema.maximum}`;
+  const value = Number(raw.trim());
+  if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+    unprocessable(`${name} must be ${expected}, got "${raw.slice(0, 40)}"`);
+  }
+  if (value < schema.minimum || value > schema.maximum) unprocessable(`${name} must be ${expected}, got ${value}`);
+  return value;
+}
+
+/** The job parameters of a submission (422 for bad values). */
+export function parseParameters(type: WorkflowType, fields: Record<string, string>): JobParameters {
+  const common = {
+    step: parseNumber('step', fields.step),
+    linke_value: parseNumber('linke_value', fields.linke_value),
+    albedo_value: parseNumber('albedo_value', fields.albedo_value),
+    num_threads: parseNumber('num_threads', fields.num_threads),
+  };
+  const start_year = parseNumber('start_year', fields.start_year);
+  const end_year = parseNumber('end_year', fields.end_year);
+  if (type !== 'eemt') return common;
+  if (end_year < start_year) unprocessable(`end_year (${end_year}) must not be before start_year (${start_year})`);
+  return { ...common, start_year, end_year };
+}
+
+export function parseWorkflowType(raw: string | undefined): WorkflowType {
+  if (raw === undefined || raw.trim() === '') badRequest('workflow_type is required');
+  const type = raw.trim();
+  if (!(WORKFLOW_TYPES as readonly string[]).includes(type)) {
+    badRequest(`Unknown workflow_type "${type.slice(0, 40)}"; expected one of: ${WORKFLOW_TYPES.join(', ')}`);
+  }
+  return type as WorkflowType;
+}
+
+const GEOTIFF_NAME = /\.tiff?$/i;
+export const NOT_GEOTIFF = 'DEM file must be a GeoTIFF (.tif)';
+
+export interface SubmitDeps {
+  readonly store: JobStore;
+  readonly scheduler: JobScheduler;
+  readonly runtime: JobRuntime;
+  readonly paths: JobPaths;
+}
+
+export default async function submitRoutes(app: FastifyInstance, { store, scheduler, runtime, paths }: SubmitDeps) {
+  app.post(
+    '/submit-job',
+    {
+      schema: {
+        summary: 'Submit a workflow job',
+        description:
+          'Uploads a DEM GeoTIFF (multipart/form-data) and queues a job. The DEM is checked by content: it must be a ' +
+          'readable, georeferenced, single-band GeoTIFF. Rejected submissions leave no job and no file behind.',
+        tags: ['jobs'],
+        consumes: ['multipart/form-data'],
+        body: SubmitForm,
+        response: { 200: SubmitAck, 400: ErrorDetail, 422: ErrorDetail, 500: ErrorDetail },
+      },
+      // The multipart body is streamed and checked field by field below, against the same schemas.
+      validatorCompiler: () => () => true,
+    },
+    async (request) => {
+      const jobId = randomUUID();
+      const uploadDir = paths.uploadDir(jobId);
+      const demPath = paths.demPath(jobId);
+      const fields: Record<string, string> = {};
+      let demFilename: string | null = null;
+      let fileError: HttpError | null = null;
+      try {
+        for await (const part of request.parts()) {
+          if (part.type === 'file') {
+            if (part.fieldname !== 'dem_file' || demFilename !== null || fileError) {
+              part.file.resume();
+              continue;
+            }
+            const name = part.filename ?? '';
+            if (!GEOTIFF_NAME.test(name)) {
+              fileError = new HttpError(400, NOT_GEOTIFF);
+              part.file.resume();
+              continue;
+            }
+            await mkdir(uploadDir, { recursive: true });
+            await pipeline(part.file, createWriteStream(demPath));
+            if (part.file.truncated) {
+              fileError = new HttpError(400, `DEM file is larger than the upload limit`);
+              continue;
+            }
+            demFilename = name;
+          } else if (typeof part.value === 'string') {
+            fields[part.fieldname] = part.value;
+          }
+        }
+
+        const type = parseWorkflowType(fields.workflow_type);
+        if (fileError) throw fileError;
+        if (demFilename === null) badRequest('dem_file is required');
+        const parameters = parseParameters(type, fields);
+        const unavailable = workflowUnavailableReason(type);
+        if (unavailable) badRequest(unavailable);
+        const problem = await demProblem(demPath);
+        if (problem) badRequest(`${NOT_GEOTIFF}: ${problem}`);
+        const runtimeProblem = await runtime.check();
+        if (runtimeProblem) {
+          request.log.error(`runtime ${runtime.name} unavailable: ${runtimeProblem}`);
+          throw new HttpError(500, `Container execution failed: ${runtime.name} not available`);
+        }
+
+        store.create({ id: jobId, workflow_type: type, parameters, dem_filename: demFilename.slice(0, 255) });
+        scheduler.enqueue();
+        return { job_id: jobId, status: 'submitted' as const };
+      } catch (error) {
+        await rm(uploadDir, { recursive: true, force: true });
+        throw error;
+      }
+    },
+  );
+}

@@ -1,0 +1,97 @@
+/** Wiring: job store, runtime, scheduler, cleanup and the HTTP app, from a configuration. */
+import type { FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { CleanupService } from '../jobs/cleanup.js';
+import { JobPaths } from '../jobs/paths.js';
+import { JobScheduler } from '../jobs/scheduler.js';
+import { JobStore } from '../jobs/store.js';
+import { selectRuntime } from '../runtime/select.js';
+import type { JobRuntime } from '../runtime/types.js';
+import { buildApp } from './app.js';
+import type { ServiceConfig } from './config.js';
+
+export interface Service {
+  readonly app: FastifyInstance;
+  readonly store: JobStore;
+  readonly runtime: JobRuntime;
+  readonly scheduler: JobScheduler;
+  readonly cleanup: CleanupService;
+  readonly paths: JobPaths;
+  /** Notes on the runtime choice (why faster runtimes were skipped). */
+  readonly runtimeNotes: readonly string[];
+  /** Stops the HTTP server, the cleanup timer and running jobs, then closes the database. */
+  close(): Promise<void>;
+}
+
+export interface ServiceOptions {
+  /** A runtime to use instead of selecting one from the configuration (tests). */
+  readonly runtime?: JobRuntime;
+  readonly plugins?: readonly FastifyPluginAsync[];
+  readonly logger?: FastifyServerOptions['logger'];
+}
+
+export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<Service> {
+  const paths = new JobPaths(config);
+  for (const dir of Object.values(paths.dirs)) mkdirSync(dir, { recursive: true });
+  const store = new JobStore(config.dbPath);
+  const dbPath = resolve(config.dbPath);
+
+  let runtime = options.runtime;
+  let runtimeNotes: string[] = [];
+  if (!runtime) {
+    const selected = await selectRuntime({
+      choice: config.runtime,
+      limits: { cpus: config.cpuLimit, memoryBytes: config.memoryBytes },
+      image: config.containerImage,
+      // What a sandboxed job must not see: every job's data and the job database.
+      hiddenPaths: [paths.dirs.uploadDir, paths.dirs.resultsDir, paths.dirs.tempDir, dbPath, `${dbPath}-wal`, `${dbPath}-shm`],
+    });
+    runtime = selected.runtime;
+    runtimeNotes = selected.notes;
+  }
+
+  const logger = {
+    info: (message: string) => app.log.info(message),
+    error: (message: string) => app.log.error(message),
+  };
+  const scheduler = new JobScheduler({ store, runtime, paths, maxConcurrent: config.maxConcurrentJobs, logger });
+  const cleanup = new CleanupService({
+    store,
+    paths,
+    defaults: { success_retention_days: config.successRetentionDays, failed_retention_hours: config.failedRetentionHours },
+    intervalMs: config.cleanupIntervalHours === null ? null : config.cleanupIntervalHours * 3_600_000,
+    logger,
+  });
+  const app = await buildApp({
+    config,
+    store,
+    runtime,
+    scheduler,
+    cleanup,
+    paths,
+    ...(options.plugins ? { plugins: options.plugins } : {}),
+    ...(options.logger !== undefined ? { logger: options.logger } : {}),
+  });
+  scheduler.start();
+  cleanup.startSchedule();
+
+  let closed = false;
+  return {
+    app,
+    store,
+    runtime,
+    scheduler,
+    cleanup,
+    paths,
+    runtimeNotes,
+    async close() {
+      if (closed) return;
+      closed = true;
+      cleanup.stopSchedule();
+      await app.close();
+      await scheduler.close();
+      store.close();
+    },
+  };
+}
