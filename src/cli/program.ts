@@ -11,7 +11,7 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { ClimateCoverageError, ClimateDownloadError } from '../climate/errors.js';
 import { RasterFormatError } from '../raster/types.js';
-import { DEFAULT_EEMT_CACHE_DIR, runEemtWorkflow } from '../workflows/eemt/index.js';
+import { runEemtWorkflow } from '../workflows/eemt/index.js';
 import { ParameterRangeError, DEFAULT_PARAMS } from '../workflows/params.js';
 import { runSolWorkflow } from '../workflows/sol/index.js';
 import type { ProgressListener, WorkflowParams } from '../workflows/types.js';
@@ -82,7 +82,7 @@ export function buildProgram(): Command {
         demPath: resolve(dem),
         outDir: resolve(options.out),
         params: { ...solParams(options), start_year: options.startYear, end_year: options.endYear },
-        cacheDir: resolve(options.cache ?? process.env['EEMT_CACHE_DIR'] ?? DEFAULT_EEMT_CACHE_DIR),
+        ...(options.cache ? { cacheDir: resolve(options.cache) } : {}),
         daymetBaseUrl: options.daymetUrl,
         onProgress: listener,
       }),

@@ -34,7 +34,7 @@ export const DEFAULT_EEMT_CACHE_DIR = './cache';
 
 /** An eemt run: the common run plus where climate data comes from and the model options. */
 export interface EemtWorkflowRun extends WorkflowRun {
-  /** Daymet cache folder (the service passes EEMT_CACHE_DIR); default ./cache. */
+  /** Daymet cache folder; default env EEMT_CACHE_DIR (what the job runtimes set), else ./cache. */
   readonly cacheDir?: string;
   /** Daymet server; default env EEMT_DAYMET_URL, else https://daymet.ornl.gov. */
   readonly daymetBaseUrl?: string;
@@ -61,7 +61,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
   const yearRange = eemtYearRange(run.params);
   const eemtOptions = resolveEemtOptions(run.eemtOptions);
   const baseUrl = resolveDaymetBaseUrl(run.daymetBaseUrl);
-  const cacheDir = run.cacheDir ?? DEFAULT_EEMT_CACHE_DIR;
+  const cacheDir = run.cacheDir ?? (process.env['EEMT_CACHE_DIR']?.trim() || DEFAULT_EEMT_CACHE_DIR);
   const yearCount = yearRange.end - yearRange.start + 1;
   const progress = new EemtProgress(run.onProgress, eemtPhaseWeights(yearCount));
   const signal = run.signal;

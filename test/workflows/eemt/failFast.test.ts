@@ -179,6 +179,27 @@ test('the Daymet cache is reused: a second job on the same DEM makes no request 
   }
 });
 
+test('without a cacheDir the Daymet cache goes to EEMT_CACHE_DIR (what the job runtimes set)', async () => {
+  const cacheDir = join(dir, 'env-cache');
+  const saved = process.env['EEMT_CACHE_DIR'];
+  process.env['EEMT_CACHE_DIR'] = cacheDir;
+  const controller = new AbortController();
+  try {
+    const { promise } = run(mcnCrop, {
+      cacheDir: undefined,
+      signal: controller.signal,
+      onProgress: (u) => {
+        if (u.message.startsWith(`${EEMT_PHASE_LABELS.solar}: `)) setImmediate(() => controller.abort());
+      },
+    });
+    await assert.rejects(promise, (e: Error) => e.name === 'AbortError');
+  } finally {
+    if (saved === undefined) delete process.env['EEMT_CACHE_DIR'];
+    else process.env['EEMT_CACHE_DIR'] = saved;
+  }
+  assert.ok(readdirSync(join(cacheDir, 'daymet', 'v4')).length >= 1);
+});
+
 /** Runs the CLI in-process; returns its exit code and the lines it wrote to stderr that are not progress lines. */
 async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
   // Progress goes to stderr too: on a terminal as a bar, otherwise as "NN% message" lines.
