@@ -130,15 +130,15 @@ export async function computeEnergy(inputs: EnergyPhaseInputs, report: PhaseRepo
       );
       checks.addMonth({ prcpMm: climate.prcp, sTopo, sFlat, trad, topo });
 
-      for (const [model, month_] of [['Topo', topo], ['Trad', trad]] as const) {
-        await write(eemtMonthlyPath(model, year, month), month_.eemtMJ, `${EEMT_MODEL_NAMES[model]}, ${MONTH_NAMES[month]} ${year} [${EEMT_MONTHLY_UNITS}]`, {
+      for (const [model, maps] of [['Topo', topo], ['Trad', trad]] as const) {
+        await write(eemtMonthlyPath(model, year, month), maps.eemtMJ, `${EEMT_MODEL_NAMES[model]}, ${MONTH_NAMES[month]} ${year} [${EEMT_MONTHLY_UNITS}]`, {
           QUANTITY: `EEMT_${model.toUpperCase()} monthly`,
           UNITS: EEMT_MONTHLY_UNITS,
           YEAR: String(year),
           MONTH: String(month + 1),
         });
         const sum = annual[model];
-        for (let i = 0; i < cells; i++) sum[i]! += month_.eemtMJ[i]!;
+        for (let i = 0; i < cells; i++) sum[i]! += maps.eemtMJ[i]!;
       }
     }
     for (const model of ['Topo', 'Trad'] as const) {

@@ -6,6 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createGeodesy, readDem, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
@@ -122,7 +123,7 @@ test('east–west ridge with equal climate: north-facing cells get at least the 
   assert.ok(Math.abs(southFacing - (180 - convergenceDeg)) < 0.02, `south-facing aspect ${southFacing}`);
 });
 
-test('a geographic (EPSG:4326) DEM with nodata cells completes with plausible maps and nodata kept', async () => {
+test('a geographic (EPSG:4326) DEM with nodata cells, Thornthwaite PET for TRAD: plausible maps, nodata kept', async () => {
   // mcn_10m elevations on a WGS 84 longitude/latitude grid of 0.0001° cells (≈ 9 × 11 m) over the same place.
   const crop = cropMcn(dir, 100, 100, 24, 24);
   const lonLat = translate(crop, join(dir, 'lonlat-assigned.tif'), ['-a_srs', 'EPSG:4326', '-a_ullr', '-106.6290', '35.8070', '-106.6266', '35.8046']);
@@ -136,10 +137,20 @@ test('a geographic (EPSG:4326) DEM with nodata cells completes with plausible ma
   const dem = await readDem(demPath);
   assert.ok(dem.validCount < grid.width * grid.height - grid.height * 2);
   const out = join(dir, 'lonlat-out');
-  const result = await runEemtWorkflow({ demPath, outDir: out, cacheDir: join(dir, 'cache'), daymetBaseUrl: server.url, params: testParams(2020) });
+  const result = await runEemtWorkflow({
+    demPath,
+    outDir: out,
+    cacheDir: join(dir, 'cache'),
+    daymetBaseUrl: server.url,
+    params: testParams(2020),
+    eemtOptions: { petVariant: 'thornthwaite' },
+  });
   assert.equal(result.diagnostics.negativeEnergyCellMonths, 0);
   assert.equal(result.diagnostics.aetOutOfBoundsCellMonths, 0);
   assert.ok(Math.abs(result.diagnostics.wetnessRatio.mean - 1) < 1e-9);
+  assert.match(await readFile(join(out, 'README.txt'), 'utf8'), /EEMT-TRAD: PET thornthwaite/);
+  const trad = stats(await readValues(out, 'eemt/EEMT_Trad_annual_2020.tif'));
+  assert.ok(trad.validCells === dem.validCount && trad.min >= 0 && trad.max < 66 + 20, JSON.stringify(trad));
   for (const path of ['eemt/EEMT_Topo_annual_2020.tif', 'eemt/EEMT_Trad_mean_2020-2020.tif', 'topo/aspect.tif', 'daymet/tmax/tmax_2020_jun.tif']) {
     const values = await readValues(out, path);
     for (let i = 0; i < values.length; i++) {
