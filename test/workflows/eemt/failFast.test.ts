@@ -50,6 +50,18 @@ function run(demPath: string, overrides: Partial<EemtWorkflowRun> = {}): { outDi
   return { outDir, promise, updates };
 }
 
+/** Runs `body` with the environment variable `name` set to `value`, then restores it. */
+async function withEnv(name: string, value: string, body: () => Promise<void>): Promise<void> {
+  const saved = process.env[name];
+  process.env[name] = value;
+  try {
+    await body();
+  } finally {
+    if (saved === undefined) delete process.env[name];
+    else process.env[name] = saved;
+  }
+}
+
 function coverageError(code: ClimateCoverageError['code'], pattern: RegExp) {
   return (error: unknown) => {
     assert.ok(error instanceof ClimateCoverageError, String(error));
@@ -92,16 +104,11 @@ test('too many Daymet points (run option or EEMT_DAYMET_MAX_POINTS) is refused b
   const requestsBefore = server.requests.length;
   const viaOption = run(mcnCrop, { daymetMaxPoints: 1 });
   await assert.rejects(viaOption.promise, coverageError('TOO_MANY_POINTS', /more than the limit of 1 per-point downloads/));
-  const saved = process.env['EEMT_DAYMET_MAX_POINTS'];
-  process.env['EEMT_DAYMET_MAX_POINTS'] = '1';
-  try {
+  await withEnv('EEMT_DAYMET_MAX_POINTS', '1', async () => {
     const viaEnv = run(mcnCrop);
     await assert.rejects(viaEnv.promise, coverageError('TOO_MANY_POINTS', /limit of 1 /));
     assert.equal(existsSync(join(viaEnv.outDir, 'global')), false);
-  } finally {
-    if (saved === undefined) delete process.env['EEMT_DAYMET_MAX_POINTS'];
-    else process.env['EEMT_DAYMET_MAX_POINTS'] = saved;
-  }
+  });
   assert.equal(server.requests.length, requestsBefore);
 });
 
@@ -181,10 +188,8 @@ test('the Daymet cache is reused: a second job on the same DEM makes no request 
 
 test('without a cacheDir the Daymet cache goes to EEMT_CACHE_DIR (what the job runtimes set)', async () => {
   const cacheDir = join(dir, 'env-cache');
-  const saved = process.env['EEMT_CACHE_DIR'];
-  process.env['EEMT_CACHE_DIR'] = cacheDir;
   const controller = new AbortController();
-  try {
+  await withEnv('EEMT_CACHE_DIR', cacheDir, async () => {
     const { promise } = run(mcnCrop, {
       cacheDir: undefined,
       signal: controller.signal,
@@ -193,10 +198,7 @@ test('without a cacheDir the Daymet cache goes to EEMT_CACHE_DIR (what the job r
       },
     });
     await assert.rejects(promise, (e: Error) => e.name === 'AbortError');
-  } finally {
-    if (saved === undefined) delete process.env['EEMT_CACHE_DIR'];
-    else process.env['EEMT_CACHE_DIR'] = saved;
-  }
+  });
   assert.ok(readdirSync(join(cacheDir, 'daymet', 'v4')).length >= 1);
 });
 
