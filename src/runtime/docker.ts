@@ -12,6 +12,7 @@ import { basename, dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { heapMegabytesFor, threadsFor } from './limits.js';
 import { lineSplitter, parseMessage, type ChildJobSpec } from './protocol.js';
+import { forwardedWorkflowSettings } from './workflowSettings.js';
 import {
   containerName,
   RuntimeUnavailableError,
@@ -77,6 +78,7 @@ export class DockerRuntime implements JobRuntime {
     const threads = threadsFor(launch.params.num_threads, this.limits.cpus);
     const env = ['TMPDIR=/scratch', 'HOME=/job', 'NODE_ENV=production', `UV_THREADPOOL_SIZE=${threads}`, `EEMT_JOB_ID=${launch.jobId}`];
     if (launch.cacheDir) env.push('EEMT_CACHE_DIR=/cache');
+    for (const [name, value] of Object.entries(forwardedWorkflowSettings())) env.push(`${name}=${value}`);
     const uid = process.getuid?.();
     const gid = process.getgid?.();
     return {

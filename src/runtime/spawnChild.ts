@@ -6,6 +6,7 @@ import { nodeArgsFor, siblingModuleUrl } from '../util/modules.js';
 import { heapMegabytesFor, threadsFor } from './limits.js';
 import { lineSplitter, parseMessage, type ChildJobSpec } from './protocol.js';
 import type { JobExit, JobHandlers, JobLaunch, RunningJob, RuntimeLimits } from './types.js';
+import { forwardedWorkflowSettings } from './workflowSettings.js';
 
 /** The module the child process runs: the job child, or (in tests) another script speaking the same protocol. */
 export function defaultChildEntry(): URL {
@@ -54,7 +55,7 @@ export function childEnv(launch: JobLaunch, limits: RuntimeLimits): Record<strin
     EEMT_JOB_ID: launch.jobId,
   };
   if (launch.cacheDir) env.EEMT_CACHE_DIR = launch.cacheDir;
-  return env;
+  return { ...env, ...forwardedWorkflowSettings() };
 }
 
 const liveChildren = new Set<() => void>();

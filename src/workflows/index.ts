@@ -14,7 +14,7 @@ export function workflowUnavailableReason(type: WorkflowType): string | null {
     case 'sol':
       return null;
     case 'eemt':
-      return "Workflow type 'eemt' is not available yet in this version of the service; use 'sol'";
+      return null;
   }
 }
 
@@ -23,6 +23,31 @@ export class WorkflowUnavailableError extends Error {
   constructor(message: string) {
     super(message);
     this.name = 'WorkflowUnavailableError';
+  }
+}
+
+/** Input that a workflow refuses before it starts (e.g. a DEM outside Daymet's coverage for eemt). */
+export class WorkflowInputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WorkflowInputError';
+  }
+}
+
+/**
+ * Checks what a workflow can check cheaply before a job is accepted, so a job never fails for it after
+ * hours of work: for eemt, that the DEM lies inside Daymet's coverage and needs no more climate points
+ * than allowed. Throws WorkflowInputError with a message for the user.
+ */
+export async function checkWorkflowInputs(type: WorkflowType, demPath: string, params: WorkflowRun['params']): Promise<void> {
+  if (type !== 'eemt') return;
+  const { checkEemtJobInputs } = await import('./eemt/index.js');
+  const { ClimateCoverageError } = await import('../climate/index.js');
+  try {
+    await checkEemtJobInputs(demPath, { start: params.start_year ?? 2020, end: params.end_year ?? params.start_year ?? 2020 });
+  } catch (error) {
+    if (error instanceof ClimateCoverageError) throw new WorkflowInputError(error.message);
+    throw error;
   }
 }
 
@@ -36,7 +61,9 @@ export async function runWorkflow(type: WorkflowType, run: WorkflowRun): Promise
       const { runSolWorkflow } = await import('./sol/index.js');
       return runSolWorkflow(run);
     }
-    case 'eemt':
-      throw new WorkflowUnavailableError(reason ?? 'eemt workflow unavailable');
+    case 'eemt': {
+      const { runEemtWorkflow } = await import('./eemt/index.js');
+      return runEemtWorkflow(run);
+    }
   }
 }

@@ -12,7 +12,7 @@ import type { JobScheduler } from '../../jobs/scheduler.js';
 import type { JobStore } from '../../jobs/store.js';
 import type { JobParameters } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
-import { WORKFLOW_TYPES, workflowUnavailableReason, type WorkflowType } from '../../workflows/index.js';
+import { WORKFLOW_TYPES, WorkflowInputError, checkWorkflowInputs, workflowUnavailableReason, type WorkflowType } from '../../workflows/index.js';
 import { badRequest, HttpError, unprocessable } from '../errors.js';
 import { ErrorDetail } from '../schemas.js';
 
@@ -143,6 +143,12 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         if (unavailable) badRequest(unavailable);
         const problem = await demProblem(demPath);
         if (problem) badRequest(`${NOT_GEOTIFF}: ${problem}`);
+        try {
+          await checkWorkflowInputs(type, demPath, parameters);
+        } catch (error) {
+          if (error instanceof WorkflowInputError) badRequest(error.message);
+          throw error;
+        }
         const runtimeProblem = await runtime.check();
         if (runtimeProblem) {
           request.log.error(`runtime ${runtime.name} unavailable: ${runtimeProblem}`);
