@@ -127,7 +127,6 @@ describe('HTTP API (stub job child in real processes)', () => {
       [{ workflow_type: 'sol', num_threads: '64' }, DEM, 422, /^num_threads must be an integer from 1 to 32/],
       [{ workflow_type: 'sol', start_year: '1970' }, DEM, 422, /^start_year must be an integer from 1980 to 2024/],
       [{ workflow_type: 'eemt', start_year: '2021', end_year: '2020' }, DEM, 422, /^end_year \(2020\) must not be before start_year \(2021\)$/],
-      [{ workflow_type: 'eemt' }, DEM, 400, /eemt' is not available yet/],
     ];
     for (const [fields, file, status, detail] of cases) {
       const res = await submit(svc.base, fields, file);
