@@ -1,10 +1,23 @@
 #!/usr/bin/env node
-// The `eemt` command. Runs the compiled CLI from dist/ when the project has been built (npm run build),
-// otherwise the TypeScript sources through tsx.
-import { existsSync } from 'node:fs';
+// The `eemt` command. Runs the compiled CLI from dist/ when the build is up to date with src/
+// (npm run build), otherwise the TypeScript sources through tsx.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 const compiled = new URL('../dist/cli/main.js', import.meta.url);
-if (existsSync(compiled)) {
+const sources = fileURLToPath(new URL('../src', import.meta.url));
+
+function newestMtime(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = `${dir}/${entry.name}`;
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+const buildIsCurrent = existsSync(compiled) && (!existsSync(sources) || statSync(compiled).mtimeMs >= newestMtime(sources));
+if (buildIsCurrent) {
   await import(compiled.href);
 } else {
   const { register } = await import('tsx/esm/api');

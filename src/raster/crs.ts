@@ -19,7 +19,8 @@ const USER_DEFINED = 32767;
 
 /** Reads the CRS of a raster from its GeoKeys; throws NO_GEOREFERENCE or UNSUPPORTED_CRS. */
 export function crsFromGeoKeys(entries: readonly GeoKeyEntry[]): CrsInfo {
-  if (entries.length === 0) {
+  const hasCrsKeys = [GeoKey.GTModelType, GeoKey.ProjectedCSType, GeoKey.GeographicType].some((id) => geoKeyValue(entries, id) !== undefined);
+  if (!hasCrsKeys) {
     throw new RasterFormatError(
       'NO_GEOREFERENCE',
       'The GeoTIFF has no coordinate system (no GeoKeys). Assign one, e.g. gdal_translate -a_srs EPSG:32613 in.tif out.tif.',
@@ -72,20 +73,33 @@ export function crsFromGeoKeys(entries: readonly GeoKeyEntry[]): CrsInfo {
     }
   }
   const verticalUnits = numberKey(entries, GeoKey.VerticalUnits);
-  if (verticalUnits !== undefined && verticalUnits !== EPSG_METRE && verticalUnits !== USER_DEFINED) {
+  if ((verticalUnits !== undefined && verticalUnits !== EPSG_METRE && verticalUnits !== USER_DEFINED) || factor.z !== 1) {
+    const perUnit = factor.z !== 1 ? ` (1 unit = ${factor.z} m)` : '';
     throw new RasterFormatError(
       'UNSUPPORTED_CRS',
-      `The DEM declares elevations in a unit other than metres (EPSG unit ${verticalUnits}); convert them to metres first.`,
+      `The DEM declares elevations in a unit other than metres${perUnit}; convert them to metres first (gdal_calc.py, or gdal_translate -scale).`,
     );
   }
 
-  const definition = converted.proj4.trim();
+  const definition = withPolarOrigin(converted.proj4.trim());
   try {
     proj4.Proj(definition);
   } catch {
     throw new RasterFormatError('UNSUPPORTED_CRS', `The coordinate system "${name}" uses a projection this service cannot compute (${definition}).`);
   }
   return { kind, proj4: definition, epsg, name };
+}
+
+/**
+ * Polar stereographic variant B (EPSG method 9829, e.g. EPSG:3031 Antarctic, 3995 Arctic) comes out of
+ * geotiff-geokeys-to-proj4 without +lat_0, which proj4 then takes as 0 (an equatorial projection). The
+ * projection's origin is the pole on the side of the standard parallel.
+ */
+function withPolarOrigin(definition: string): string {
+  if (!/\+proj=stere\b/.test(definition) || /\+lat_0=/.test(definition)) return definition;
+  const latTs = /\+lat_ts=(-?[\d.]+)/.exec(definition);
+  if (!latTs) return definition;
+  return definition.replace('+proj=stere', `+proj=stere +lat_0=${Number(latTs[1]) < 0 ? -90 : 90}`);
 }
 
 function numberKey(entries: readonly GeoKeyEntry[], id: number): number | undefined {

@@ -1,5 +1,5 @@
 /**
- * Reading single-band GeoTIFFs as GDAL writes them (striped or tiled; none/LZW/DEFLATE/PackBits/ZSTD/LERC,
+ * Reading single-band GeoTIFFs as GDAL writes them (striped or tiled; none/LZW/DEFLATE/PackBits/ZSTD,
  * with or without predictor; 8/16/32-bit integers, 16/32/64-bit floats) into Float64 arrays with NaN for
  * nodata, plus the DEM rules the solar model needs.
  *
@@ -30,14 +30,16 @@ export interface DemSummary {
   readonly validCount: number;
 }
 
-/** TIFF Compression values geotiff.js can decode and that are lossless for elevation data. */
+/**
+ * TIFF Compression values geotiff.js decodes losslessly for elevation data. LERC is left out: geotiff.js
+ * ignores its validity mask, so nodata cells would come back as numbers.
+ */
 const SUPPORTED_COMPRESSION: Readonly<Record<number, string>> = {
   1: 'none',
   5: 'LZW',
   8: 'DEFLATE',
   32946: 'DEFLATE',
   32773: 'PackBits',
-  34887: 'LERC',
   50000: 'ZSTD',
 };
 
@@ -49,10 +51,14 @@ export async function readRaster(path: string): Promise<RasterData> {
 /** Like `readRaster`, from the bytes of the file (e.g. an upload). */
 export async function readRasterFromBuffer(bytes: Uint8Array): Promise<RasterData> {
   assertTiffHeader(bytes);
-  const image = await openFirstImage(bytes);
-  const grid = await readGrid(image, bytes.length);
-  const { values, nodata } = await readValues(image);
-  return { grid, values, nodata };
+  try {
+    const image = await openFirstImage(bytes);
+    const grid = await readGrid(image, bytes.length);
+    const { values, nodata } = await readValues(image, await takeOverPredictor2(image));
+    return { grid, values, nodata };
+  } catch (err) {
+    throw translateParseError(err, bytes.length);
+  }
 }
 
 /**
@@ -70,7 +76,15 @@ export async function readDemFromBuffer(bytes: Uint8Array): Promise<Dem> {
 
 /** Checks that `path` is a usable DEM; returns a short summary or throws RasterFormatError. */
 export async function validateDem(path: string): Promise<DemSummary> {
-  const dem = await readDem(path);
+  return summarize(await readDem(path));
+}
+
+/** Like `validateDem`, from the bytes of the file (e.g. an upload). */
+export async function validateDemFromBuffer(bytes: Uint8Array): Promise<DemSummary> {
+  return summarize(await readDemFromBuffer(bytes));
+}
+
+function summarize(dem: Dem): DemSummary {
   return { width: dem.grid.width, height: dem.grid.height, crsName: dem.grid.crs.name, validCount: dem.validCount };
 }
 
@@ -107,7 +121,10 @@ async function openFirstImage(bytes: Uint8Array): Promise<GeoTIFFImage> {
   }
 }
 
-/** geotiff.js failures while parsing header/IFD: out-of-range reads mean the file was cut short. */
+/**
+ * geotiff.js failures (RasterFormatErrors pass through): out-of-range reads mean the file was cut short
+ * or its directory points nowhere; anything else means it is not a TIFF we can parse.
+ */
 function translateParseError(err: unknown, fileLength: number): RasterFormatError {
   if (err instanceof RasterFormatError) return err;
   const message = err instanceof Error ? err.message : String(err);
@@ -181,7 +198,50 @@ function checkSampleFormat(format: number, bits: number): void {
   }
 }
 
-async function readValues(image: GeoTIFFImage): Promise<{ values: Float64Array; nodata: number | null }> {
+/**
+ * geotiff.js undoes horizontal differencing (Predictor 2) in the host's byte order and not at all for
+ * 64-bit samples. For big-endian files and 64-bit samples this module does it instead: the predictor tag
+ * is hidden from geotiff.js and the returned block width is used by `undoHorizontalDifferencing`.
+ */
+async function takeOverPredictor2(image: GeoTIFFImage): Promise<number | null> {
+  const fd = image.fileDirectory;
+  const predictor = Number((await fd.loadValue('Predictor')) ?? 1);
+  if (predictor !== 2 || (image.littleEndian && image.getBitsPerSample() !== 64)) return null;
+  fd.actualizedFields.set(PREDICTOR_TAG, 1);
+  return image.getTileWidth();
+}
+
+const PREDICTOR_TAG = 317;
+
+/**
+ * Cumulative sum, modulo 2^bits, along each row within each block of `blockWidth` columns: the inverse of
+ * TIFF horizontal differencing, on the samples' bit patterns.
+ */
+function undoHorizontalDifferencing(raw: ArrayBufferView, bits: number, width: number, height: number, blockWidth: number): void {
+  const count = width * height;
+  if (bits === 64) {
+    const u = new BigUint64Array(raw.buffer, raw.byteOffset, count);
+    for (let r = 0; r < height; r++) {
+      for (let c0 = 0; c0 < width; c0 += blockWidth) {
+        const end = Math.min(width, c0 + blockWidth);
+        for (let i = r * width + c0 + 1; i < r * width + end; i++) u[i] = u[i]! + u[i - 1]!;
+      }
+    }
+    return;
+  }
+  const u =
+    bits === 8 ? new Uint8Array(raw.buffer, raw.byteOffset, count)
+    : bits === 16 ? new Uint16Array(raw.buffer, raw.byteOffset, count)
+    : new Uint32Array(raw.buffer, raw.byteOffset, count);
+  for (let r = 0; r < height; r++) {
+    for (let c0 = 0; c0 < width; c0 += blockWidth) {
+      const end = Math.min(width, c0 + blockWidth);
+      for (let i = r * width + c0 + 1; i < r * width + end; i++) u[i] = u[i]! + u[i - 1]!;
+    }
+  }
+}
+
+async function readValues(image: GeoTIFFImage, predictor2BlockWidth: number | null): Promise<{ values: Float64Array; nodata: number | null }> {
   let raw: ArrayLike<number>;
   try {
     raw = (await image.readRasters({ interleave: true })) as unknown as ArrayLike<number>;
@@ -189,14 +249,18 @@ async function readValues(image: GeoTIFFImage): Promise<{ values: Float64Array; 
     const message = err instanceof Error ? err.message : String(err);
     throw new RasterFormatError('TRUNCATED', `The GeoTIFF's pixel data is damaged and cannot be decoded (${message}).`);
   }
+  if (predictor2BlockWidth !== null) {
+    undoHorizontalDifferencing(raw as unknown as ArrayBufferView, image.getBitsPerSample(), image.getWidth(), image.getHeight(), predictor2BlockWidth);
+  }
   const nodata = parseNodata(image.getGDALNoData() === null ? undefined : await image.fileDirectory.loadValue('GDAL_NODATA'));
   const { scale, offset } = await bandScaleOffset(image);
   const isFloat32 = image.getSampleFormat() === 3 && image.getBitsPerSample() === 32;
   const match = nodata === null || Number.isNaN(nodata) ? null : isFloat32 ? Math.fround(nodata) : nodata;
   const values = new Float64Array(raw.length);
+  const scaled = scale !== 1 || offset !== 0;
   for (let i = 0; i < raw.length; i++) {
     const v = raw[i]!;
-    values[i] = v === match || v !== v ? NaN : v * scale + offset;
+    values[i] = v === match || v !== v ? NaN : scaled ? v * scale + offset : v;
   }
   return { values, nodata };
 }

@@ -3,11 +3,23 @@
  * (TIFF Predictor 3), the source grid's georeferencing and GeoKeys, GDAL_NODATA "nan", and optional
  * GDAL_METADATA (a band description and dataset metadata items that `gdalinfo` lists).
  *
- * Speed (2-core CI machine, Node 20, level 1, 256×256 tiles), see test/raster/writeGeoTiff.bench.ts:
- *   228×211 smooth irradiance-like field: ~1.3 ms, ~62 kB per file; sunshine-hours-like field (few distinct
- *   values): ~0.7 ms, ~6 kB. 1000×1000 smooth field: ~21 ms, ~1.2 MB.
- * Level 1 is the default: higher levels cost 1.5–4× the time for a few percent smaller files on
- * noisy float mantissas (the predictor already makes the sign/exponent planes nearly free).
+ * Speed and size (bench/rasterEncode.bench.ts; this project's shared 2-core machine, one thread, Node 20,
+ * 256×256 tiles shrunk to the raster, timings vary ±30% with load):
+ *
+ *   field                                     zlib RLE, level 1 (default)   default strategy, level 1   level 6
+ *   228×211 irradiance-like (full mantissa)   3.6–4.7 ms, 118 kB            5.0–6.5 ms, 110 kB          12.3 ms, 103 kB
+ *   228×211 sunshine-hours-like (¼ h steps)   1.0–1.4 ms,   7 kB            0.9–1.6 ms,   8 kB           3.8 ms,   5 kB
+ *   1000×1000 irradiance-like                 71–75 ms,   2.41 MB           120–126 ms, 2.25 MB          234–265 ms, 2.11 MB
+ *   1000×1000 sunshine-hours-like             24–27 ms,    135 kB           22–27 ms,    163 kB          68–78 ms,    93 kB
+ *
+ * On the GRASS r.sun products in test/fixtures/oracle/mcn_10m (228×211, measured with the machine under
+ * a load of ~4.7): glob_172 4.5–6.7 ms, 148 kB with RLE vs 8.0 ms, 148 kB with level 1; hours_172
+ * 2.5 ms, 37 kB vs 3.1 ms, 38 kB.
+ *
+ * The predictor leaves runs of equal bytes in the sign/exponent planes and near-random low mantissa
+ * planes; RLE codes the former as well as a full match search does and skips the futile search in the
+ * latter, so it is the default: 30–40% faster than level 1 for ~7% larger files. About 0.35 ms of the
+ * 228×211 time is the predictor, the rest is zlib.
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -25,7 +37,7 @@ export interface Float32GeoTiffOptions {
    * tile gets tiles shrunk to its width/height rounded up to 16, so small rasters are not padded to 256.
    */
   readonly tileSize?: number;
-  /** zlib level 1–9 (default 1; see the timings above). */
+  /** zlib level 0–9 (default 1; 0 stores uncompressed). With the RLE strategy all levels ≥ 1 give the same output. */
   readonly level?: number;
   /**
    * zlib strategy: 'rle' (default) finds only runs, which is what the predictor leaves in the sign/exponent
@@ -42,6 +54,7 @@ export interface Float32GeoTiffOptions {
 }
 
 export const DEFAULT_TILE_SIZE = 256;
+const GT_RASTER_TYPE_KEY = 1025;
 export const DEFAULT_DEFLATE_LEVEL = 1;
 
 const enum Tag {
@@ -80,6 +93,10 @@ export function encodeFloat32GeoTiff(grid: GridSpec, values: ArrayLike<number>, 
     throw new RangeError(`tileSize must be a positive multiple of 16, got ${tileSize}.`);
   }
   if (!Number.isInteger(level) || level < 0 || level > 9) throw new RangeError(`level must be 0–9, got ${level}.`);
+  const gt = grid.geoTransform;
+  if (gt[2] !== 0 || gt[4] !== 0 || !(gt[1] > 0) || !(gt[5] < 0)) {
+    throw new RangeError(`Only north-up grids can be written, got geotransform ${gt.join(', ')}.`);
+  }
 
   const tileWidth = Math.min(tileSize, roundUpTo16(width));
   const tileHeight = Math.min(tileSize, roundUpTo16(height));
@@ -170,7 +187,8 @@ function geoTiffTags(grid: GridSpec, tileWidth: number, tileHeight: number, opti
     { tag: Tag.GdalNodata, type: TagType.ASCII, values: 'nan' },
   ];
   if (grid.geoKeys.length > 0) {
-    const keys = encodeGeoKeyDirectory(grid.geoKeys);
+    // GTRasterTypeGeoKey must agree with the tiepoint convention used above.
+    const keys = encodeGeoKeyDirectory([...grid.geoKeys.filter((k) => k.id !== GT_RASTER_TYPE_KEY), { id: GT_RASTER_TYPE_KEY, value: grid.rasterType }]);
     tags.push({ tag: GEO_KEY_DIRECTORY_TAG, type: TagType.SHORT, values: Array.from(keys.directory) });
     if (keys.doubles.length > 0) tags.push({ tag: GEO_DOUBLE_PARAMS_TAG, type: TagType.DOUBLE, values: Array.from(keys.doubles) });
     if (keys.ascii.length > 0) tags.push({ tag: GEO_ASCII_PARAMS_TAG, type: TagType.ASCII, values: keys.ascii });

@@ -4,6 +4,7 @@
  * compiled `dist/` build.
  */
 import { fileURLToPath } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /** URL of the module `name` (no extension) next to the module `baseUrl`, with the base module's extension. */
 export function siblingModuleUrl(baseUrl: string, name: string): URL {
@@ -31,4 +32,16 @@ export function nodeArgsFor(moduleUrl: URL): string[] {
     loaderFlags.push('--import', 'tsx');
   }
   return [...loaderFlags, fileURLToPath(moduleUrl)];
+}
+
+/**
+ * A worker thread running the module at `moduleUrl`. A `.ts` module (sources run under tsx) is started
+ * through a small bootstrap that registers the tsx loader inside the worker first, since loader flags are
+ * not inherited by worker threads.
+ */
+export function startModuleWorker(moduleUrl: URL, options: WorkerOptions = {}): Worker {
+  if (!moduleUrl.pathname.endsWith('.ts')) return new Worker(moduleUrl, options);
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl.href)}); });`;
+  return new Worker(bootstrap, { ...options, eval: true });
 }

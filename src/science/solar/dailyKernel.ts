@@ -1,18 +1,22 @@
 /**
  * The fast daily kernel: daily global irradiation and sunshine hours of every cell of a block of cells
- * ("sun tile") that shares one sun geometry. It computes exactly what `dailyIrradiation` computes per
- * cell (a test holds them equal), reorganised for speed:
- *  - per day and tile, the sun is sampled once (altitude, azimuth, air mass, horizontal diffuse, horizon
- *    lookup position), at the tile's centre latitude and meridian convergence;
- *  - per cell and sample only a dot product (incidence), a horizon interpolation and, when lit, a table
- *    lookup of the beam transmittance τ_b(m) are needed — no trigonometry, no exp;
+ * ("sun tile") that shares one sun geometry. It computes what `dailyIrradiation` computes per cell (a test
+ * holds them equal), reorganised for speed:
+ *  - per day and tile the sun is sampled once (altitude, azimuth, air mass, horizontal diffuse, the
+ *    horizon lookup position and the near-field ray cells), at the tile's centre latitude and convergence;
+ *  - per cell and sample only the "is the surface sunlit" test remains: the incidence sign (a dot
+ *    product), then, unless the sun is above the cell's highest horizon, the stored far-field horizon and
+ *    the exact near-field ray;
+ *  - the sums over sunlit samples come from prefix sums over the day's samples, one subtraction per run of
+ *    sunlit samples. Sums that depend on the cell's elevation through the air mass are tabulated as
+ *    quadratics in δ = p/p₀ − (p/p₀ of the tile centre), fitted through the tile's elevation range;
  *  - the diffuse and reflected sums of shaded samples are per-cell constants times Σ D_h.
  *
  * Units: irradiance W m⁻², irradiation Wh m⁻² day⁻¹, hours h, angles rad.
  * @see docs/solar-model.md §3–§7, Part A; dailyIrradiation.ts (the scalar form)
  */
 import { beamTransmittance, diffuseCoefficients, seaLevelAirMass } from './clearSky.js';
-import { HORIZON_ANGLE_UNIT_RAD } from './horizon.js';
+import { HORIZON_ANGLE_UNIT_RAD, nearFieldSteps } from './horizon.js';
 import { sampleHours } from './dailyIrradiation.js';
 import { extraterrestrialIrradiance, solarDeclination } from './sunPosition.js';
 import type { SurfaceTerms } from './surface.js';
@@ -49,123 +53,6 @@ export interface KernelParams {
   readonly solarConstantWM2?: number;
 }
 
-/** The sun samples of one day at one latitude (only those with the sun above the horizon). */
-export interface DaySamples {
-  count: number;
-  stepHours: number;
-  extraterrestrialWM2: number;
-  /** Σ D_h over the samples [W m⁻²]. */
-  sumDiffuseHorizontal: number;
-  readonly sinAltitude: Float64Array;
-  readonly inverseSinAltitude: Float64Array;
-  /** Altitude in horizon units (HORIZON_ANGLE_UNIT_RAD), for the shadow test against stored horizons. */
-  readonly altitudeUnits: Float64Array;
-  readonly seaLevelAirMass: Float64Array;
-  readonly diffuseHorizontal: Float64Array;
-  /** Horizontal components of the unit sun vector in the grid frame: cos h · sin(az_grid), cos h · cos(az_grid). */
-  readonly sunEast: Float64Array;
-  readonly sunNorth: Float64Array;
-  /** Unit horizontal direction of the sun in the grid frame, for Muneer's low-sun term. */
-  readonly azimuthEast: Float64Array;
-  readonly azimuthNorth: Float64Array;
-  /** 1/(0.1 − 0.008 h) where h < 0.1 rad (Muneer's low-sun branch), else 0. */
-  readonly lowSunFactor: Float64Array;
-  /** Stored horizon directions around the sun azimuth, and the interpolation weight of the second. */
-  readonly horizonDirection0: Int32Array;
-  readonly horizonDirection1: Int32Array;
-  readonly horizonWeight: Float64Array;
-}
-
-/** Buffers for up to `capacity` samples a day (24 h / step + 2 is always enough). */
-export function allocateDaySamples(capacity: number): DaySamples {
-  const f = () => new Float64Array(capacity);
-  return {
-    count: 0,
-    stepHours: 0,
-    extraterrestrialWM2: 0,
-    sumDiffuseHorizontal: 0,
-    sinAltitude: f(),
-    inverseSinAltitude: f(),
-    altitudeUnits: f(),
-    seaLevelAirMass: f(),
-    diffuseHorizontal: f(),
-    sunEast: f(),
-    sunNorth: f(),
-    azimuthEast: f(),
-    azimuthNorth: f(),
-    lowSunFactor: f(),
-    horizonDirection0: new Int32Array(capacity),
-    horizonDirection1: new Int32Array(capacity),
-    horizonWeight: f(),
-  };
-}
-
-export function sampleCapacity(stepMinutes: number): number {
-  return Math.ceil((24 * 60) / stepMinutes) + 2;
-}
-
-/**
- * Fill `out` with the sun samples of `day` at latitude φ, for a tile whose grid north lies
- * `convergenceRad` counter-clockwise of true north (grid azimuth = true azimuth + convergence).
- * @param directions number of stored horizon directions (0 when there are no horizons)
- */
-export function sunSamplesForDay(
-  day: number,
-  latitudeRad: number,
-  convergenceRad: number,
-  params: KernelParams,
-  directions: number,
-  out: DaySamples,
-): DaySamples {
-  const stepHours = params.stepMinutes / 60;
-  const declination = solarDeclination(day);
-  const g0 = extraterrestrialIrradiance(day, params.solarConstantWM2 ?? 1367);
-  const c = diffuseCoefficients(params.linkeTurbidity);
-  const sinLat = Math.sin(latitudeRad);
-  const cosLat = Math.cos(latitudeRad);
-  const sinDec = Math.sin(declination);
-  const cosDec = Math.cos(declination);
-  let count = 0;
-  let sumDiffuse = 0;
-  for (const hour of sampleHours(latitudeRad, declination, stepHours)) {
-    const T = ((hour - 12) * Math.PI) / 12;
-    const sinh = cosLat * cosDec * Math.cos(T) + sinLat * sinDec;
-    if (sinh <= 0) continue;
-    const h = Math.asin(sinh);
-    const east = -cosDec * Math.sin(T);
-    const north = cosLat * sinDec - sinLat * cosDec * Math.cos(T);
-    let azimuth = Math.atan2(east, north) + convergenceRad;
-    if (azimuth < 0) azimuth += 2 * Math.PI;
-    if (azimuth >= 2 * Math.PI) azimuth -= 2 * Math.PI;
-    const cosh = Math.cos(h);
-    const diffuseH = g0 * c.tn * (c.a1 + sinh * (c.a2 + c.a3 * sinh));
-    out.sinAltitude[count] = sinh;
-    out.inverseSinAltitude[count] = 1 / sinh;
-    out.altitudeUnits[count] = h / HORIZON_ANGLE_UNIT_RAD;
-    out.seaLevelAirMass[count] = seaLevelAirMass(h);
-    out.diffuseHorizontal[count] = diffuseH;
-    out.azimuthEast[count] = Math.sin(azimuth);
-    out.azimuthNorth[count] = Math.cos(azimuth);
-    out.sunEast[count] = cosh * Math.sin(azimuth);
-    out.sunNorth[count] = cosh * Math.cos(azimuth);
-    out.lowSunFactor[count] = h < 0.1 ? 1 / (0.1 - 0.008 * h) : 0;
-    if (directions > 0) {
-      const position = (azimuth / (2 * Math.PI)) * directions;
-      const k0 = Math.min(Math.floor(position), directions - 1);
-      out.horizonDirection0[count] = k0;
-      out.horizonDirection1[count] = k0 + 1 === directions ? 0 : k0 + 1;
-      out.horizonWeight[count] = position - k0;
-    }
-    sumDiffuse += diffuseH;
-    count++;
-  }
-  out.count = count;
-  out.stepHours = stepHours;
-  out.extraterrestrialWM2 = g0;
-  out.sumDiffuseHorizontal = sumDiffuse;
-  return out;
-}
-
 /** A rectangular block of cells [rowStart, rowEnd) × [colStart, colEnd). */
 export interface CellBlock {
   readonly rowStart: number;
@@ -174,100 +61,440 @@ export interface CellBlock {
   readonly colEnd: number;
 }
 
-/** Stored horizons (see horizon.ts), or null for no terrain shadowing. */
-export interface HorizonAngles {
+/** Where and how a tile sees the sun, and the range of its cells' pressure ratios. */
+export interface TileGeometry {
+  readonly latitudeRad: number;
+  /** Grid bearing of true north [rad], clockwise from grid north: grid azimuth = true azimuth + this. */
+  readonly convergenceRad: number;
+  /** Cell size of the tile's rows [m] (for the near-field rays). */
+  readonly cellSizeXM: number;
+  readonly cellSizeYM: number;
+  /** Centre and half-range of p/p₀ = exp(−z/8434.5) over the tile's valid cells. */
+  readonly pressureRatioCentre: number;
+  readonly pressureRatioHalfRange: number;
+}
+
+/** Terrain horizons (see horizon.ts), or null for no terrain shadowing. */
+export interface TerrainHorizons {
+  readonly elevation: Float64Array;
+  /** Far-field horizon angles, cell-major, units of HORIZON_ANGLE_UNIT_RAD. */
   readonly angles: Int16Array;
   readonly directions: number;
+  /** Upper bounds of the near-field horizon per direction sector (cell-major like `angles`, units). */
+  readonly nearBound: Int16Array;
+  /**
+   * Per cell and direction sector, the altitude (units) at and above which a sun in that sector certainly
+   * lights the surface: above both horizons and in front of the plane (see `sunlitBounds`).
+   */
+  readonly litBound: Int16Array;
+  /** Ray steps traced exactly at the sun azimuth before the stored far field takes over. */
+  readonly nearSteps: number;
+}
+
+// Prefix-summed quantities. The first eight depend on τ and are stored as quadratic coefficients in δ.
+const TAU_SUN_EAST = 0; // τ · sun_east
+const TAU_SUN_NORTH = 1; // τ · sun_north
+const TAU_SIN_ALTITUDE = 2; // τ · sin h (B_h / G₀)
+const DIFFUSE_ONE_MINUS_TAU = 3; // D_h (1 − τ)
+const DIFFUSE_N_ONE_MINUS_TAU = 4; // D_h N(τ) (1 − τ)
+const CIRCUMSOLAR_EAST = 5; // D_h τ × (direction term of Muneer's circumsolar part), three components
+const CIRCUMSOLAR_NORTH = 6;
+const CIRCUMSOLAR_UP = 7;
+const TAU_QUANTITIES = 8;
+const DIFFUSE_LIT = TAU_QUANTITIES * 3; // D_h
+const LIT_COUNT = DIFFUSE_LIT + 1; // 1
+const PREFIX_QUANTITIES = LIT_COUNT + 1;
+
+/** The sun samples of one day for one tile, with everything the cell loop needs. Reused across calls. */
+export interface DaySamples {
+  count: number;
+  stepHours: number;
+  extraterrestrialWM2: number;
+  /** Σ D_h over all samples with the sun up [W m⁻²]. */
+  sumDiffuseHorizontal: number;
+  pressureRatioCentre: number;
+  readonly capacity: number;
+  readonly nearCapacity: number;
+  readonly sinAltitude: Float64Array;
+  readonly tanAltitude: Float64Array;
+  /** Altitude in horizon units (HORIZON_ANGLE_UNIT_RAD). */
+  readonly altitudeUnits: Float64Array;
+  /** Horizontal components of the unit sun vector in the grid frame: cos h · sin(az_grid), cos h · cos(az_grid). */
+  readonly sunEast: Float64Array;
+  readonly sunNorth: Float64Array;
+  /** Stored far-field directions around the sun azimuth, and the weight of the second. */
+  readonly horizonDirection0: Int32Array;
+  readonly horizonDirection1: Int32Array;
+  readonly horizonWeight: Float64Array;
+  /** Near-field ray cells of sample k: entries nearStart[k] … nearStart[k + 1] − 1. */
+  readonly nearStart: Int32Array;
+  readonly nearOffset: Int32Array;
+  readonly nearCol: Int32Array;
+  readonly nearRow: Int32Array;
+  readonly nearInverseDistance: Float64Array;
+  readonly nearCurvatureSlope: Float64Array;
+  /** Prefix sums: quantity q over samples [0, k) at prefix[q · (capacity + 1) + k]. */
+  readonly prefix: Float64Array;
+  /** Runs of consecutive samples whose sun lies in the same direction sector, with their altitude range (units). */
+  groupCount: number;
+  readonly groupSector: Int32Array;
+  readonly groupStart: Int32Array;
+  readonly groupEnd: Int32Array;
+  readonly groupMinAltitude: Float64Array;
+  readonly groupMaxAltitude: Float64Array;
+}
+
+export function sampleCapacity(stepMinutes: number): number {
+  return Math.ceil((24 * 60) / stepMinutes) + 2;
+}
+
+/** Buffers for up to `capacity` samples a day and `nearSteps` near-field cells per sample. */
+export function allocateDaySamples(capacity: number, nearSteps: number): DaySamples {
+  const f = (n = capacity) => new Float64Array(n);
+  const nearCapacity = capacity * Math.max(1, nearSteps);
+  return {
+    count: 0,
+    stepHours: 0,
+    extraterrestrialWM2: 0,
+    sumDiffuseHorizontal: 0,
+    pressureRatioCentre: 1,
+    capacity,
+    nearCapacity,
+    sinAltitude: f(),
+    tanAltitude: f(),
+    altitudeUnits: f(),
+    sunEast: f(),
+    sunNorth: f(),
+    horizonDirection0: new Int32Array(capacity),
+    horizonDirection1: new Int32Array(capacity),
+    horizonWeight: f(),
+    nearStart: new Int32Array(capacity + 1),
+    nearOffset: new Int32Array(nearCapacity),
+    nearCol: new Int32Array(nearCapacity),
+    nearRow: new Int32Array(nearCapacity),
+    nearInverseDistance: f(nearCapacity),
+    nearCurvatureSlope: f(nearCapacity),
+    prefix: f(PREFIX_QUANTITIES * (capacity + 1)),
+    groupCount: 0,
+    groupSector: new Int32Array(capacity),
+    groupStart: new Int32Array(capacity),
+    groupEnd: new Int32Array(capacity),
+    groupMinAltitude: f(),
+    groupMaxAltitude: f(),
+  };
 }
 
 /**
- * Daily global irradiation [Wh m⁻² day⁻¹] and sunshine hours [h] of the cells of `block` (grid `width`
- * wide), written into `globalOut` and `hoursOut` (NaN for nodata cells).
+ * Fill `out` with the sun samples of `day` for a tile, on a grid `width` cells wide with `directions`
+ * stored far-field directions and `nearSteps` exact near-field steps.
+ */
+export function sunSamplesForDay(
+  day: number,
+  tile: TileGeometry,
+  params: KernelParams,
+  table: TransmittanceTable,
+  width: number,
+  directions: number,
+  nearSteps: number,
+  out: DaySamples,
+): DaySamples {
+  const stepHours = params.stepMinutes / 60;
+  const declination = solarDeclination(day);
+  const g0 = extraterrestrialIrradiance(day, params.solarConstantWM2 ?? 1367);
+  const c = diffuseCoefficients(params.linkeTurbidity);
+  const sinLat = Math.sin(tile.latitudeRad);
+  const cosLat = Math.cos(tile.latitudeRad);
+  const sinDec = Math.sin(declination);
+  const cosDec = Math.cos(declination);
+  const pzMid = tile.pressureRatioCentre;
+  const pzHalf = Math.max(tile.pressureRatioHalfRange, 1e-6);
+  const stride = out.capacity + 1;
+  const prefix = out.prefix;
+  for (let q = 0; q < PREFIX_QUANTITIES; q++) prefix[q * stride] = 0;
+  const values = new Float64Array(TAU_QUANTITIES * 3);
+  let count = 0;
+  let sumDiffuse = 0;
+  let near = 0;
+  for (const hour of sampleHours(tile.latitudeRad, declination, stepHours)) {
+    const T = ((hour - 12) * Math.PI) / 12;
+    const sinh = cosLat * cosDec * Math.cos(T) + sinLat * sinDec;
+    if (sinh <= 0) continue;
+    const h = Math.asin(sinh);
+    const east = -cosDec * Math.sin(T);
+    const north = cosLat * sinDec - sinLat * cosDec * Math.cos(T);
+    let azimuth = Math.atan2(east, north) + tile.convergenceRad;
+    if (azimuth < 0) azimuth += 2 * Math.PI;
+    if (azimuth >= 2 * Math.PI) azimuth -= 2 * Math.PI;
+    const cosh = Math.cos(h);
+    const azimuthEast = Math.sin(azimuth);
+    const azimuthNorth = Math.cos(azimuth);
+    const diffuseH = g0 * c.tn * (c.a1 + sinh * (c.a2 + c.a3 * sinh));
+    out.sinAltitude[count] = sinh;
+    out.tanAltitude[count] = Math.tan(h);
+    out.altitudeUnits[count] = h / HORIZON_ANGLE_UNIT_RAD;
+    out.sunEast[count] = cosh * azimuthEast;
+    out.sunNorth[count] = cosh * azimuthNorth;
+    if (directions > 0) {
+      const position = (azimuth / (2 * Math.PI)) * directions;
+      const k0 = Math.min(Math.floor(position), directions - 1);
+      out.horizonDirection0[count] = k0;
+      out.horizonDirection1[count] = k0 + 1 === directions ? 0 : k0 + 1;
+      out.horizonWeight[count] = position - k0;
+    }
+    out.nearStart[count] = near;
+    if (nearSteps > 0) {
+      for (const step of nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps)) {
+        out.nearOffset[near] = step.rowOffset * width + step.colOffset;
+        out.nearCol[near] = step.colOffset;
+        out.nearRow[near] = step.rowOffset;
+        out.nearInverseDistance[near] = step.inverseDistance;
+        out.nearCurvatureSlope[near] = step.curvatureSlope;
+        near++;
+      }
+    }
+    // τ-dependent quantities at δ = −half, 0, +half, fitted as a + bδ + cδ²
+    const m0 = seaLevelAirMass(h);
+    const lowSunFactor = h < 0.1 ? 1 / (0.1 - 0.008 * h) : 0;
+    for (let j = 0; j < 3; j++) {
+      const t = lookupTransmittance(table, (pzMid + (j - 1) * pzHalf) * m0);
+      const nFactor = 0.00263 - t * (0.712 + 0.6883 * t);
+      values[TAU_SUN_EAST * 3 + j] = t * cosh * azimuthEast;
+      values[TAU_SUN_NORTH * 3 + j] = t * cosh * azimuthNorth;
+      values[TAU_SIN_ALTITUDE * 3 + j] = t * sinh;
+      values[DIFFUSE_ONE_MINUS_TAU * 3 + j] = diffuseH * (1 - t);
+      values[DIFFUSE_N_ONE_MINUS_TAU * 3 + j] = diffuseH * nFactor * (1 - t);
+      if (lowSunFactor === 0) {
+        // τ s / sin h with s = n · sun: the direction term is sun / sin h
+        values[CIRCUMSOLAR_EAST * 3 + j] = (diffuseH * t * cosh * azimuthEast) / sinh;
+        values[CIRCUMSOLAR_NORTH * 3 + j] = (diffuseH * t * cosh * azimuthNorth) / sinh;
+        values[CIRCUMSOLAR_UP * 3 + j] = diffuseH * t;
+      } else {
+        // τ sin β cos(A_LN) / (0.1 − 0.008 h) with sin β cos(A_LN) = n_horizontal · azimuth direction
+        values[CIRCUMSOLAR_EAST * 3 + j] = diffuseH * t * azimuthEast * lowSunFactor;
+        values[CIRCUMSOLAR_NORTH * 3 + j] = diffuseH * t * azimuthNorth * lowSunFactor;
+        values[CIRCUMSOLAR_UP * 3 + j] = 0;
+      }
+    }
+    for (let q = 0; q < TAU_QUANTITIES; q++) {
+      const minus = values[q * 3]!;
+      const centre = values[q * 3 + 1]!;
+      const plus = values[q * 3 + 2]!;
+      const base = q * 3 * stride;
+      prefix[base + count + 1] = prefix[base + count]! + centre;
+      prefix[base + stride + count + 1] = prefix[base + stride + count]! + (plus - minus) / (2 * pzHalf);
+      prefix[base + 2 * stride + count + 1] = prefix[base + 2 * stride + count]! + (plus - 2 * centre + minus) / (2 * pzHalf * pzHalf);
+    }
+    prefix[DIFFUSE_LIT * stride + count + 1] = prefix[DIFFUSE_LIT * stride + count]! + diffuseH;
+    prefix[LIT_COUNT * stride + count + 1] = count + 1;
+    sumDiffuse += diffuseH;
+    count++;
+  }
+  out.nearStart[count] = near;
+  out.count = count;
+  // group consecutive samples by direction sector
+  let groups = 0;
+  for (let k = 0; k < count; k++) {
+    const sector = directions > 0 ? out.horizonDirection0[k]! : 0;
+    const altitude = out.altitudeUnits[k]!;
+    if (groups > 0 && out.groupSector[groups - 1] === sector) {
+      out.groupEnd[groups - 1] = k + 1;
+      out.groupMinAltitude[groups - 1] = Math.min(out.groupMinAltitude[groups - 1]!, altitude);
+      out.groupMaxAltitude[groups - 1] = Math.max(out.groupMaxAltitude[groups - 1]!, altitude);
+    } else {
+      out.groupSector[groups] = sector;
+      out.groupStart[groups] = k;
+      out.groupEnd[groups] = k + 1;
+      out.groupMinAltitude[groups] = altitude;
+      out.groupMaxAltitude[groups] = altitude;
+      groups++;
+    }
+  }
+  out.groupCount = groups;
+  out.stepHours = stepHours;
+  out.extraterrestrialWM2 = g0;
+  out.sumDiffuseHorizontal = sumDiffuse;
+  out.pressureRatioCentre = pzMid;
+  return out;
+}
+
+/**
+ * Daily global irradiation [Wh m⁻² day⁻¹] and sunshine hours [h] of the cells of `block` (grid
+ * `width` × `height`), written into `globalOut` and `hoursOut` (NaN for nodata cells).
+ * `sums` is scratch space of at least PREFIX_QUANTITIES numbers.
  */
 export function integrateBlock(
   block: CellBlock,
   width: number,
+  height: number,
   samples: DaySamples,
   surface: SurfaceTerms,
-  horizon: HorizonAngles | null,
-  table: TransmittanceTable,
+  terrain: TerrainHorizons | null,
   albedo: number,
   globalOut: Float32Array,
   hoursOut: Float32Array,
 ): void {
   const count = samples.count;
+  const stride = samples.capacity + 1;
+  const prefix = samples.prefix;
   const g0 = samples.extraterrestrialWM2;
   const stepHours = samples.stepHours;
   const sumDiffuse = samples.sumDiffuseHorizontal;
-  const { sinAltitude, inverseSinAltitude, altitudeUnits, seaLevelAirMass: m0, diffuseHorizontal: dh } = samples;
-  const { sunEast, sunNorth, azimuthEast, azimuthNorth, lowSunFactor } = samples;
+  const pzMid = samples.pressureRatioCentre;
+  const { sinAltitude, tanAltitude, altitudeUnits, sunEast, sunNorth } = samples;
   const { horizonDirection0, horizonDirection1, horizonWeight } = samples;
-  const tau = table.values;
-  const tauStep = 1 / table.stepAirMass;
-  const tauMax = table.maxAirMass;
-  const angles = horizon ? horizon.angles : null;
-  const directions = horizon ? horizon.directions : 0;
+  const { nearStart, nearOffset, nearCol, nearRow, nearInverseDistance, nearCurvatureSlope } = samples;
+  const elevation = terrain ? terrain.elevation : null;
+  const angles = terrain ? terrain.angles : null;
+  const nearBound = terrain ? terrain.nearBound : null;
+  const litBound = terrain ? terrain.litBound : null;
+  const directions = terrain ? terrain.directions : 0;
+  const margin = terrain ? terrain.nearSteps + 2 : 0;
+  const { groupCount, groupSector, groupStart, groupEnd, groupMinAltitude, groupMaxAltitude } = samples;
+  const sums = new Float64Array(PREFIX_QUANTITIES);
   for (let row = block.rowStart; row < block.rowEnd; row++) {
-    for (let cell = row * width + block.colStart, end = row * width + block.colEnd; cell < end; cell++) {
+    const rowInterior = row >= margin && row < height - margin;
+    for (let col = block.colStart; col < block.colEnd; col++) {
+      const cell = row * width + col;
       if (surface.valid[cell] === 0) {
         globalOut[cell] = NaN;
         hoursOut[cell] = NaN;
         continue;
       }
-      const pz = surface.pressureRatio[cell]!;
+      const inclined = surface.inclined[cell] === 1;
       const nE = surface.normalEast[cell]!;
       const nN = surface.normalNorth[cell]!;
       const nU = surface.normalUp[cell]!;
-      const inclined = surface.inclined[cell] === 1;
-      const horizonBase = cell * directions;
-      let sumTauIncidence = 0; // Σ τ s over lit samples → beam / G₀
-      let sumTauSinh = 0; // Σ τ sin h over lit samples → B_h / G₀
-      let sumLitDiffuseExcess = 0; // Σ D_h (F_x,lit − F_x,shaded) over lit samples
-      let litSamples = 0;
-      const rsky = surface.skyView[cell]!;
-      const fg = surface.muneerSlope[cell]!;
-      const shadedFactor = surface.shadedDiffuseFactor[cell]!;
-      for (let k = 0; k < count; k++) {
-        const sinh = sinAltitude[k]!;
-        const s = inclined ? nE * sunEast[k]! + nN * sunNorth[k]! + nU * sinh : sinh;
-        if (s <= 0) continue;
-        if (angles !== null) {
-          const a0 = angles[horizonBase + horizonDirection0[k]!]!;
-          const a1 = angles[horizonBase + horizonDirection1[k]!]!;
-          if (a0 + horizonWeight[k]! * (a1 - a0) > altitudeUnits[k]!) continue;
+      const interior = rowInterior && col >= margin && col < width - margin;
+      const z0 = elevation !== null ? elevation[cell]! : 0;
+      const base = cell * directions;
+      sums.fill(0);
+      let runStart = -1;
+      for (let g = 0; g < groupCount; g++) {
+        const first = groupStart[g]!;
+        const last = groupEnd[g]!;
+        const sector = base + groupSector[g]!;
+        if (litBound !== null) {
+          if (groupMinAltitude[g]! >= litBound[sector]!) {
+            // the whole group is above every horizon and in front of the plane
+            if (runStart < 0) runStart = first;
+            continue;
+          }
+          const a0 = angles![sector]!;
+          const a1 = angles![base + horizonDirection1[first]!]!;
+          if (groupMaxAltitude[g]! < (a0 < a1 ? a0 : a1)) {
+            // the whole group is below the far-field horizon
+            if (runStart >= 0) {
+              addRun(sums, prefix, stride, runStart, first);
+              runStart = -1;
+            }
+            continue;
+          }
         }
-        const m = pz * m0[k]!;
-        let t: number;
-        if (m < tauMax) {
-          const position = m * tauStep;
-          const i = position | 0;
-          const v0 = tau[i]!;
-          t = v0 + (position - i) * (tau[i + 1]! - v0);
-        } else {
-          t = beamTransmittance(table.linkeTurbidity, m);
-        }
-        litSamples++;
-        sumTauSinh += t * sinh;
-        if (inclined) {
-          sumTauIncidence += t * s;
-          const isotropic = (rsky + (0.00263 - t * (0.712 + 0.6883 * t)) * fg) * (1 - t);
-          const low = lowSunFactor[k]!;
-          const circumsolar =
-            low === 0 ? t * s * inverseSinAltitude[k]! : t * (nE * azimuthEast[k]! + nN * azimuthNorth[k]!) * low;
-          sumLitDiffuseExcess += dh[k]! * (isotropic + circumsolar - shadedFactor);
+        for (let k = first; k < last; k++) {
+          const sinh = sinAltitude[k]!;
+          let lit = (inclined ? nE * sunEast[k]! + nN * sunNorth[k]! + nU * sinh : sinh) > 0;
+          if (lit && angles !== null) {
+            const a0 = angles[sector]!;
+            const a1 = angles[base + horizonDirection1[k]!]!;
+            if (a0 + horizonWeight[k]! * (a1 - a0) > altitudeUnits[k]!) {
+              lit = false;
+            } else if (altitudeUnits[k]! < nearBound![sector]!) {
+              const tanh = tanAltitude[k]!;
+              for (let j = nearStart[k]!, end = nearStart[k + 1]!; j < end; j++) {
+                if (!interior) {
+                  const r = row + nearRow[j]!;
+                  const c = col + nearCol[j]!;
+                  if (r < 0 || r >= height || c < 0 || c >= width) break;
+                }
+                if ((elevation![cell + nearOffset[j]!]! - z0) * nearInverseDistance[j]! - nearCurvatureSlope[j]! > tanh) {
+                  lit = false;
+                  break;
+                }
+              }
+            }
+          }
+          if (lit) {
+            if (runStart < 0) runStart = k;
+          } else if (runStart >= 0) {
+            addRun(sums, prefix, stride, runStart, k);
+            runStart = -1;
+          }
         }
       }
+      if (runStart >= 0) addRun(sums, prefix, stride, runStart, count);
+      const delta = surface.pressureRatio[cell]! - pzMid;
+      const delta2 = delta * delta;
+      const tauSinAltitude = sums[TAU_SIN_ALTITUDE * 3]! + delta * sums[TAU_SIN_ALTITUDE * 3 + 1]! + delta2 * sums[TAU_SIN_ALTITUDE * 3 + 2]!;
       let dailyWh: number;
       if (inclined) {
-        const beam = g0 * sumTauIncidence;
-        const diffuse = shadedFactor * sumDiffuse + sumLitDiffuseExcess;
-        const reflected = albedo * surface.groundView[cell]! * (g0 * sumTauSinh + sumDiffuse);
+        const at = (q: number) => sums[q * 3]! + delta * sums[q * 3 + 1]! + delta2 * sums[q * 3 + 2]!;
+        const beam = g0 * (nE * at(TAU_SUN_EAST) + nN * at(TAU_SUN_NORTH) + nU * tauSinAltitude);
+        const shadedFactor = surface.shadedDiffuseFactor[cell]!;
+        const diffuse =
+          shadedFactor * (sumDiffuse - sums[DIFFUSE_LIT]!) +
+          surface.skyView[cell]! * at(DIFFUSE_ONE_MINUS_TAU) +
+          surface.muneerSlope[cell]! * at(DIFFUSE_N_ONE_MINUS_TAU) +
+          nE * at(CIRCUMSOLAR_EAST) +
+          nN * at(CIRCUMSOLAR_NORTH) +
+          nU * at(CIRCUMSOLAR_UP);
+        const reflected = albedo * surface.groundView[cell]! * (g0 * tauSinAltitude + sumDiffuse);
         dailyWh = (beam + diffuse + reflected) * stepHours;
       } else {
-        dailyWh = (g0 * sumTauSinh + sumDiffuse) * stepHours;
+        dailyWh = (g0 * tauSinAltitude + sumDiffuse) * stepHours;
       }
       globalOut[cell] = dailyWh;
-      hoursOut[cell] = litSamples * stepHours;
+      hoursOut[cell] = sums[LIT_COUNT]! * stepHours;
+    }
+  }
+}
+
+/** Adds the prefix-summed quantities of the sunlit run of samples [first, end) to `sums`. */
+function addRun(sums: Float64Array, prefix: Float64Array, stride: number, first: number, end: number): void {
+  for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q]! += prefix[base + end]! - prefix[base + first]!;
+}
+
+/**
+ * Per cell and direction sector, the lowest sun altitude [horizon units] at which a sun anywhere in the
+ * sector certainly lights the surface: at or above the stored far-field horizon of both bounding
+ * directions, the near-field bound of the sector, and the self-shading altitude of the plane — the sun is
+ * in front of a plane with upward unit normal n when tan h > −(n_E sin az + n_N cos az)/n_U.
+ * Writes `out` for cells [cellStart, cellEnd) (layout of `angles`).
+ */
+export function sunlitBounds(
+  surface: SurfaceTerms,
+  angles: Int16Array,
+  nearBound: Int16Array,
+  directions: number,
+  cellStart: number,
+  cellEnd: number,
+  out: Int16Array,
+): void {
+  const sector = (2 * Math.PI) / directions;
+  const open = -Math.floor(Math.PI / 2 / HORIZON_ANGLE_UNIT_RAD);
+  for (let cell = cellStart; cell < cellEnd; cell++) {
+    const base = cell * directions;
+    if (surface.valid[cell] === 0) {
+      out.fill(open, base, base + directions);
+      continue;
+    }
+    const inclined = surface.inclined[cell] === 1;
+    const nE = surface.normalEast[cell]!;
+    const nN = surface.normalNorth[cell]!;
+    const nU = surface.normalUp[cell]!;
+    // azimuth where the plane hides the sun most (the upslope direction), grid frame
+    const upslope = Math.atan2(-nE, -nN);
+    for (let k = 0; k < directions; k++) {
+      const k1 = k + 1 === directions ? 0 : k + 1;
+      let bound = Math.max(angles[base + k]!, angles[base + k1]!, nearBound[base + k]!);
+      if (inclined) {
+        const from = k * sector;
+        const hidden = (az: number) => -(nE * Math.sin(az) + nN * Math.cos(az)) / nU;
+        let worst = Math.max(hidden(from), hidden(from + sector));
+        const offset = (((upslope - from) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
+        if (offset <= sector) worst = Math.max(worst, hidden(upslope));
+        if (worst > 0) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
+      }
+      out[base + k] = bound;
     }
   }
 }
@@ -281,10 +508,14 @@ export function integrateBlockFlat(
   width: number,
   samples: DaySamples,
   surface: SurfaceTerms,
-  table: TransmittanceTable,
   flatOut: Float32Array,
 ): void {
+  const stride = samples.capacity + 1;
   const count = samples.count;
+  const base = TAU_SIN_ALTITUDE * 3 * stride;
+  const a = samples.prefix[base + count]!;
+  const b = samples.prefix[base + stride + count]!;
+  const c = samples.prefix[base + 2 * stride + count]!;
   const g0 = samples.extraterrestrialWM2;
   for (let row = block.rowStart; row < block.rowEnd; row++) {
     for (let cell = row * width + block.colStart, end = row * width + block.colEnd; cell < end; cell++) {
@@ -292,12 +523,8 @@ export function integrateBlockFlat(
         flatOut[cell] = NaN;
         continue;
       }
-      const pz = surface.pressureRatio[cell]!;
-      let sumTauSinh = 0;
-      for (let k = 0; k < count; k++) {
-        sumTauSinh += lookupTransmittance(table, pz * samples.seaLevelAirMass[k]!) * samples.sinAltitude[k]!;
-      }
-      flatOut[cell] = (g0 * sumTauSinh + samples.sumDiffuseHorizontal) * samples.stepHours;
+      const delta = surface.pressureRatio[cell]! - samples.pressureRatioCentre;
+      flatOut[cell] = (g0 * (a + delta * b + delta * delta * c) + samples.sumDiffuseHorizontal) * samples.stepHours;
     }
   }
 }

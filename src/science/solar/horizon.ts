@@ -27,6 +27,9 @@ export const EARTH_RADIUS_M = 6_371_000;
 /** Stored horizon angles are integers in units of 1e-4 rad (resolution 0.0057°). */
 export const HORIZON_ANGLE_UNIT_RAD = 1e-4;
 
+/** An open horizon (−π/2, nothing in sight) stored just inside the quantised range. */
+const MAX_HORIZON_UNITS = Math.floor(Math.PI / 2 / HORIZON_ANGLE_UNIT_RAD);
+
 /** The ray of one direction: cell offsets and distances, shared by all cells of a grid (or of a band of rows). */
 export interface RayTemplate {
   /** Index offset of each sample (row offset · width + column offset). */
@@ -54,10 +57,11 @@ export function rayTemplates(
   cellSizeYM: number,
   directions: number,
   distanceStep = 1,
+  firstStep = 1,
 ): RayTemplate[] {
   const templates: RayTemplate[] = [];
   for (let k = 0; k < directions; k++) {
-    templates.push(rayTemplate(width, height, cellSizeXM, cellSizeYM, (2 * Math.PI * k) / directions, distanceStep));
+    templates.push(rayTemplate(width, height, cellSizeXM, cellSizeYM, (2 * Math.PI * k) / directions, distanceStep, firstStep));
   }
   return templates;
 }
@@ -70,6 +74,7 @@ export function rayTemplate(
   cellSizeYM: number,
   gridAzimuthRad: number,
   distanceStep = 1,
+  firstStep = 1,
 ): RayTemplate {
   const stepM = distanceStep * 0.5 * (cellSizeXM + cellSizeYM);
   const colPerStep = (stepM * Math.sin(gridAzimuthRad)) / cellSizeXM;
@@ -78,7 +83,7 @@ export function rayTemplate(
   const rows: number[] = [];
   let lastCol = 0;
   let lastRow = 0;
-  for (let k = 1; ; k++) {
+  for (let k = firstStep; ; k++) {
     // nearest cell to the k-th sample point (the cell centre is the ray origin)
     const dc = Math.floor(k * colPerStep + 0.5);
     const dr = -Math.floor(-k * rowPerStep + 0.5);
@@ -187,37 +192,201 @@ export function horizonTangent(
   return best;
 }
 
+/** The far-field ray templates of a row, its near-field sectors, and the cell size they were made for. */
+export interface RowRays {
+  readonly rays: readonly RayTemplate[];
+  readonly nearSectors: NearSectors | null;
+  readonly cellSizeXM: number;
+  readonly cellSizeYM: number;
+}
+
 /**
- * Horizon angles of the cells in rows [rowStart, rowEnd) for all directions, written into `out`
- * (cell-major: out[cell · directions + k], units of HORIZON_ANGLE_UNIT_RAD). Nodata cells get 0.
+ * Far-field horizon angles of the cells in rows [rowStart, rowEnd) for all directions, written into
+ * `anglesOut` (cell-major: anglesOut[cell · directions + k], units of HORIZON_ANGLE_UNIT_RAD); upper
+ * bounds of the near-field horizon per direction sector into `nearOut` (same layout; sector k spans the
+ * directions k … k + 1). Nodata cells get 0 and open bounds.
  * `raysForRow(row)` gives the templates for that row (one set for projected grids; per band of rows for
- * geographic grids, whose east-west cell size changes with latitude).
+ * geographic grids, whose east-west cell size changes with latitude). The templates must start after the
+ * near field (firstStep = nearSteps + 1).
  */
 export function computeHorizonRows(
   elevation: Float64Array,
   width: number,
+  height: number,
   rowStart: number,
   rowEnd: number,
   zMaxM: number,
-  raysForRow: (row: number) => readonly RayTemplate[],
-  out: Int16Array,
+  raysForRow: (row: number) => RowRays,
+  anglesOut: Int16Array,
+  nearOut: Int16Array,
 ): void {
   for (let row = rowStart; row < rowEnd; row++) {
-    const rays = raysForRow(row);
+    const { rays, nearSectors: sectors } = raysForRow(row);
     const directions = rays.length;
     for (let col = 0; col < width; col++) {
       const cell = row * width + col;
       const base = cell * directions;
       if (Number.isNaN(elevation[cell]!)) {
-        out.fill(0, base, base + directions);
+        anglesOut.fill(0, base, base + directions);
+        nearOut.fill(-MAX_HORIZON_UNITS, base, base + directions);
         continue;
       }
       for (let k = 0; k < directions; k++) {
         const tangent = horizonTangent(elevation, width, row, col, zMaxM, rays[k]!);
-        out[base + k] = Math.round(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD);
+        const units = Math.max(-MAX_HORIZON_UNITS, Math.round(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
+        anglesOut[base + k] = units;
+        const near = sectors ? nearSectorBoundUnits(elevation, width, height, row, col, sectors, k) : -MAX_HORIZON_UNITS;
+        nearOut[base + k] = near;
       }
     }
   }
+}
+
+/**
+ * One ray step of the near field: the cell nearest to the point j·L along a grid azimuth.
+ * The near field is traced at the exact sun azimuth (like r.sun), because the first few cells around a cell
+ * decide its horizon in steps too coarse to interpolate between stored directions.
+ */
+export interface NearStep {
+  readonly colOffset: number;
+  readonly rowOffset: number;
+  readonly inverseDistance: number;
+  readonly curvatureSlope: number;
+}
+
+/** The distinct cells of the first `steps` ray steps along a grid azimuth [rad, clockwise from grid north]. */
+export function nearFieldSteps(cellSizeXM: number, cellSizeYM: number, gridAzimuthRad: number, steps: number): NearStep[] {
+  const stepM = 0.5 * (cellSizeXM + cellSizeYM);
+  const colPerStep = (stepM * Math.sin(gridAzimuthRad)) / cellSizeXM;
+  const northPerStep = (stepM * Math.cos(gridAzimuthRad)) / cellSizeYM;
+  const result: NearStep[] = [];
+  let lastCol = 0;
+  let lastRow = 0;
+  for (let j = 1; j <= steps; j++) {
+    const colOffset = Math.floor(j * colPerStep + 0.5);
+    const rowOffset = -Math.floor(j * northPerStep + 0.5);
+    if (colOffset === lastCol && rowOffset === lastRow) continue;
+    lastCol = colOffset;
+    lastRow = rowOffset;
+    const d = Math.hypot(colOffset * cellSizeXM, rowOffset * cellSizeYM);
+    result.push({ colOffset, rowOffset, inverseDistance: 1 / d, curvatureSlope: curvatureOverDistance(d) });
+  }
+  return result;
+}
+
+/** tan of the near-field horizon of cell (row, col) along `steps` (−Infinity if no step lands inside the grid). */
+export function nearFieldTangent(
+  elevation: Float64Array,
+  width: number,
+  height: number,
+  row: number,
+  col: number,
+  steps: readonly NearStep[],
+): number {
+  const z0 = elevation[row * width + col]!;
+  let best = -Infinity;
+  for (const step of steps) {
+    const r = row + step.rowOffset;
+    const c = col + step.colOffset;
+    if (r < 0 || r >= height || c < 0 || c >= width) break;
+    const t = (elevation[r * width + c]! - z0) * step.inverseDistance - step.curvatureSlope;
+    if (t > best) best = t;
+  }
+  return best;
+}
+
+/**
+ * The cells a near-field ray can land on while its azimuth stays within each direction sector
+ * [k·Δ, (k+1)·Δ] (Δ = 2π/directions): every cell whose square meets the sector within reach of `steps`
+ * ray steps. A superset of the exact near-field cells, so the steepest of them bounds the near horizon.
+ */
+export interface NearSectors {
+  /** Candidates of sector k: entries start[k] … start[k + 1] − 1. */
+  readonly start: Int32Array;
+  readonly colOffset: Int32Array;
+  readonly rowOffset: Int32Array;
+  readonly inverseDistance: Float64Array;
+  readonly curvatureSlope: Float64Array;
+}
+
+export function nearSectors(cellSizeXM: number, cellSizeYM: number, directions: number, steps: number): NearSectors {
+  const reach = steps * 0.5 * (cellSizeXM + cellSizeYM) * (1 + 1e-9);
+  const maxCols = Math.ceil(reach / cellSizeXM) + 1;
+  const maxRows = Math.ceil(reach / cellSizeYM) + 1;
+  const sector = (2 * Math.PI) / directions;
+  const entries: { k: number; dc: number; dr: number; d: number }[] = [];
+  for (let dr = -maxRows; dr <= maxRows; dr++) {
+    for (let dc = -maxCols; dc <= maxCols; dc++) {
+      if (dr === 0 && dc === 0) continue;
+      // the cell's square in metres, x east, y north (row offsets grow southward)
+      const x0 = (dc - 0.5) * cellSizeXM;
+      const x1 = (dc + 0.5) * cellSizeXM;
+      const y0 = (-dr - 0.5) * cellSizeYM;
+      const y1 = (-dr + 0.5) * cellSizeYM;
+      const nearestX = Math.max(x0, Math.min(0, x1));
+      const nearestY = Math.max(y0, Math.min(0, y1));
+      if (Math.hypot(nearestX, nearestY) > reach) continue;
+      const centre = Math.atan2(dc * cellSizeXM, -dr * cellSizeYM);
+      let lo = Infinity;
+      let hi = -Infinity;
+      for (const [x, y] of [[x0, y0], [x0, y1], [x1, y0], [x1, y1]] as const) {
+        let a = Math.atan2(x, y) - centre;
+        if (a > Math.PI) a -= 2 * Math.PI;
+        if (a < -Math.PI) a += 2 * Math.PI;
+        lo = Math.min(lo, a);
+        hi = Math.max(hi, a);
+      }
+      const d = Math.hypot(dc * cellSizeXM, dr * cellSizeYM);
+      for (let k = 0; k < directions; k++) {
+        // sector k relative to the cell's centre azimuth, wrapped to (−π, π]
+        let a = k * sector - centre;
+        a -= 2 * Math.PI * Math.round(a / (2 * Math.PI));
+        const b = a + sector;
+        const overlaps = (a <= hi && b >= lo) || (a + 2 * Math.PI <= hi && b + 2 * Math.PI >= lo) || (a - 2 * Math.PI <= hi && b - 2 * Math.PI >= lo);
+        if (overlaps) entries.push({ k, dc, dr, d });
+      }
+    }
+  }
+  entries.sort((p, q) => p.k - q.k);
+  const n = entries.length;
+  const result = {
+    start: new Int32Array(directions + 1),
+    colOffset: new Int32Array(n),
+    rowOffset: new Int32Array(n),
+    inverseDistance: new Float64Array(n),
+    curvatureSlope: new Float64Array(n),
+  };
+  entries.forEach((e, i) => {
+    result.colOffset[i] = e.dc;
+    result.rowOffset[i] = e.dr;
+    result.inverseDistance[i] = 1 / e.d;
+    result.curvatureSlope[i] = curvatureOverDistance(e.d);
+    result.start[e.k + 1] = i + 1;
+  });
+  for (let k = 1; k <= directions; k++) result.start[k] = Math.max(result.start[k]!, result.start[k - 1]!);
+  return result;
+}
+
+/** Upper bound of the near horizon of cell (row, col) within sector k, in horizon units (rounded up). */
+export function nearSectorBoundUnits(
+  elevation: Float64Array,
+  width: number,
+  height: number,
+  row: number,
+  col: number,
+  sectors: NearSectors,
+  k: number,
+): number {
+  const z0 = elevation[row * width + col]!;
+  let best = -Infinity;
+  for (let i = sectors.start[k]!, end = sectors.start[k + 1]!; i < end; i++) {
+    const r = row + sectors.rowOffset[i]!;
+    const c = col + sectors.colOffset[i]!;
+    if (r < 0 || r >= height || c < 0 || c >= width) continue;
+    const t = (elevation[r * width + c]! - z0) * sectors.inverseDistance[i]! - sectors.curvatureSlope[i]!;
+    if (t > best) best = t;
+  }
+  return best === -Infinity ? -MAX_HORIZON_UNITS : Math.min(MAX_HORIZON_UNITS, Math.ceil(Math.atan(best) / HORIZON_ANGLE_UNIT_RAD));
 }
 
 /**

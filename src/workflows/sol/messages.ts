@@ -14,7 +14,10 @@ export interface WorkerSetup {
   readonly cellSizeY: Float64Array;
   readonly surface: SurfaceTerms;
   readonly horizonAngles: Int16Array;
+  readonly horizonNear: Int16Array;
+  readonly horizonLitBound: Int16Array;
   readonly directions: number;
+  readonly nearSteps: number;
   readonly tiles: readonly SunTile[];
   readonly params: KernelParams;
   /** Also compute the horizontal-surface daily global (returned, not written). */

@@ -17,7 +17,7 @@ import { writeFloat32GeoTiffSync } from '../../raster/writeGeoTiff.js';
 import type { KernelParams } from '../../science/solar/dailyKernel.js';
 import { surfaceTerms, type ArrayAllocator } from '../../science/solar/surface.js';
 import { hornGradient } from '../../science/terrain/slopeAspect.js';
-import { siblingModuleUrl } from '../../util/modules.js';
+import { siblingModuleUrl, startModuleWorker } from '../../util/modules.js';
 import { validateWorkflowParams } from '../params.js';
 import type { ProgressListener, WorkflowResult, WorkflowRun } from '../types.js';
 import type { WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
@@ -32,8 +32,11 @@ import {
   monthlyGlobalPath,
 } from './products.js';
 
-/** Horizon directions computed per cell (every 360/64 = 5.6°), interpolated in between. */
-export const DEFAULT_HORIZON_DIRECTIONS = 64;
+/** Far-field horizon directions stored per cell (every 360/32 = 11.25°), interpolated in between. */
+export const DEFAULT_HORIZON_DIRECTIONS = 32;
+
+/** Ray steps of the near field, traced exactly at the sun azimuth at every sample. */
+export const DEFAULT_NEAR_FIELD_STEPS = 16;
 
 /** Share of the progress bar given to the horizon phase (measured: about this share of the run time). */
 const HORIZON_PROGRESS_SHARE = 0.15;
@@ -45,6 +48,18 @@ export interface SolarYearOptions {
   readonly threads: number;
   /** Horizon directions (0 = no terrain shadowing). */
   readonly directions?: number;
+  /** Near-field ray steps traced at the exact sun azimuth (default DEFAULT_NEAR_FIELD_STEPS). */
+  readonly nearSteps?: number;
+  /**
+   * Days of year to compute (default all 365). Monthly sums are written only for months whose days are
+   * all included.
+   */
+  readonly days?: readonly number[];
+  /**
+   * Azimuth reference of sun and aspect: 'true-north' (default, correct) or 'grid-north' (r.sun's
+   * simplification on projected grids, for comparisons with GRASS).
+   */
+  readonly azimuthReference?: 'true-north' | 'grid-north';
   /** Also write monthly sums for a horizontal, unshaded surface (`flat_total_sun_{mon}_sum.tif`, for EEMT). */
   readonly flatMonthly?: boolean;
   readonly onProgress?: ProgressListener;
@@ -73,6 +88,10 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
   const { width, height } = grid;
   const cellCount = width * height;
   const directions = options.directions ?? DEFAULT_HORIZON_DIRECTIONS;
+  const days = options.days ? [...new Set(options.days)].sort((a, b) => a - b) : Array.from({ length: DAYS_PER_YEAR }, (_, i) => i + 1);
+  for (const day of days) {
+    if (!Number.isInteger(day) || day < 1 || day > DAYS_PER_YEAR) throw new RangeError(`day of year ${day} is outside 1–${DAYS_PER_YEAR}`);
+  }
   const report = options.onProgress ?? (() => {});
   options.signal?.throwIfAborted();
   report({ fraction: 0, message: 'preparing terrain' });
@@ -89,10 +108,10 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
   const surface = surfaceTerms(dem.elevation, gradient.fallEast, gradient.fallNorth, sharedAllocator);
   let zMaxM = -Infinity;
   for (const z of dem.elevation) if (z > zMaxM) zMaxM = z;
-  const midRow = Math.floor(height / 2);
-  const tiles = planSunTiles(width, height, Math.min(cellSizeX[midRow]!, cellSizeY[midRow]!), surface.valid, (col, row) => ({
+  const nearSteps = directions > 0 ? (options.nearSteps ?? DEFAULT_NEAR_FIELD_STEPS) : 0;
+  const tiles = planSunTiles(width, height, { dx: cellSizeX, dy: cellSizeY }, surface.valid, surface.pressureRatio, (col, row) => ({
     latitudeRad: (geodesy.latLon(col, row).latDeg * Math.PI) / 180,
-    convergenceRad: geodesy.convergenceRad(col, row),
+    convergenceRad: options.azimuthReference === 'grid-north' ? 0 : geodesy.convergenceRad(col, row),
   }));
 
   const setup: WorkerSetup = {
@@ -104,7 +123,10 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
     cellSizeY,
     surface,
     horizonAngles: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
+    horizonNear: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
+    horizonLitBound: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
     directions,
+    nearSteps,
     tiles,
     params: options.params,
     flat: options.flatMonthly ?? false,
@@ -114,6 +136,7 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
       LINKE_TURBIDITY: String(options.params.linkeTurbidity),
       ALBEDO: String(options.params.albedo),
       HORIZON_DIRECTIONS: String(directions),
+      NEAR_FIELD_STEPS: String(nearSteps),
     },
   };
   const threads = Math.max(1, Math.min(options.threads, availableParallelism(), DAYS_PER_YEAR));
@@ -149,7 +172,7 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
         report({ fraction: (HORIZON_PROGRESS_SHARE * rowsDone) / height, message: `terrain horizons: ${rowsDone}/${height} rows` });
       });
     }
-    const dayTasks: WorkerTask[] = Array.from({ length: DAYS_PER_YEAR }, (_, i) => ({ type: 'day', day: i + 1 }));
+    const dayTasks: WorkerTask[] = days.map((day) => ({ type: 'day', day }));
     let daysDone = 0;
     const horizonShare = directions > 0 ? HORIZON_PROGRESS_SHARE : 0;
     await pool.run(dayTasks, (reply) => {
@@ -158,8 +181,8 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
       monthly.add(reply.day, reply.global, reply.flatGlobal);
       daysDone++;
       report({
-        fraction: horizonShare + ((1 - horizonShare) * daysDone) / DAYS_PER_YEAR,
-        message: `day ${reply.day} done (${daysDone}/${DAYS_PER_YEAR})`,
+        fraction: horizonShare + ((1 - horizonShare) * daysDone) / days.length,
+        message: `day ${reply.day} done (${daysDone}/${days.length})`,
       });
     });
   } finally {
@@ -207,7 +230,7 @@ class WorkerPool {
     this.failed.catch(() => {});
     const url = siblingModuleUrl(import.meta.url, 'solWorker');
     this.workers = Array.from({ length: count }, () => {
-      const worker = new Worker(url, { workerData: setup });
+      const worker = startModuleWorker(url, { workerData: setup });
       worker.on('error', (error) => this.fail(error));
       worker.on('exit', (code) => {
         if (code !== 0) this.fail(new Error(`solar worker thread exited with code ${code}`));

@@ -2,15 +2,11 @@
  * How a DEM is cut into work: sun tiles (blocks of cells sharing one sun geometry) and the ray templates
  * of the horizon computation for each band of rows.
  */
-import { rayTemplates, type RayTemplate } from '../../science/solar/horizon.js';
-import type { CellBlock } from '../../science/solar/dailyKernel.js';
+import { nearSectors, rayTemplates, type RowRays } from '../../science/solar/horizon.js';
+import type { CellBlock, TileGeometry } from '../../science/solar/dailyKernel.js';
 
 /** A block of cells whose sun is computed at the block centre. */
-export interface SunTile extends CellBlock {
-  readonly latitudeRad: number;
-  /** Grid bearing of true north at the tile centre [rad], clockwise from grid north. */
-  readonly convergenceRad: number;
-}
+export interface SunTile extends CellBlock, TileGeometry {}
 
 /** Largest latitude span of a sun tile [deg]: the altitude error it causes is below 5e-5 rad. */
 const MAX_TILE_SPAN_DEG = 0.005;
@@ -36,27 +32,43 @@ export function sunTileSize(cellSizeM: number): number {
 export function planSunTiles(
   width: number,
   height: number,
-  cellSizeM: number,
+  sizes: RowCellSizes,
   valid: Uint8Array,
+  pressureRatio: Float64Array,
   position: (col: number, row: number) => { latitudeRad: number; convergenceRad: number },
 ): SunTile[] {
-  const size = sunTileSize(cellSizeM);
+  const midRow = Math.floor(height / 2);
+  const size = sunTileSize(Math.min(sizes.dx[midRow]!, sizes.dy[midRow]!));
   const tiles: SunTile[] = [];
   for (let rowStart = 0; rowStart < height; rowStart += size) {
     const rowEnd = Math.min(height, rowStart + size);
     for (let colStart = 0; colStart < width; colStart += size) {
       const colEnd = Math.min(width, colStart + size);
-      if (!blockHasValidCell(valid, width, rowStart, rowEnd, colStart, colEnd)) continue;
-      const centre = position((colStart + colEnd) / 2, (rowStart + rowEnd) / 2);
-      tiles.push({ rowStart, rowEnd, colStart, colEnd, ...centre });
+      let pzMin = Infinity;
+      let pzMax = -Infinity;
+      for (let r = rowStart; r < rowEnd; r++) {
+        for (let c = colStart; c < colEnd; c++) {
+          if (valid[r * width + c] !== 1) continue;
+          pzMin = Math.min(pzMin, pressureRatio[r * width + c]!);
+          pzMax = Math.max(pzMax, pressureRatio[r * width + c]!);
+        }
+      }
+      if (pzMin === Infinity) continue; // no valid cell
+      const midTileRow = Math.floor((rowStart + rowEnd) / 2);
+      tiles.push({
+        rowStart,
+        rowEnd,
+        colStart,
+        colEnd,
+        ...position((colStart + colEnd) / 2, (rowStart + rowEnd) / 2),
+        cellSizeXM: sizes.dx[midTileRow]!,
+        cellSizeYM: sizes.dy[midTileRow]!,
+        pressureRatioCentre: (pzMin + pzMax) / 2,
+        pressureRatioHalfRange: (pzMax - pzMin) / 2,
+      });
     }
   }
   return tiles;
-}
-
-function blockHasValidCell(valid: Uint8Array, width: number, r0: number, r1: number, c0: number, c1: number): boolean {
-  for (let r = r0; r < r1; r++) for (let c = c0; c < c1; c++) if (valid[r * width + c] === 1) return true;
-  return false;
 }
 
 /** Relative change of the east-west cell size tolerated within one band of rows sharing ray templates. */
@@ -71,7 +83,8 @@ export function rayTemplatesByRow(
   height: number,
   sizes: RowCellSizes,
   directions: number,
-): (row: number) => readonly RayTemplate[] {
+  nearSteps: number,
+): (row: number) => RowRays {
   const bandOfRow = new Int32Array(height);
   const bandSizes: { dx: number; dy: number }[] = [];
   for (let row = 0; row < height; row++) {
@@ -83,13 +96,18 @@ export function rayTemplatesByRow(
     }
     bandOfRow[row] = bandSizes.length - 1;
   }
-  const cache = new Map<number, readonly RayTemplate[]>();
+  const cache = new Map<number, RowRays>();
   return (row: number) => {
     const band = bandOfRow[row]!;
     let rays = cache.get(band);
     if (!rays) {
       const { dx, dy } = bandSizes[band]!;
-      rays = rayTemplates(width, height, dx, dy, directions);
+      rays = {
+        rays: rayTemplates(width, height, dx, dy, directions, 1, nearSteps + 1),
+        nearSectors: nearSteps > 0 ? nearSectors(dx, dy, directions, nearSteps) : null,
+        cellSizeXM: dx,
+        cellSizeYM: dy,
+      };
       cache.set(band, rays);
     }
     return rays;

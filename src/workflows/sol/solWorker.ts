@@ -10,6 +10,7 @@ import {
   integrateBlock,
   integrateBlockFlat,
   sampleCapacity,
+  sunlitBounds,
   sunSamplesForDay,
   transmittanceTable,
 } from '../../science/solar/dailyKernel.js';
@@ -22,24 +23,36 @@ const setup = workerData as WorkerSetup;
 const port = parentPort!;
 const cellCount = setup.grid.width * setup.grid.height;
 const table = transmittanceTable(setup.params.linkeTurbidity);
-const samples = allocateDaySamples(sampleCapacity(setup.params.stepMinutes));
-const horizon = setup.directions > 0 ? { angles: setup.horizonAngles, directions: setup.directions } : null;
+const samples = allocateDaySamples(sampleCapacity(setup.params.stepMinutes), setup.nearSteps);
+const terrain =
+  setup.directions > 0
+    ? {
+        elevation: setup.elevation,
+        angles: setup.horizonAngles,
+        directions: setup.directions,
+        nearBound: setup.horizonNear,
+        litBound: setup.horizonLitBound,
+        nearSteps: setup.nearSteps,
+      }
+    : null;
 let raysForRow: ReturnType<typeof rayTemplatesByRow> | null = null;
 
 function computeHorizons(rowStart: number, rowEnd: number): void {
-  raysForRow ??= rayTemplatesByRow(setup.grid.width, setup.grid.height, { dx: setup.cellSizeX, dy: setup.cellSizeY }, setup.directions);
-  computeHorizonRows(setup.elevation, setup.grid.width, rowStart, rowEnd, setup.zMaxM, raysForRow, setup.horizonAngles);
+  const { width, height } = setup.grid;
+  raysForRow ??= rayTemplatesByRow(width, height, { dx: setup.cellSizeX, dy: setup.cellSizeY }, setup.directions, setup.nearSteps);
+  computeHorizonRows(setup.elevation, width, height, rowStart, rowEnd, setup.zMaxM, raysForRow, setup.horizonAngles, setup.horizonNear);
+  sunlitBounds(setup.surface, setup.horizonAngles, setup.horizonNear, setup.directions, rowStart * width, rowEnd * width, setup.horizonLitBound);
 }
 
 function computeDay(day: number): WorkerReply {
   const global = new Float32Array(cellCount).fill(NaN);
   const hours = new Float32Array(cellCount).fill(NaN);
   const flatGlobal = setup.flat ? new Float32Array(cellCount).fill(NaN) : null;
-  const width = setup.grid.width;
+  const { width, height } = setup.grid;
   for (const tile of setup.tiles) {
-    sunSamplesForDay(day, tile.latitudeRad, tile.convergenceRad, setup.params, setup.directions, samples);
-    integrateBlock(tile, width, samples, setup.surface, horizon, table, setup.params.albedo, global, hours);
-    if (flatGlobal) integrateBlockFlat(tile, width, samples, setup.surface, table, flatGlobal);
+    sunSamplesForDay(day, tile, setup.params, table, width, setup.directions, setup.nearSteps, samples);
+    integrateBlock(tile, width, height, samples, setup.surface, terrain, setup.params.albedo, global, hours);
+    if (flatGlobal) integrateBlockFlat(tile, width, samples, setup.surface, flatGlobal);
   }
   const dayMeta = { ...setup.metadata, DAY_OF_YEAR: String(day) };
   writeFloat32GeoTiffSync(join(setup.outDir, dailyGlobalPath(day)), setup.grid, global, {

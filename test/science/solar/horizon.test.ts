@@ -124,7 +124,9 @@ test('stored horizons are interpolated between directions and wrap around north'
   const z = grid(width, width, 10, (x, y) => 100 + 0.1 * x + 0.05 * y);
   const directions = 8;
   const angles = new Int16Array(width * width * directions);
-  computeHorizonRows(z, width, 0, width, zMax(z), () => rayTemplates(width, width, 10, 10, directions), angles);
+  const nearBound = new Int16Array(width * width * directions);
+  const rays = { rays: rayTemplates(width, width, 10, 10, directions), nearSectors: null, cellSizeXM: 10, cellSizeYM: 10 };
+  computeHorizonRows(z, width, width, 0, width, zMax(z), () => rays, angles, nearBound);
   const cell = 10 * width + 10;
   const base = cell * directions;
   // exactly on a stored direction

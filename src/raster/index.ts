@@ -1,0 +1,23 @@
+/** Raster I/O: reading DEM and product GeoTIFFs, writing Float32 GeoTIFFs, and cell geodesy. */
+export type { CrsInfo, Dem, GeoKeyEntry, GeoTransform, GridSpec } from './types.js';
+export { RasterFormatError } from './types.js';
+export {
+  demFromRaster,
+  readDem,
+  readDemFromBuffer,
+  readRaster,
+  readRasterFromBuffer,
+  validateDem,
+  validateDemFromBuffer,
+  type DemSummary,
+  type RasterData,
+} from './readGeoTiff.js';
+export {
+  DEFAULT_DEFLATE_LEVEL,
+  DEFAULT_TILE_SIZE,
+  encodeFloat32GeoTiff,
+  writeFloat32GeoTiff,
+  writeFloat32GeoTiffSync,
+  type Float32GeoTiffOptions,
+} from './writeGeoTiff.js';
+export { cellCentreLatitudes, createGeodesy, type Geodesy } from './geodesy.js';

@@ -1,0 +1,354 @@
+/**
+ * EEMT-TRAD: the climate-only ("traditional") EEMT of one pixel and one month.
+ * Water in kg m⁻² (= mm), energy in J m⁻², NPP in g dry matter m⁻², temperatures in °C.
+ *
+ * @see eemt-model.md §1 (steps T1–T8) and §0.4 (core identity EEMT = E_PPT + E_BIO)
+ */
+import { saturationVapourPressure } from './atmosphere.js';
+import {
+  DAYS_IN_YEAR,
+  daysInMonth,
+  lapseRateForMonth,
+  resolveEemtOptions,
+  type EemtOptions,
+  type EemtOptionsInput,
+  type LiethCoefficients,
+  type PetVariant,
+} from './constants.js';
+import { monthlyMeanDaylightHours } from './daylength.js';
+
+/**
+ * Temperature moved from a reference elevation to the pixel elevation with a constant lapse rate [°C]:
+ * T' = T − Γ·(z − z_ref)/1000.
+ * @param temperatureC temperature at the reference elevation [°C]
+ * @param elevationM pixel elevation z [m]
+ * @param referenceElevationM elevation z_ref the temperature refers to (Daymet cell) [m]
+ * @param lapseRateKPerKm Γ [K km⁻¹] (positive: cooler uphill)
+ * @see eemt-model.md §1.2 T1; Rasmussen et al. 2015 (VZJ) Eq. 6, first two terms
+ */
+export function lapseRateAdjustedTemperature(
+  temperatureC: number,
+  elevationM: number,
+  referenceElevationM: number,
+  lapseRateKPerKm: number,
+): number {
+  return temperatureC - (lapseRateKPerKm * (elevationM - referenceElevationM)) / 1000;
+}
+
+/** Monthly mean air temperature as the mean of the mean daily extremes, (Tmax + Tmin)/2 [°C]. @see eemt-model.md §1.2 T1 */
+export function meanAirTemperature(tmaxC: number, tminC: number): number {
+  return 0.5 * (tmaxC + tminC);
+}
+
+/**
+ * Hamon potential evapotranspiration of one day [mm day⁻¹], with e_s at the mean temperature:
+ * - `linear`: 29.8 · D · e_s(T) / (T + 273.2)
+ * - `quadratic`: 2.1 · D² · e_s(T) / (T + 273.2)
+ * Zero when T ≤ 0 °C.
+ * @param meanTemperatureC mean air temperature T [°C]
+ * @param daylightHours day length D [h]
+ * @see eemt-model.md §1.2 T3; Hamon (1961); Haith & Shoemaker (1987); Lu et al. (2005)
+ */
+export function hamonDailyPotentialEvapotranspiration(
+  meanTemperatureC: number,
+  daylightHours: number,
+  form: 'linear' | 'quadratic' = 'linear',
+): number {
+  if (meanTemperatureC <= 0) return 0;
+  const es = saturationVapourPressure(meanTemperatureC);
+  const dayFactor = form === 'linear' ? 29.8 * daylightHours : 2.1 * daylightHours * daylightHours;
+  return (dayFactor * es) / (meanTemperatureC + 273.2);
+}
+
+/**
+ * Hamon potential evapotranspiration of a month [mm month⁻¹] = daily value × days of the month.
+ * @param meanTemperatureC monthly mean air temperature [°C]
+ * @param daylightHours monthly mean day length [h]
+ * @param days days in the month
+ * @see eemt-model.md §1.2 T3 (the factor n_m that reemt.sh omits, §4 R4)
+ */
+export function hamonPotentialEvapotranspiration(
+  meanTemperatureC: number,
+  daylightHours: number,
+  days: number,
+  form: 'linear' | 'quadratic' = 'linear',
+): number {
+  return hamonDailyPotentialEvapotranspiration(meanTemperatureC, daylightHours, form) * days;
+}
+
+/**
+ * Linear Hamon PET [mm month⁻¹] with e_s taken as the mean of e_s(Tmax) and e_s(Tmin), each set to 0 at or
+ * below 0 °C, as the original reemt.sh script computes it. Compatibility variant only; zero when T ≤ 0 °C.
+ * @see eemt-model.md §1.2 T3 and §4 R2
+ */
+export function hamonSaturationAveragePotentialEvapotranspiration(
+  tmaxC: number,
+  tminC: number,
+  daylightHours: number,
+  days: number,
+): number {
+  const meanTemperatureC = meanAirTemperature(tmaxC, tminC);
+  if (meanTemperatureC <= 0) return 0;
+  const esMax = tmaxC > 0 ? saturationVapourPressure(tmaxC) : 0;
+  const esMin = tminC > 0 ? saturationVapourPressure(tminC) : 0;
+  return ((29.8 * daylightHours * 0.5 * (esMax + esMin)) / (meanTemperatureC + 273.2)) * days;
+}
+
+/**
+ * Thornthwaite annual heat index I = Σ (max(T_m, 0)/5)^1.514 over 12 monthly mean temperatures [-].
+ * @see eemt-model.md §1.2 T3 (b); Thornthwaite (1948)
+ */
+export function thornthwaiteHeatIndex(monthlyMeanTemperaturesC: ArrayLike<number>): number {
+  let sum = 0;
+  for (let i = 0; i < monthlyMeanTemperaturesC.length; i++) {
+    const t = monthlyMeanTemperaturesC[i]!;
+    sum += t > 0 ? Math.pow(t / 5, 1.514) : Number.isNaN(t) ? NaN : 0;
+  }
+  return sum;
+}
+
+/**
+ * Thornthwaite potential evapotranspiration of a month [mm month⁻¹]:
+ * 16·(D/12)·(n/30)·(10T/I)^a for 0 < T < 26.5 °C, (−415.85 + 32.24T − 0.43T²)·(D/12)·(n/30) above,
+ * a = 6.75e-7 I³ − 7.71e-5 I² + 1.792e-2 I + 0.49239; zero when T ≤ 0 °C.
+ * @param heatIndex annual heat index I of the same 12 months (see {@link thornthwaiteHeatIndex})
+ * @see eemt-model.md §1.2 T3 (b); Thornthwaite (1948); Rasmussen et al. 2005 (SSSAJ)
+ */
+export function thornthwaitePotentialEvapotranspiration(
+  meanTemperatureC: number,
+  daylightHours: number,
+  days: number,
+  heatIndex: number,
+): number {
+  if (meanTemperatureC <= 0) return 0;
+  const lengthFactor = (daylightHours / 12) * (days / 30);
+  if (meanTemperatureC >= 26.5) {
+    return (-415.85 + 32.24 * meanTemperatureC - 0.43 * meanTemperatureC * meanTemperatureC) * lengthFactor;
+  }
+  const a = ((6.75e-7 * heatIndex - 7.71e-5) * heatIndex + 1.792e-2) * heatIndex + 0.49239;
+  return 16 * lengthFactor * Math.pow((10 * meanTemperatureC) / heatIndex, a);
+}
+
+/**
+ * EEMT-TRAD potential evapotranspiration of a month by the chosen method [mm month⁻¹].
+ * @param heatIndex only used by `thornthwaite`
+ * @see eemt-model.md §1.2 T3
+ */
+export function tradPotentialEvapotranspiration(
+  variant: PetVariant,
+  tmaxC: number,
+  tminC: number,
+  daylightHours: number,
+  days: number,
+  heatIndex = NaN,
+): number {
+  switch (variant) {
+    case 'linear':
+    case 'quadratic':
+      return hamonPotentialEvapotranspiration(meanAirTemperature(tmaxC, tminC), daylightHours, days, variant);
+    case 'saturationAverage':
+      return hamonSaturationAveragePotentialEvapotranspiration(tmaxC, tminC, daylightHours, days);
+    case 'thornthwaite':
+      return thornthwaitePotentialEvapotranspiration(meanAirTemperature(tmaxC, tminC), daylightHours, days, heatIndex);
+  }
+}
+
+/**
+ * Effective precipitation of EEMT-TRAD, Peff = max(PPT − PET, 0) [kg m⁻² month⁻¹ = mm month⁻¹].
+ * @see eemt-model.md §1.2 T4
+ */
+export function effectivePrecipitation(precipitationMm: number, potentialEvapotranspirationMm: number): number {
+  return Math.max(precipitationMm - potentialEvapotranspirationMm, 0);
+}
+
+/**
+ * Lieth (1975) "Miami" temperature model of annual NPP, max/(1 + exp(offset − slope·T)) [g DM m⁻² yr⁻¹].
+ * @param temperatureC mean air temperature [°C]
+ * @see eemt-model.md §1.2 T6; Rasmussen et al. 2005 (SSSAJ) Eq. 3 (note the "+" sign)
+ */
+export function liethNetPrimaryProductivity(
+  temperatureC: number,
+  coefficients: LiethCoefficients = { maximumGPerM2Yr: 3000, offset: 1.315, slopePerK: 0.119 },
+): number {
+  return coefficients.maximumGPerM2Yr / (1 + Math.exp(coefficients.offset - coefficients.slopePerK * temperatureC));
+}
+
+/**
+ * NPP assigned to one month by EEMT-TRAD [g DM m⁻² month⁻¹]: the Lieth rate × n/365 in months with
+ * PPT > PET (and T > 0 °C when `requirePositiveTemperature`), else 0. NaN in any input gives NaN.
+ * @see eemt-model.md §1.2 T6
+ */
+export function tradMonthlyNetPrimaryProductivity(
+  meanTemperatureC: number,
+  precipitationMm: number,
+  potentialEvapotranspirationMm: number,
+  days: number,
+  requirePositiveTemperature = true,
+  coefficients?: LiethCoefficients,
+): number {
+  if (Number.isNaN(meanTemperatureC) || Number.isNaN(precipitationMm) || Number.isNaN(potentialEvapotranspirationMm)) {
+    return NaN;
+  }
+  if (!(precipitationMm > potentialEvapotranspirationMm)) return 0;
+  if (requirePositiveTemperature && !(meanTemperatureC > 0)) return 0;
+  return (liethNetPrimaryProductivity(meanTemperatureC, coefficients) * days) / DAYS_IN_YEAR;
+}
+
+/**
+ * Energy carried by a water flux, E_PPT = F · c_w · max(T − 0 °C, 0) [J m⁻² per period of F].
+ * @param waterFluxKgPerM2 F [kg m⁻²] (= mm)
+ * @param temperatureC air temperature at the time of the flux [°C]; frozen months (T ≤ 0) give 0
+ * @param specificHeatWaterJPerKgK c_w [J kg⁻¹ K⁻¹]
+ * @see eemt-model.md §0.4; Rasmussen et al. 2015 (VZJ) Eq. 4
+ */
+export function precipitationEnergy(waterFluxKgPerM2: number, temperatureC: number, specificHeatWaterJPerKgK = 4187): number {
+  return waterFluxKgPerM2 * specificHeatWaterJPerKgK * Math.max(temperatureC, 0);
+}
+
+/**
+ * Energy of net primary production, E_BIO = NPP · h_BIO [J m⁻² per period of NPP].
+ * @param netPrimaryProductionGPerM2 NPP [g DM m⁻²]
+ * @param biomassEnthalpyJPerKg h_BIO [J kg⁻¹]
+ * @see eemt-model.md §0.4, §1.2 T7; Rasmussen et al. 2015 (VZJ) Eq. 5
+ */
+export function biomassEnergy(netPrimaryProductionGPerM2: number, biomassEnthalpyJPerKg = 22e6): number {
+  return (netPrimaryProductionGPerM2 / 1000) * biomassEnthalpyJPerKg;
+}
+
+/** Inputs of {@link eemtTradMonthPixel}: Daymet monthly values of one pixel and its position. */
+export interface TradPixelInputs {
+  /** Monthly mean daily maximum temperature at the Daymet cell [°C]. */
+  readonly tmaxC: number;
+  /** Monthly mean daily minimum temperature at the Daymet cell [°C]. */
+  readonly tminC: number;
+  /** Monthly precipitation total [mm month⁻¹]. */
+  readonly prcpMm: number;
+  /** Pixel elevation z [m]. */
+  readonly elevationM: number;
+  /** Daymet cell elevation z_ref [m]. */
+  readonly referenceElevationM: number;
+  /** Latitude [° north]; ignored when `daylightHours` is given. */
+  readonly latitudeDeg: number;
+  /** Monthly mean day length [h]; computed from the latitude when omitted. */
+  readonly daylightHours?: number;
+  /** Thornthwaite heat index I (only for `petVariant: 'thornthwaite'`). */
+  readonly heatIndex?: number;
+}
+
+/** Every intermediate of EEMT-TRAD for one pixel and one month. */
+export interface TradPixelMonth {
+  readonly tmaxC: number;
+  readonly tminC: number;
+  readonly meanTemperatureC: number;
+  readonly daylightHours: number;
+  readonly petMm: number;
+  readonly peffMm: number;
+  readonly nppGPerM2: number;
+  /** E_PPT [MJ m⁻² month⁻¹]. */
+  readonly ePptMJ: number;
+  /** E_BIO [MJ m⁻² month⁻¹]. */
+  readonly eBioMJ: number;
+  /** EEMT_TRAD [MJ m⁻² month⁻¹]. */
+  readonly eemtMJ: number;
+}
+
+/**
+ * EEMT-TRAD of one pixel and one month (steps T1–T8).
+ * @param month 1 = January … 12 = December
+ * @see eemt-model.md §1.2; §6.2 (worked example)
+ */
+export function eemtTradMonthPixel(month: number, inputs: TradPixelInputs, options: EemtOptionsInput = {}): TradPixelMonth {
+  const opts = resolveEemtOptions(options);
+  const days = daysInMonth(month);
+  const daylight = inputs.daylightHours ?? monthlyMeanDaylightHours(inputs.latitudeDeg, month);
+  return tradCell(
+    opts,
+    days,
+    lapseRateForMonth(opts.lapseRateTmaxKPerKm, month),
+    lapseRateForMonth(opts.lapseRateTminKPerKm, month),
+    inputs.tmaxC,
+    inputs.tminC,
+    inputs.prcpMm,
+    inputs.elevationM,
+    inputs.referenceElevationM,
+    daylight,
+    inputs.heatIndex ?? NaN,
+  );
+}
+
+/**
+ * The TRAD chain for one cell, shared by {@link eemtTradMonthPixel} and the grid kernel so that both do the
+ * same arithmetic. Returns a fresh object; the kernel uses {@link tradCellInto} instead.
+ */
+function tradCell(
+  opts: EemtOptions,
+  days: number,
+  lapseTmax: number,
+  lapseTmin: number,
+  tmax: number,
+  tmin: number,
+  prcp: number,
+  z: number,
+  zRef: number,
+  daylight: number,
+  heatIndex: number,
+): TradPixelMonth {
+  const scratch = new Float64Array(TRAD_SCRATCH_LENGTH);
+  tradCellInto(scratch, opts, days, lapseTmax, lapseTmin, tmax, tmin, prcp, z, zRef, daylight, heatIndex);
+  return {
+    tmaxC: scratch[0]!,
+    tminC: scratch[1]!,
+    meanTemperatureC: scratch[2]!,
+    daylightHours: daylight,
+    petMm: scratch[3]!,
+    peffMm: scratch[4]!,
+    nppGPerM2: scratch[5]!,
+    ePptMJ: scratch[6]!,
+    eBioMJ: scratch[7]!,
+    eemtMJ: scratch[8]!,
+  };
+}
+
+/** Length of the scratch buffer of {@link tradCellInto}. */
+export const TRAD_SCRATCH_LENGTH = 9;
+
+/**
+ * The TRAD chain for one cell, written into `scratch`: [Tmax', Tmin', T, PET, Peff, NPP, E_PPT MJ, E_BIO MJ, EEMT MJ].
+ * Internal building block of the scalar function and the kernel (no allocation).
+ */
+export function tradCellInto(
+  scratch: Float64Array,
+  opts: EemtOptions,
+  days: number,
+  lapseTmax: number,
+  lapseTmin: number,
+  tmax: number,
+  tmin: number,
+  prcp: number,
+  z: number,
+  zRef: number,
+  daylight: number,
+  heatIndex: number,
+): void {
+  if (Number.isNaN(tmax + tmin + prcp + z + zRef + daylight)) {
+    scratch.fill(NaN);
+    return;
+  }
+  const tmaxC = lapseRateAdjustedTemperature(tmax, z, zRef, lapseTmax);
+  const tminC = lapseRateAdjustedTemperature(tmin, z, zRef, lapseTmin);
+  const t = meanAirTemperature(tmaxC, tminC);
+  const pet = tradPotentialEvapotranspiration(opts.petVariant, tmaxC, tminC, daylight, days, heatIndex);
+  const peff = effectivePrecipitation(prcp, pet);
+  const npp = tradMonthlyNetPrimaryProductivity(t, prcp, pet, days, opts.nppRequireTPos, opts.lieth);
+  const ePpt = precipitationEnergy(peff, t, opts.specificHeatWaterJPerKgK) / 1e6;
+  const eBio = biomassEnergy(npp, opts.biomassEnthalpyJPerKg) / 1e6;
+  scratch[0] = tmaxC;
+  scratch[1] = tminC;
+  scratch[2] = t;
+  scratch[3] = pet;
+  scratch[4] = peff;
+  scratch[5] = npp;
+  scratch[6] = ePpt;
+  scratch[7] = eBio;
+  scratch[8] = ePpt + eBio;
+}
