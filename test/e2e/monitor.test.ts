@@ -13,6 +13,10 @@ import { parseParameters } from '../../src/server/routes/submit.js';
 import { zipEntries } from '../server/zip.js';
 import { apiJob, apiSubmit, launchBrowser, smallDem, startPagesService, waitFor, watchErrors, type PagesService } from './helpers.js';
 
+// Page functions run in the browser; this Node-side program has no DOM types.
+declare const document: any;
+declare const window: any;
+
 const XSS_NAME = '<img src=x onerror=alert(1)>.tif';
 
 describe('job monitor page', () => {
@@ -79,7 +83,7 @@ describe('job monitor page', () => {
     assert.equal(await page.locator('tbody tr').count(), 3);
 
     // Newest first; every column is there.
-    const ids = await page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.id));
+    const ids = await page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as any).dataset.id));
     assert.deepEqual(ids, [runningId, failedId, completedId]);
     const cells = await row(completedId).locator('td').allTextContents();
     assert.equal(cells[0], completedId.slice(0, 8));
@@ -87,7 +91,7 @@ describe('job monitor page', () => {
     assert.equal(cells[3], 'completed');
     assert.match(cells[4]!, /100 %/);
     assert.match(cells[5]!, /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
-    assert.equal(await row(completedId).locator('progress').evaluate((p) => (p as HTMLProgressElement).value), 100);
+    assert.equal(await row(completedId).locator('progress').evaluate((p) => (p as any).value), 100);
 
     // The user-supplied file name is shown as text, never interpreted as HTML.
     assert.equal(cells[2], XSS_NAME);
@@ -146,7 +150,7 @@ describe('job monitor page', () => {
 
     const facts = Object.fromEntries(
       await dialog.locator('dl.facts').evaluateAll((dls) =>
-        dls.flatMap((dl) => [...dl.querySelectorAll('dt')].map((dt) => [dt.textContent!.trim(), (dt.nextElementSibling as HTMLElement).innerText.trim()])),
+        dls.flatMap((dl) => [...dl.querySelectorAll('dt')].map((dt) => [dt.textContent!.trim(), (dt.nextElementSibling as any).innerText.trim()])),
       ),
     );
     const job = await apiJob(svc.base, failedId);
