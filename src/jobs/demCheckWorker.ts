@@ -1,7 +1,6 @@
 /** Worker thread of the full DEM check: reads the DEM with the raster reader's rules, off the service's event loop. */
 import { parentPort, workerData } from 'node:worker_threads';
-import { validateDem } from '../raster/readGeoTiff.js';
-import { RasterFormatError } from '../raster/types.js';
+import { RasterFormatError, validateDem } from '../raster/index.js';
 
 const path = (workerData as { path: string }).path;
 validateDem(path).then(

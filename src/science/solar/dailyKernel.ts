@@ -16,7 +16,7 @@
  * @see docs/solar-model.md §3–§7, Part A; dailyIrradiation.ts (the scalar form)
  */
 import { beamTransmittance, diffuseCoefficients, seaLevelAirMass } from './clearSky.js';
-import { HORIZON_ANGLE_UNIT_RAD, nearFieldSteps } from './horizon.js';
+import { HORIZON_ANGLE_UNIT_RAD, forEachNearFieldStep } from './horizon.js';
 import { sampleHours } from './dailyIrradiation.js';
 import { extraterrestrialIrradiance, solarDeclination } from './sunPosition.js';
 import type { SurfaceTerms } from './surface.js';
@@ -243,14 +243,14 @@ export function sunSamplesForDay(
     }
     out.nearStart[count] = near;
     if (nearSteps > 0) {
-      for (const step of nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps)) {
-        out.nearOffset[near] = step.rowOffset * width + step.colOffset;
-        out.nearCol[near] = step.colOffset;
-        out.nearRow[near] = step.rowOffset;
-        out.nearInverseDistance[near] = step.inverseDistance;
-        out.nearCurvatureSlope[near] = step.curvatureSlope;
+      forEachNearFieldStep(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, (colOffset, rowOffset, inverseDistance, curvatureSlope) => {
+        out.nearOffset[near] = rowOffset * width + colOffset;
+        out.nearCol[near] = colOffset;
+        out.nearRow[near] = rowOffset;
+        out.nearInverseDistance[near] = inverseDistance;
+        out.nearCurvatureSlope[near] = curvatureSlope;
         near++;
-      }
+      });
     }
     // τ-dependent quantities at δ = −half, 0, +half, fitted as a + bδ + cδ²
     const m0 = seaLevelAirMass(h);

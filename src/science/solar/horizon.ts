@@ -256,10 +256,24 @@ export interface NearStep {
 
 /** The distinct cells of the first `steps` ray steps along a grid azimuth [rad, clockwise from grid north]. */
 export function nearFieldSteps(cellSizeXM: number, cellSizeYM: number, gridAzimuthRad: number, steps: number): NearStep[] {
+  const result: NearStep[] = [];
+  forEachNearFieldStep(cellSizeXM, cellSizeYM, gridAzimuthRad, steps, (colOffset, rowOffset, inverseDistance, curvatureSlope) =>
+    result.push({ colOffset, rowOffset, inverseDistance, curvatureSlope }),
+  );
+  return result;
+}
+
+/** Calls `visit` for each distinct near-field cell (see nearFieldSteps), without allocating. */
+export function forEachNearFieldStep(
+  cellSizeXM: number,
+  cellSizeYM: number,
+  gridAzimuthRad: number,
+  steps: number,
+  visit: (colOffset: number, rowOffset: number, inverseDistance: number, curvatureSlope: number) => void,
+): void {
   const stepM = 0.5 * (cellSizeXM + cellSizeYM);
   const colPerStep = (stepM * Math.sin(gridAzimuthRad)) / cellSizeXM;
   const northPerStep = (stepM * Math.cos(gridAzimuthRad)) / cellSizeYM;
-  const result: NearStep[] = [];
   let lastCol = 0;
   let lastRow = 0;
   for (let j = 1; j <= steps; j++) {
@@ -269,9 +283,8 @@ export function nearFieldSteps(cellSizeXM: number, cellSizeYM: number, gridAzimu
     lastCol = colOffset;
     lastRow = rowOffset;
     const d = Math.hypot(colOffset * cellSizeXM, rowOffset * cellSizeYM);
-    result.push({ colOffset, rowOffset, inverseDistance: 1 / d, curvatureSlope: curvatureOverDistance(d) });
+    visit(colOffset, rowOffset, 1 / d, curvatureOverDistance(d));
   }
-  return result;
 }
 
 /** tan of the near-field horizon of cell (row, col) along `steps` (−Infinity if no step lands inside the grid). */

@@ -4,11 +4,23 @@
  */
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
-import { createReadStream } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
 const REDOC_BUNDLE = require.resolve('redoc/bundles/redoc.standalone.js');
+
+/** The one remote resource of ReDoc's bundle (the "API docs by Redocly" logo), served locally instead. */
+const REDOC_REMOTE_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const LOCAL_LOGO_PATH = '/redoc/logo-mini.svg';
+const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#32329f"/></svg>';
+
+let redocBundle: Buffer | null = null;
+function redocScript(): Buffer {
+  redocBundle ??= Buffer.from(readFileSync(REDOC_BUNDLE, 'utf8').split(REDOC_REMOTE_LOGO).join(LOCAL_LOGO_PATH));
+  return redocBundle;
+}
 
 const REDOC_PAGE = `<!DOCTYPE html>
 <html lang="en">
@@ -40,6 +52,8 @@ export default async function docsRoutes(app: FastifyInstance) {
   app.get('/redoc', { schema: { hide: true } }, async (_request, reply) => reply.type('text/html; charset=utf-8').send(REDOC_PAGE));
 
   app.get('/redoc/redoc.standalone.js', { schema: { hide: true } }, async (_request, reply) =>
-    reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(createReadStream(REDOC_BUNDLE)),
+    reply.type('application/javascript; charset=utf-8').header('Cache-Control', 'public, max-age=86400').send(redocScript()),
   );
+
+  app.get(LOCAL_LOGO_PATH, { schema: { hide: true } }, async (_request, reply) => reply.type('image/svg+xml').send(LOGO_SVG));
 }

@@ -1,0 +1,55 @@
+/**
+ * End to end: a real `sol` job through the HTTP API, the bubblewrap sandbox, the job child and the solar
+ * pipeline, then the results ZIP checked entry by entry and opened with GDAL.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fixture, getJson, startTestService, submit, waitForStatus, type TestService } from './helpers.js';
+import { zipEntries } from './zip.js';
+
+let svc: TestService;
+before(async () => {
+  svc = await startTestService({ env: { EEMT_RUNTIME: 'bubblewrap', CONTAINER_CPU_LIMIT: '2', CONTAINER_MEMORY_LIMIT: '2G' } });
+});
+after(() => svc.stop());
+
+test('a sol job on the real DEM produces the 742 products of the spec', { timeout: 600_000 }, async () => {
+  const res = await submit(svc.base, { workflow_type: 'sol', step: '60', num_threads: '2' }, { name: 'mcn_10m.tif', bytes: fixture('mcn_10m.tif') });
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const id = res.body.job_id as string;
+  let last = -1;
+  const deadline = Date.now() + 580_000;
+  let job: any;
+  for (;;) {
+    job = (await getJson(`${svc.base}/api/jobs/${id}`)).body;
+    assert.ok(job.progress >= last, 'progress never goes back');
+    last = job.progress;
+    if (job.status === 'completed' || job.status === 'failed') break;
+    assert.ok(Date.now() < deadline, `still ${job.status} at ${job.progress}%`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  if (job.status === 'failed') {
+    const logs = (await getJson(`${svc.base}/api/jobs/${id}/logs?tail=30`)).body.lines.join('\n');
+    assert.fail(`job failed: ${job.error_message}\n${logs}`);
+  }
+  assert.equal(job.progress, 100);
+  assert.equal(job.runtime, 'bubblewrap');
+
+  const download = await fetch(`${svc.base}/api/jobs/${id}/results`);
+  assert.equal(download.status, 200);
+  const zip = Buffer.from(await download.arrayBuffer());
+  const names = zipEntries(zip).map((e) => e.name);
+  assert.equal(names.filter((n) => /^global\/daily\/total_sun_day_\d+\.tif$/.test(n)).length, 365);
+  assert.equal(names.filter((n) => /^global\/monthly\/total_sun_[a-z]+_sum\.tif$/.test(n)).length, 12);
+  assert.equal(names.filter((n) => /^insol\/daily\/hours_sun_day_\d+\.tif$/.test(n)).length, 365);
+  for (const e of zipEntries(zip)) if (e.name.endsWith('.tif')) assert.equal(e.method, 0, `${e.name} stored`);
+  const zipPath = join(svc.root, 'sol.zip');
+  writeFileSync(zipPath, zip);
+  const daily = names.find((n) => n.startsWith('global/daily/'))!;
+  const info = execFileSync('gdalinfo', ['-stats', `/vsizip/${zipPath}/${daily}`], { encoding: 'utf8' });
+  assert.match(info, /Size is 228, 211/);
+  assert.match(info, /NAD83 \/ UTM zone 13N/);
+});
