@@ -424,19 +424,18 @@ export function integrateBlock(
       if (runStart >= 0) addRun(sums, prefix, stride, runStart, count);
       const delta = surface.pressureRatio[cell]! - pzMid;
       const delta2 = delta * delta;
-      const tauSinAltitude = sums[TAU_SIN_ALTITUDE * 3]! + delta * sums[TAU_SIN_ALTITUDE * 3 + 1]! + delta2 * sums[TAU_SIN_ALTITUDE * 3 + 2]!;
+      const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
       let dailyWh: number;
       if (inclined) {
-        const at = (q: number) => sums[q * 3]! + delta * sums[q * 3 + 1]! + delta2 * sums[q * 3 + 2]!;
-        const beam = g0 * (nE * at(TAU_SUN_EAST) + nN * at(TAU_SUN_NORTH) + nU * tauSinAltitude);
+        const beam = g0 * (nE * quadratic(sums, TAU_SUN_EAST, delta, delta2) + nN * quadratic(sums, TAU_SUN_NORTH, delta, delta2) + nU * tauSinAltitude);
         const shadedFactor = surface.shadedDiffuseFactor[cell]!;
         const diffuse =
           shadedFactor * (sumDiffuse - sums[DIFFUSE_LIT]!) +
-          surface.skyView[cell]! * at(DIFFUSE_ONE_MINUS_TAU) +
-          surface.muneerSlope[cell]! * at(DIFFUSE_N_ONE_MINUS_TAU) +
-          nE * at(CIRCUMSOLAR_EAST) +
-          nN * at(CIRCUMSOLAR_NORTH) +
-          nU * at(CIRCUMSOLAR_UP);
+          surface.skyView[cell]! * quadratic(sums, DIFFUSE_ONE_MINUS_TAU, delta, delta2) +
+          surface.muneerSlope[cell]! * quadratic(sums, DIFFUSE_N_ONE_MINUS_TAU, delta, delta2) +
+          nE * quadratic(sums, CIRCUMSOLAR_EAST, delta, delta2) +
+          nN * quadratic(sums, CIRCUMSOLAR_NORTH, delta, delta2) +
+          nU * quadratic(sums, CIRCUMSOLAR_UP, delta, delta2);
         const reflected = albedo * surface.groundView[cell]! * (g0 * tauSinAltitude + sumDiffuse);
         dailyWh = (beam + diffuse + reflected) * stepHours;
       } else {
@@ -446,6 +445,11 @@ export function integrateBlock(
       hoursOut[cell] = sums[LIT_COUNT]! * stepHours;
     }
   }
+}
+
+/** Value at δ of a quantity summed as quadratic coefficients a + bδ + cδ². */
+function quadratic(sums: Float64Array, quantity: number, delta: number, delta2: number): number {
+  return sums[quantity * 3]! + delta * sums[quantity * 3 + 1]! + delta2 * sums[quantity * 3 + 2]!;
 }
 
 /** Adds the prefix-summed quantities of the sunlit run of samples [first, end) to `sums`. */

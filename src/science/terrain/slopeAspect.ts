@@ -4,8 +4,9 @@
  * Grids are row-major, row 0 at the north edge (index = row · width + col), NaN = nodata.
  * Unlike r.slope.aspect (which leaves the one-cell border and the neighbours of nodata cells NULL), every
  * valid cell gets a value: a missing neighbour (outside the grid or nodata) is replaced by the mirror
- * image of its opposite neighbour through the centre (2·z_c − z_opposite), or by z_c when that one is
- * missing too. On a plane this reproduces the interior gradient exactly.
+ * image of its opposite neighbour through the centre (2·z_c − z_opposite); a missing diagonal pair is
+ * completed from the cardinal neighbours (NE = N + E − z_c); a missing cardinal pair takes z_c. On a plane
+ * this reproduces the interior gradient exactly, corners included.
  *
  * @see Horn 1981, "Hill shading and the reflectance map", Proc. IEEE 69(1); docs/solar-model.md §1.1
  */
@@ -64,19 +65,37 @@ function fillWindow(z: Float64Array, width: number, height: number, row: number,
     const c = col + (k % 3) - 1;
     out[k] = r >= 0 && r < height && c >= 0 && c < width ? z[r * width + c]! : NaN;
   }
-  // opposite pairs through the centre: (0, 8), (1, 7), (2, 6), (3, 5)
-  for (let k = 0; k < 4; k++) {
-    const a = out[k]!;
-    const b = out[8 - k]!;
-    if (Number.isNaN(a) && Number.isNaN(b)) {
-      out[k] = zc;
-      out[8 - k] = zc;
-    } else if (Number.isNaN(a)) {
-      out[k] = 2 * zc - b;
-    } else if (Number.isNaN(b)) {
-      out[8 - k] = 2 * zc - a;
-    }
+  // cardinal pairs (N, S) and (W, E) first: the mirror image of the opposite neighbour, else the centre
+  mirrorPair(out, 1, 7, zc);
+  mirrorPair(out, 3, 5, zc);
+  // diagonal pairs (NW, SE) and (NE, SW): the mirror image, or from the two cardinal neighbours, which
+  // is exact on a plane (NE = N + E − centre)
+  if (!mirrorPair(out, 0, 8, NaN)) {
+    out[0] = out[1]! + out[3]! - zc;
+    out[8] = out[7]! + out[5]! - zc;
   }
+  if (!mirrorPair(out, 2, 6, NaN)) {
+    out[2] = out[1]! + out[5]! - zc;
+    out[6] = out[7]! + out[3]! - zc;
+  }
+}
+
+/**
+ * Fills a missing neighbour of the pair (a, b) opposite through the centre with the mirror image of the
+ * other; when both are missing, sets both to `bothMissing` and returns false (true otherwise).
+ */
+function mirrorPair(window: Float64Array, a: number, b: number, bothMissing: number): boolean {
+  const za = window[a]!;
+  const zb = window[b]!;
+  const zc = window[4]!;
+  if (Number.isNaN(za) && Number.isNaN(zb)) {
+    window[a] = bothMissing;
+    window[b] = bothMissing;
+    return false;
+  }
+  if (Number.isNaN(za)) window[a] = 2 * zc - zb;
+  else if (Number.isNaN(zb)) window[b] = 2 * zc - za;
+  return true;
 }
 
 /** Slope angle β [rad] from the downslope gradient: atan(|∇z|). */

@@ -1,0 +1,54 @@
+/**
+ * File names of the products the `eemt` workflow adds to the `sol` products, relative to the output
+ * folder, and what each one holds (for GeoTIFF metadata and README.txt).
+ *
+ * Months are named as in the `sol` products (`jan` … `dec`, see ../sol/products.ts).
+ */
+import { MONTH_NAMES } from '../sol/products.js';
+
+/** The Daymet variables written as monthly grids on the DEM grid. */
+export const CLIMATE_GRID_VARIABLES = ['tmax', 'tmin', 'prcp', 'vp'] as const;
+export type ClimateGridVariable = (typeof CLIMATE_GRID_VARIABLES)[number];
+
+/** The two EEMT models. */
+export const EEMT_MODELS = ['Topo', 'Trad'] as const;
+export type EemtModel = (typeof EEMT_MODELS)[number];
+
+export const TOPO_SLOPE_PATH = 'topo/slope.tif';
+export const TOPO_ASPECT_PATH = 'topo/aspect.tif';
+export const TOPO_TWI_PATH = 'topo/twi.tif';
+export const README_PATH = 'README.txt';
+
+/** A downloaded Daymet CSV inside the job folder (`name` as `DaymetForDem.csvFiles`: `<x>_<y>/<year>.csv`). */
+export const daymetCsvPath = (name: string) => `daymet/${name.split('\\').join('/')}`;
+
+/** Monthly climate grid on the DEM grid; `month` 0 = January. */
+export const climateGridPath = (variable: ClimateGridVariable, year: number, month: number) =>
+  `daymet/${variable}/${variable}_${year}_${MONTH_NAMES[month]}.tif`;
+
+/** Monthly EEMT map [MJ m⁻² month⁻¹]; `month` 0 = January. */
+export const eemtMonthlyPath = (model: EemtModel, year: number, month: number) => `eemt/EEMT_${model}_${MONTH_NAMES[month]}_${year}.tif`;
+
+/** Annual EEMT map (sum of the 12 months) [MJ m⁻² yr⁻¹]. */
+export const eemtAnnualPath = (model: EemtModel, year: number) => `eemt/EEMT_${model}_annual_${year}.tif`;
+
+/** Mean of the annual EEMT maps of `start`…`end` [MJ m⁻² yr⁻¹] (written for a single year too). */
+export const eemtMeanPath = (model: EemtModel, start: number, end: number) => `eemt/EEMT_${model}_mean_${start}-${end}.tif`;
+
+/** Units and a one-line description of a climate grid. */
+export const CLIMATE_GRID_INFO: Readonly<Record<ClimateGridVariable, { readonly units: string; readonly quantity: string }>> = {
+  tmax: { units: 'degC', quantity: 'monthly mean of daily maximum air temperature, lapse-rate adjusted to the DEM elevation' },
+  tmin: { units: 'degC', quantity: 'monthly mean of daily minimum air temperature, lapse-rate adjusted to the DEM elevation' },
+  prcp: { units: 'mm month-1', quantity: 'monthly total precipitation of the nearest Daymet cell' },
+  vp: { units: 'Pa', quantity: 'monthly mean water vapour pressure of the nearest Daymet cell' },
+};
+
+/** Units strings written into the EEMT GeoTIFFs (metadata item UNITS). */
+export const EEMT_MONTHLY_UNITS = 'MJ m-2 month-1';
+export const EEMT_ANNUAL_UNITS = 'MJ m-2 yr-1';
+
+/** Long names of the models for descriptions. */
+export const EEMT_MODEL_NAMES: Readonly<Record<EemtModel, string>> = {
+  Topo: 'EEMT-TOPO (topographic: solar-modified temperature, Penman PET with Fu/Budyko AET, wetness redistribution, elevation/northness NPP)',
+  Trad: 'EEMT-TRAD (climate only: lapse-rate temperature, Hamon PET, Lieth NPP)',
+};

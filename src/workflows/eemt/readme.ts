@@ -1,0 +1,123 @@
+/**
+ * README.txt of an eemt output folder: every product with its path pattern, units and meaning, the
+ * conventions, the parameters of the run, the diagnostics and the complete file list.
+ */
+import type { EemtOptions } from '../../science/eemt/index.js';
+import type { EemtDiagnostics, ValueSummary } from './diagnostics.js';
+import { CLIMATE_GRID_INFO, CLIMATE_GRID_VARIABLES, EEMT_ANNUAL_UNITS, EEMT_MONTHLY_UNITS, README_PATH } from './products.js';
+
+export interface ReadmeInputs {
+  readonly demName: string;
+  readonly width: number;
+  readonly height: number;
+  readonly crsName: string;
+  readonly validCells: number;
+  readonly years: readonly number[];
+  /** Service/CLI parameters of the solar phase. */
+  readonly solar: { readonly step: number; readonly linke: number; readonly albedo: number; readonly threads: number; readonly horizonDirections: number };
+  readonly eemt: EemtOptions;
+  readonly daymet: { readonly baseUrl: string; readonly cacheDir: string; readonly cells: number; readonly downloaded: number };
+  readonly diagnostics: EemtDiagnostics;
+  readonly warnings: readonly string[];
+  /** Every file of the folder except README.txt, relative paths. */
+  readonly files: readonly string[];
+  readonly finishedAt: Date;
+}
+
+const fmt = (v: number, digits = 3) => (Number.isFinite(v) ? v.toFixed(digits) : String(v));
+const signed = (v: number) => (v < 0 ? `- ${-v}` : `+ ${v}`);
+const range = (s: ValueSummary) => `mean ${fmt(s.mean)}, min ${fmt(s.min)}, max ${fmt(s.max)}`;
+
+function table(rows: ReadonlyArray<readonly [string, string, string]>): string[] {
+  const w0 = Math.max(...rows.map((r) => r[0].length));
+  const w1 = Math.max(...rows.map((r) => r[1].length));
+  return rows.map(([a, b, c]) => `  ${a.padEnd(w0)}  ${b.padEnd(w1)}  ${c}`);
+}
+
+/** The text of README.txt. */
+export function eemtReadme(info: ReadmeInputs): string {
+  const [start, end] = [info.years[0]!, info.years[info.years.length - 1]!];
+  const years = info.years.join(', ');
+  const o = info.eemt;
+  const products: Array<readonly [string, string, string]> = [
+    ['path', 'units', 'meaning'],
+    ['global/daily/total_sun_day_{1..365}.tif', 'Wh m-2 day-1', 'daily global (beam + diffuse + reflected) clear-sky irradiation on the terrain, with terrain shadowing'],
+    ['insol/daily/hours_sun_day_{1..365}.tif', 'h', 'daily duration of direct sunshine on the terrain'],
+    ['global/monthly/total_sun_{mon}_sum.tif', 'Wh m-2 month-1', 'monthly sum of the daily global irradiation: S_topo of EEMT-TOPO'],
+    ['global/monthly/flat_total_sun_{mon}_sum.tif', 'Wh m-2 month-1', 'the same on a horizontal surface without terrain shadowing: S_flat of EEMT-TOPO'],
+    ['topo/slope.tif', 'degrees', 'slope angle (Horn 3x3 on true ground cell sizes)'],
+    ['topo/aspect.tif', 'degrees', 'aspect, downslope direction clockwise from TRUE north (0 = N, 90 = E); NaN on flat cells'],
+    ['topo/twi.tif', 'dimensionless', 'wetness index lambda = ln(a / tan slope), D-infinity specific catchment area a'],
+    ['daymet/<x>_<y>/<year>.csv', '(Daymet CSV)', 'daily Daymet V4 single-pixel data of each 1 km cell used (x, y: cell centre in Daymet LCC, m)'],
+    ...CLIMATE_GRID_VARIABLES.map(
+      (v) => [`daymet/${v}/${v}_{year}_{mon}.tif`, CLIMATE_GRID_INFO[v].units, `${CLIMATE_GRID_INFO[v].quantity}, on the DEM grid`] as const,
+    ),
+    ['eemt/EEMT_Topo_{mon}_{year}.tif', EEMT_MONTHLY_UNITS, 'EEMT-TOPO of the month (E_PPT + E_BIO)'],
+    ['eemt/EEMT_Trad_{mon}_{year}.tif', EEMT_MONTHLY_UNITS, 'EEMT-TRAD of the month (E_PPT + E_BIO)'],
+    ['eemt/EEMT_Topo_annual_{year}.tif', EEMT_ANNUAL_UNITS, 'EEMT-TOPO, sum of the 12 months'],
+    ['eemt/EEMT_Trad_annual_{year}.tif', EEMT_ANNUAL_UNITS, 'EEMT-TRAD, sum of the 12 months'],
+    [`eemt/EEMT_Topo_mean_${start}-${end}.tif`, EEMT_ANNUAL_UNITS, `EEMT-TOPO, mean of the annual sums of ${start}-${end}`],
+    [`eemt/EEMT_Trad_mean_${start}-${end}.tif`, EEMT_ANNUAL_UNITS, `EEMT-TRAD, mean of the annual sums of ${start}-${end}`],
+    [README_PATH, '', 'this file'],
+  ];
+  const lapse = (v: number | readonly number[]) => (typeof v === 'number' ? `${v}` : `[${v.join(', ')}] (Jan..Dec)`);
+  const d = info.diagnostics;
+  const lines = [
+    'EEMT (Effective Energy and Mass Transfer) and terrain solar radiation products',
+    '==============================================================================',
+    '',
+    `DEM: ${info.demName}, ${info.width} x ${info.height} cells, ${info.crsName}, ${info.validCells} valid cells`,
+    `Climate years: ${years}`,
+    `Finished: ${info.finishedAt.toISOString()}`,
+    '',
+    'Products',
+    '--------',
+    '{mon} = jan, feb, ..., dec; {year} = ' + years + '. All rasters are single-band Float32 GeoTIFFs on the DEM grid',
+    'with the DEM georeferencing; NaN is nodata (every DEM nodata cell is NaN in every product). Each GeoTIFF',
+    'carries a band description and the metadata items QUANTITY and UNITS.',
+    '',
+    ...table(products),
+    '',
+    'Conventions',
+    '-----------',
+    '* Year of 365 days (Daymet calendar; 31 December of leap years is dropped). Monthly EEMT = E_PPT + E_BIO',
+    '  of the month; annual = sum of the 12 months; mean = mean of the annual sums.',
+    '* Climate: Daymet V4 daily data aggregated to months (tmax, tmin, vp: means; prcp: total), nearest 1 km',
+    '  cell; temperatures lapse-rate adjusted from the Daymet cell elevation to the DEM elevation.',
+    '* S_topo and S_flat are the monthly sums above in Wh m-2 month-1; the solar ratio S_i = S_topo / S_flat.',
+    '* Northness n = cos(aspect) sin(slope) with the aspect clockwise from TRUE north (grid aspect minus the',
+    '  meridian convergence, which is below about 1 degree on projected DEMs), as the solar model uses true azimuths.',
+    '* The wetness ratio alpha = lambda / mean(lambda) is normalised over all valid cells of the DEM.',
+    '* Model specification: docs/eemt-model.md (EEMT), docs/solar-model.md (solar radiation) of eemt-service.',
+    '',
+    'Parameters',
+    '----------',
+    `Solar: step ${info.solar.step} min, Linke turbidity ${info.solar.linke}, ground albedo ${info.solar.albedo},`,
+    `  ${info.solar.horizonDirections} horizon directions, ${info.solar.threads} threads`,
+    `Daymet: ${info.daymet.cells} cells of 1 km (${info.daymet.downloaded} downloaded, ${info.daymet.cells - info.daymet.downloaded} from the cache)`,
+    `  server ${info.daymet.baseUrl}, cache ${info.daymet.cacheDir}`,
+    `EEMT-TRAD: PET ${o.petVariant === 'linear' ? 'Hamon, linear form 29.8 D e_s(T)/(T + 273.2) mm/day' : o.petVariant};` +
+      ` Lieth NPP ${o.lieth.maximumGPerM2Yr}/(1 + exp(${o.lieth.offset} - ${o.lieth.slopePerK} T)) g m-2 yr-1 x days/365,` +
+      ` counted only when PPT > PET${o.nppRequireTPos ? ' and T > 0 C' : ''}`,
+    `EEMT-TOPO: Penman PET (open water), net radiation mode '${o.rnMode}', albedo ${o.albedo}, wind u2 ${o.windSpeedMPerS} m/s,` +
+      ` z_m ${o.measurementHeightM} m, z0 ${o.roughnessLengthM} m; Fu/Budyko omega ${o.budykoOmega};` +
+      ` C ${o.solarTemperatureCoefficientK} K, minimum S_i ${o.minimumSolarRatio};` +
+      ` NPP max(${o.topoNpp.elevationGPerM2YrPerM} z + ${o.topoNpp.northnessGPerM2Yr} n ${signed(o.topoNpp.interceptGPerM2Yr)}, ${o.topoNpp.floorGPerM2Yr}) g m-2 yr-1`,
+    `Both: lapse rate Tmax ${lapse(o.lapseRateTmaxKPerKm)} K/km, Tmin ${lapse(o.lapseRateTminKPerKm)} K/km;` +
+      ` c_w ${o.specificHeatWaterJPerKgK} J kg-1 K-1; h_BIO ${o.biomassEnthalpyJPerKg} J kg-1`,
+    '',
+    'Results and checks',
+    '------------------',
+    ...d.annual.map((a) => `${a.year}: EEMT_Topo ${range(a.topo)}; EEMT_Trad ${range(a.trad)} [${EEMT_ANNUAL_UNITS}]`),
+    `Wetness: mean lambda ${fmt(d.meanWetnessIndex)}; alpha ${range(d.wetnessRatio)}`,
+    `Solar ratio S_topo/S_flat: min ${fmt(d.solarRatio.min)}, max ${fmt(d.solarRatio.max)}; ${d.clampedSolarRatioCellMonths} cell-months clamped`,
+    `Invariant violations (must be 0): negative E_PPT/E_BIO ${d.negativeEnergyCellMonths}, AET outside [0, min(P, PET)] ${d.aetOutOfBoundsCellMonths}`,
+    ...(info.warnings.length ? ['', 'Warnings', '--------', ...info.warnings.map((w) => `* ${w}`)] : []),
+    '',
+    `Files (${info.files.length + 1})`,
+    '-----',
+    ...[...info.files, README_PATH].sort(),
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,65 @@
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const root = new URL('../../', import.meta.url).pathname;
+const eemt = join(root, 'bin/eemt.js');
+let work = '';
+let dem = '';
+
+before(() => {
+  work = mkdtempSync(join(tmpdir(), 'cli-'));
+  dem = join(work, 'small.tif');
+  execFileSync('gdal_translate', ['-q', '-srcwin', '100', '100', '20', '16', join(root, 'test/fixtures/mcn_10m.tif'), dem]);
+});
+after(() => rmSync(work, { recursive: true, force: true }));
+
+function run(args: string[]) {
+  return spawnSync(process.execPath, [eemt, ...args], { encoding: 'utf8', cwd: work });
+}
+
+test('eemt sol writes the products and ends with a one-line summary', () => {
+  const out = join(work, 'out');
+  const result = run(['sol', dem, '--out', out, '--step', '30', '--linke', '2.5', '--albedo', '0.3', '--threads', '2']);
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout.trim(), /^sol: 742 GeoTIFFs in .* — 320 cells × 365 days in [\d.]+ s \([\d.]+ M cell-days\/s\)$/);
+  assert.equal(readdirSync(join(out, 'global/daily')).length, 365);
+  assert.equal(readdirSync(join(out, 'insol/daily')).length, 365);
+  assert.equal(readdirSync(join(out, 'global/monthly')).length, 12);
+  // not a terminal: progress arrives as plain lines on stderr, ending at 100 %
+  assert.match(result.stderr, /100% /);
+  const info = JSON.parse(execFileSync('gdalinfo', ['-json', join(out, 'global/daily/total_sun_day_172.tif')], { encoding: 'utf8' }));
+  assert.equal(info.metadata['']['STEP_MINUTES'], '30');
+  assert.equal(info.metadata['']['LINKE_TURBIDITY'], '2.5');
+  assert.equal(info.metadata['']['UNITS'], 'Wh m-2 day-1');
+});
+
+for (const [flag, value, expected] of [
+  ['--step', '2', /step \(time step in minutes\) must be in 3–60; got 2/],
+  ['--step', '61', /step .* must be in 3–60; got 61/],
+  ['--linke', '9', /linke_value \(Linke turbidity\) must be in 1–8; got 9/],
+  ['--albedo', '-0.1', /albedo_value \(surface albedo\) must be in 0–1; got -0.1/],
+  ['--threads', '0', /num_threads \(number of threads\) must be in 1–32, an integer; got 0/],
+  ['--threads', '2.5', /num_threads .* an integer; got 2.5/],
+  ['--step', 'abc', /"abc" is not a number/],
+] as const) {
+  test(`eemt sol refuses ${flag} ${value} with a clear message and exit code 2, writing nothing`, () => {
+    const out = join(work, `refused${flag}${value}`);
+    const result = run(['sol', dem, '--out', out, flag, value]);
+    assert.notEqual(result.status, 0);
+    assert.match(result.stderr, expected);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+    assert.throws(() => readdirSync(out));
+  });
+}
+
+test('eemt sol explains a file that is not a GeoTIFF', () => {
+  const bad = join(work, 'not-a-dem.tif');
+  writeFileSync(bad, 'this is not a TIFF');
+  const result = run(['sol', bad, '--out', join(work, 'bad')]);
+  assert.equal(result.status, 2);
+  assert.match(result.stderr, /^eemt: .*TIFF/i);
+});
