@@ -205,7 +205,11 @@ function submitJob() {
       }
       uploadStatus(`Uploaded ${file.name} (${formatBytes(file.size)}) and submitted as job ${shortId(ack.job_id)}.`, 1);
       announce(announcer, 'Job submitted. Its status is shown next to the form.');
-      void follow(ack.job_id);
+      void follow(ack.job_id).then(() => {
+        // On narrow screens the status panel sits below the form.
+        const smooth = !matchMedia('(prefers-reduced-motion: reduce)').matches;
+        $('job').scrollIntoView({ block: 'nearest', behavior: smooth ? 'smooth' : 'auto' });
+      });
       void refreshRecent();
       return;
     }

@@ -73,9 +73,16 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Collects page errors and console errors, so a test can assert the page ran cleanly. */
-export function watchErrors(page: Page): string[] {
+/**
+ * Collects page errors, console errors and requests to anywhere but the service (the pages must work offline),
+ * so a test can assert the page ran cleanly.
+ */
+export function watchErrors(page: Page, base: string): string[] {
   const errors: string[] = [];
+  page.on('request', (request) => {
+    const url = request.url();
+    if (!url.startsWith(`${base}/`) && !url.startsWith('data:') && !url.startsWith('blob:')) errors.push(`request elsewhere: ${url}`);
+  });
   page.on('pageerror', (error) => errors.push(`pageerror: ${error.message}`));
   page.on('console', (msg) => {
     // Chromium logs every error response; the pages expect some (a refused submission), so those are not errors.

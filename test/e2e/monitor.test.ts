@@ -55,7 +55,7 @@ describe('job monitor page', () => {
     context = await browser.newContext({ viewport: { width: 1366, height: 768 }, acceptDownloads: true });
     await context.clock.install();
     page = await context.newPage();
-    errors = watchErrors(page);
+    errors = watchErrors(page, svc.base);
     page.on('dialog', (dialog) => {
       if (dialog.type() === 'confirm') void dialog.accept();
       else {

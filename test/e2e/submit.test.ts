@@ -36,7 +36,7 @@ describe('web interface page', () => {
     dem = smallDem(svc.root);
     browser = await browserStarting;
     page = await browser.newPage({ viewport: { width: 1366, height: 900 }, acceptDownloads: true });
-    errors = watchErrors(page);
+    errors = watchErrors(page, svc.base);
   });
 
   after(async () => {
