@@ -1,9 +1,81 @@
 /**
- * Browser pages (`/` web interface, `/monitor` job monitor). The pages are added here as routes of this plugin;
- * `main.ts` registers it through `buildApp({ plugins: [...] })`, and tests may register it the same way.
+ * Browser pages: the web interface at `/` (submit and follow a job) and the job monitor at `/monitor`, with their
+ * stylesheet and scripts under `/assets/`. The files are plain HTML, CSS and ES modules in the top-level `public/`
+ * folder; they talk to the service only through its HTTP API. `main.ts` registers this plugin through
+ * `createService(config, { plugins: [pages] })`; tests register it the same way.
+ *
+ * `public/` is found relative to this module: `src/server/pages/` and `dist/server/pages/` are both three levels
+ * below the project root, so the same path works when running the TypeScript sources and the built `dist/`.
  */
-import type { FastifyInstance } from 'fastify';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 
-export default async function pages(_app: FastifyInstance): Promise<void> {
-  // The web interface and the job monitor are registered here.
+export const PUBLIC_DIR = fileURLToPath(new URL('../../../public/', import.meta.url));
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.svg': 'image/svg+xml',
+};
+
+/**
+ * Headers of every page: the pages load nothing from elsewhere and run no inline script, so a strict content
+ * security policy is a second line of defence behind escaping of server-provided strings (file names are user input).
+ */
+const PAGE_HEADERS = {
+  'Content-Security-Policy':
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+interface StaticFile {
+  readonly body: Buffer;
+  readonly type: string;
+  readonly etag: string;
+}
+
+function load(path: string): StaticFile {
+  const body = readFileSync(path);
+  const type = CONTENT_TYPES[extname(path)];
+  if (!type) throw new Error(`pages: no content type for ${path}`);
+  return { body, type, etag: `"${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"` };
+}
+
+/** Sends a file; `no-cache` means the browser revalidates with the ETag, so a new version is seen at once. */
+function send(file: StaticFile, ifNoneMatch: string | undefined, reply: FastifyReply, headers: Record<string, string> = {}) {
+  reply.headers({ ...headers, 'Cache-Control': 'no-cache', ETag: file.etag });
+  if (ifNoneMatch === file.etag) return reply.code(304).send();
+  return reply.type(file.type).send(file.body);
+}
+
+export default async function pages(app: FastifyInstance): Promise<void> {
+  // Loaded once: the set of assets is fixed, so no request path ever reaches the file system.
+  const pagesByRoute: Record<string, StaticFile> = {
+    '/': load(join(PUBLIC_DIR, 'index.html')),
+    '/monitor': load(join(PUBLIC_DIR, 'monitor.html')),
+  };
+  const assetDir = join(PUBLIC_DIR, 'assets');
+  const assets = new Map<string, StaticFile>();
+  for (const name of readdirSync(assetDir)) {
+    if (CONTENT_TYPES[extname(name)]) assets.set(name, load(join(assetDir, name)));
+  }
+
+  for (const [route, file] of Object.entries(pagesByRoute)) {
+    app.get(route, { schema: { hide: true } }, async (request, reply) =>
+      send(file, request.headers['if-none-match'], reply, PAGE_HEADERS),
+    );
+  }
+  app.get('/monitor/', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/monitor'));
+  app.get<{ Params: { name: string } }>('/assets/:name', { schema: { hide: true } }, async (request, reply) => {
+    const file = assets.get(request.params.name);
+    if (!file) return reply.code(404).type('application/json').send({ detail: 'Not found' });
+    return send(file, request.headers['if-none-match'], reply, { 'X-Content-Type-Options': 'nosniff' });
+  });
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_request, reply) => reply.redirect('/assets/favicon.svg'));
 }
