@@ -80,8 +80,10 @@ export interface TerrainHorizons {
   /** Far-field horizon angles, cell-major, units of HORIZON_ANGLE_UNIT_RAD. */
   readonly angles: Int16Array;
   readonly directions: number;
-  /** Upper bounds of the near-field horizon per direction sector (cell-major like `angles`, units). */
+  /** Upper bounds of the near-field horizon per near sector (cell-major, `nearDirections` per cell, units). */
   readonly nearBound: Int16Array;
+  /** Number of near sectors: a multiple of `directions`, finer so that the bound is tight. */
+  readonly nearDirections: number;
   /**
    * Per cell and direction sector, the altitude (units) at and above which a sun in that sector certainly
    * lights the surface: above both horizons and in front of the plane (see `sunlitBounds`).
@@ -122,6 +124,8 @@ export interface DaySamples {
   /** Horizontal components of the unit sun vector in the grid frame: cos h · sin(az_grid), cos h · cos(az_grid). */
   readonly sunEast: Float64Array;
   readonly sunNorth: Float64Array;
+  /** Near sector of the sun azimuth. */
+  readonly nearSector: Int32Array;
   /** Stored far-field directions around the sun azimuth, and the weight of the second. */
   readonly horizonDirection0: Int32Array;
   readonly horizonDirection1: Int32Array;
@@ -165,6 +169,7 @@ export function allocateDaySamples(capacity: number, nearSteps: number): DaySamp
     altitudeUnits: f(),
     sunEast: f(),
     sunNorth: f(),
+    nearSector: new Int32Array(capacity),
     horizonDirection0: new Int32Array(capacity),
     horizonDirection1: new Int32Array(capacity),
     horizonWeight: f(),
@@ -184,20 +189,24 @@ export function allocateDaySamples(capacity: number, nearSteps: number): DaySamp
   };
 }
 
-/**
- * Fill `out` with the sun samples of `day` for a tile, on a grid `width` cells wide with `directions`
- * stored far-field directions and `nearSteps` exact near-field steps.
- */
+/** How the horizons of a run are stored: far directions, near sectors and near-field steps (0 = no shadows). */
+export interface HorizonLayout {
+  readonly directions: number;
+  readonly nearDirections: number;
+  readonly nearSteps: number;
+}
+
+/** Fill `out` with the sun samples of `day` for a tile, on a grid `width` cells wide. */
 export function sunSamplesForDay(
   day: number,
   tile: TileGeometry,
   params: KernelParams,
   table: TransmittanceTable,
   width: number,
-  directions: number,
-  nearSteps: number,
+  layout: HorizonLayout,
   out: DaySamples,
 ): DaySamples {
+  const { directions, nearDirections, nearSteps } = layout;
   const stepHours = params.stepMinutes / 60;
   const declination = solarDeclination(day);
   const g0 = extraterrestrialIrradiance(day, params.solarConstantWM2 ?? 1367);
@@ -234,6 +243,7 @@ export function sunSamplesForDay(
     out.altitudeUnits[count] = h / HORIZON_ANGLE_UNIT_RAD;
     out.sunEast[count] = cosh * azimuthEast;
     out.sunNorth[count] = cosh * azimuthNorth;
+    if (nearDirections > 0) out.nearSector[count] = Math.min(Math.floor((azimuth / (2 * Math.PI)) * nearDirections), nearDirections - 1);
     if (directions > 0) {
       const position = (azimuth / (2 * Math.PI)) * directions;
       const k0 = Math.min(Math.floor(position), directions - 1);
@@ -346,6 +356,8 @@ export function integrateBlock(
   const elevation = terrain ? terrain.elevation : null;
   const angles = terrain ? terrain.angles : null;
   const nearBound = terrain ? terrain.nearBound : null;
+  const nearDirections = terrain ? terrain.nearDirections : 0;
+  const nearSector = samples.nearSector;
   const litBound = terrain ? terrain.litBound : null;
   const directions = terrain ? terrain.directions : 0;
   const margin = terrain ? terrain.nearSteps + 2 : 0;
@@ -367,6 +379,7 @@ export function integrateBlock(
       const interior = rowInterior && col >= margin && col < width - margin;
       const z0 = elevation !== null ? elevation[cell]! : 0;
       const base = cell * directions;
+      const nearBase = cell * nearDirections;
       sums.fill(0);
       let runStart = -1;
       for (let g = 0; g < groupCount; g++) {
@@ -398,7 +411,7 @@ export function integrateBlock(
             const a1 = angles[base + horizonDirection1[k]!]!;
             if (a0 + horizonWeight[k]! * (a1 - a0) > altitudeUnits[k]!) {
               lit = false;
-            } else if (altitudeUnits[k]! < nearBound![sector]!) {
+            } else if (altitudeUnits[k]! < nearBound![nearBase + nearSector[k]!]!) {
               const tanh = tanAltitude[k]!;
               for (let j = nearStart[k]!, end = nearStart[k + 1]!; j < end; j++) {
                 if (!interior) {
@@ -469,12 +482,15 @@ export function sunlitBounds(
   angles: Int16Array,
   nearBound: Int16Array,
   directions: number,
+  nearDirections: number,
   cellStart: number,
   cellEnd: number,
   out: Int16Array,
 ): void {
   const sector = (2 * Math.PI) / directions;
   const open = -Math.floor(Math.PI / 2 / HORIZON_ANGLE_UNIT_RAD);
+  const nearPerSector = nearDirections / directions;
+  if (!Number.isInteger(nearPerSector)) throw new RangeError('near sectors must subdivide the far directions');
   for (let cell = cellStart; cell < cellEnd; cell++) {
     const base = cell * directions;
     if (surface.valid[cell] === 0) {
@@ -489,7 +505,8 @@ export function sunlitBounds(
     const upslope = Math.atan2(-nE, -nN);
     for (let k = 0; k < directions; k++) {
       const k1 = k + 1 === directions ? 0 : k + 1;
-      let bound = Math.max(angles[base + k]!, angles[base + k1]!, nearBound[base + k]!);
+      let bound = Math.max(angles[base + k]!, angles[base + k1]!);
+      for (let j = 0; j < nearPerSector; j++) bound = Math.max(bound, nearBound[cell * nearDirections + k * nearPerSector + j]!);
       if (inclined) {
         const from = k * sector;
         const hidden = (az: number) => -(nE * Math.sin(az) + nN * Math.cos(az)) / nU;

@@ -203,8 +203,8 @@ export interface RowRays {
 /**
  * Far-field horizon angles of the cells in rows [rowStart, rowEnd) for all directions, written into
  * `anglesOut` (cell-major: anglesOut[cell · directions + k], units of HORIZON_ANGLE_UNIT_RAD); upper
- * bounds of the near-field horizon per direction sector into `nearOut` (same layout; sector k spans the
- * directions k … k + 1). Nodata cells get 0 and open bounds.
+ * bounds of the near-field horizon per near sector into `nearOut` (cell-major with the near sectors' own
+ * count; sector j spans the azimuths j·2π/count … (j + 1)·2π/count). Nodata cells get 0 and open bounds.
  * `raysForRow(row)` gives the templates for that row (one set for projected grids; per band of rows for
  * geographic grids, whose east-west cell size changes with latitude). The templates must start after the
  * near field (firstStep = nearSteps + 1).
@@ -226,17 +226,19 @@ export function computeHorizonRows(
     for (let col = 0; col < width; col++) {
       const cell = row * width + col;
       const base = cell * directions;
+      const nearCount = sectors ? sectors.directions : 0;
+      const nearBase = cell * nearCount;
       if (Number.isNaN(elevation[cell]!)) {
         anglesOut.fill(0, base, base + directions);
-        nearOut.fill(-MAX_HORIZON_UNITS, base, base + directions);
+        nearOut.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearCount);
         continue;
       }
       for (let k = 0; k < directions; k++) {
         const tangent = horizonTangent(elevation, width, row, col, zMaxM, rays[k]!);
-        const units = Math.max(-MAX_HORIZON_UNITS, Math.round(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
-        anglesOut[base + k] = units;
-        const near = sectors ? nearSectorBoundUnits(elevation, width, height, row, col, sectors, k) : -MAX_HORIZON_UNITS;
-        nearOut[base + k] = near;
+        anglesOut[base + k] = Math.max(-MAX_HORIZON_UNITS, Math.round(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
+      }
+      for (let j = 0; j < nearCount; j++) {
+        nearOut[nearBase + j] = nearSectorBoundUnits(elevation, width, height, row, col, sectors!, j);
       }
     }
   }
@@ -314,6 +316,8 @@ export function nearFieldTangent(
  * ray steps. A superset of the exact near-field cells, so the steepest of them bounds the near horizon.
  */
 export interface NearSectors {
+  /** Number of sectors around the horizon. */
+  readonly directions: number;
   /** Candidates of sector k: entries start[k] … start[k + 1] − 1. */
   readonly start: Int32Array;
   readonly colOffset: Int32Array;
@@ -363,6 +367,7 @@ export function nearSectors(cellSizeXM: number, cellSizeYM: number, directions: 
   entries.sort((p, q) => p.k - q.k);
   const n = entries.length;
   const result = {
+    directions,
     start: new Int32Array(directions + 1),
     colOffset: new Int32Array(n),
     rowOffset: new Int32Array(n),

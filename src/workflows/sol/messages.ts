@@ -17,6 +17,7 @@ export interface WorkerSetup {
   readonly horizonNear: Int16Array;
   readonly horizonLitBound: Int16Array;
   readonly directions: number;
+  readonly nearDirections: number;
   readonly nearSteps: number;
   readonly tiles: readonly SunTile[];
   readonly params: KernelParams;

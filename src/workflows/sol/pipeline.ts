@@ -38,6 +38,10 @@ export const DEFAULT_HORIZON_DIRECTIONS = 32;
 /** Ray steps of the near field, traced exactly at the sun azimuth at every sample. */
 export const DEFAULT_NEAR_FIELD_STEPS = 16;
 
+/** Near-field bounds are kept per quarter of a far direction sector while they fit in this budget. */
+const NEAR_SECTORS_PER_DIRECTION = 4;
+const NEAR_BOUND_BUDGET_BYTES = 512 * 2 ** 20;
+
 /** Share of the progress bar given to the horizon phase (measured: about this share of the run time). */
 const HORIZON_PROGRESS_SHARE = 0.15;
 
@@ -109,6 +113,8 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
   let zMaxM = -Infinity;
   for (const z of dem.elevation) if (z > zMaxM) zMaxM = z;
   const nearSteps = directions > 0 ? (options.nearSteps ?? DEFAULT_NEAR_FIELD_STEPS) : 0;
+  const fineNear = cellCount * directions * NEAR_SECTORS_PER_DIRECTION * 2 <= NEAR_BOUND_BUDGET_BYTES;
+  const nearDirections = nearSteps > 0 ? directions * (fineNear ? NEAR_SECTORS_PER_DIRECTION : 1) : 0;
   const tiles = planSunTiles(width, height, { dx: cellSizeX, dy: cellSizeY }, surface.valid, surface.pressureRatio, (col, row) => ({
     latitudeRad: (geodesy.latLon(col, row).latDeg * Math.PI) / 180,
     convergenceRad: options.azimuthReference === 'grid-north' ? 0 : geodesy.convergenceRad(col, row),
@@ -123,9 +129,10 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
     cellSizeY,
     surface,
     horizonAngles: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
-    horizonNear: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
+    horizonNear: new Int16Array(new SharedArrayBuffer(cellCount * nearDirections * 2)),
     horizonLitBound: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
     directions,
+    nearDirections,
     nearSteps,
     tiles,
     params: options.params,

@@ -83,6 +83,7 @@ export function rayTemplatesByRow(
   height: number,
   sizes: RowCellSizes,
   directions: number,
+  nearDirections: number,
   nearSteps: number,
 ): (row: number) => RowRays {
   const bandOfRow = new Int32Array(height);
@@ -104,7 +105,7 @@ export function rayTemplatesByRow(
       const { dx, dy } = bandSizes[band]!;
       rays = {
         rays: rayTemplates(width, height, dx, dy, directions, 1, nearSteps + 1),
-        nearSectors: nearSteps > 0 ? nearSectors(dx, dy, directions, nearSteps) : null,
+        nearSectors: nearSteps > 0 ? nearSectors(dx, dy, nearDirections, nearSteps) : null,
         cellSizeXM: dx,
         cellSizeYM: dy,
       };

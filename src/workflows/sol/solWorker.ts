@@ -31,6 +31,7 @@ const terrain =
         angles: setup.horizonAngles,
         directions: setup.directions,
         nearBound: setup.horizonNear,
+        nearDirections: setup.nearDirections,
         litBound: setup.horizonLitBound,
         nearSteps: setup.nearSteps,
       }
@@ -39,9 +40,9 @@ let raysForRow: ReturnType<typeof rayTemplatesByRow> | null = null;
 
 function computeHorizons(rowStart: number, rowEnd: number): void {
   const { width, height } = setup.grid;
-  raysForRow ??= rayTemplatesByRow(width, height, { dx: setup.cellSizeX, dy: setup.cellSizeY }, setup.directions, setup.nearSteps);
+  raysForRow ??= rayTemplatesByRow(width, height, { dx: setup.cellSizeX, dy: setup.cellSizeY }, setup.directions, setup.nearDirections, setup.nearSteps);
   computeHorizonRows(setup.elevation, width, height, rowStart, rowEnd, setup.zMaxM, raysForRow, setup.horizonAngles, setup.horizonNear);
-  sunlitBounds(setup.surface, setup.horizonAngles, setup.horizonNear, setup.directions, rowStart * width, rowEnd * width, setup.horizonLitBound);
+  sunlitBounds(setup.surface, setup.horizonAngles, setup.horizonNear, setup.directions, setup.nearDirections, rowStart * width, rowEnd * width, setup.horizonLitBound);
 }
 
 function computeDay(day: number): WorkerReply {
@@ -50,7 +51,7 @@ function computeDay(day: number): WorkerReply {
   const flatGlobal = setup.flat ? new Float32Array(cellCount).fill(NaN) : null;
   const { width, height } = setup.grid;
   for (const tile of setup.tiles) {
-    sunSamplesForDay(day, tile, setup.params, table, width, setup.directions, setup.nearSteps, samples);
+    sunSamplesForDay(day, tile, setup.params, table, width, setup, samples);
     integrateBlock(tile, width, height, samples, setup.surface, terrain, setup.params.albedo, global, hours);
     if (flatGlobal) integrateBlockFlat(tile, width, samples, setup.surface, flatGlobal);
   }

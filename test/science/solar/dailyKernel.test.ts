@@ -45,18 +45,19 @@ for (const params of [
     const directions = 32;
     const nearSteps = 6;
     const angles = new Int16Array(width * height * directions);
-    const nearBound = new Int16Array(width * height * directions);
+    const nearDirections = directions * 4;
+    const nearBound = new Int16Array(width * height * nearDirections);
     const litBound = new Int16Array(width * height * directions);
     let top = -Infinity;
     for (const v of z) if (v > top) top = v;
     const rays = {
       rays: rayTemplates(width, height, cellM, cellM, directions, 1, nearSteps + 1),
-      nearSectors: nearSectors(cellM, cellM, directions, nearSteps),
+      nearSectors: nearSectors(cellM, cellM, nearDirections, nearSteps),
       cellSizeXM: cellM,
       cellSizeYM: cellM,
     };
     computeHorizonRows(z, width, height, 0, height, top, () => rays, angles, nearBound);
-    sunlitBounds(surface, angles, nearBound, directions, 0, width * height, litBound);
+    sunlitBounds(surface, angles, nearBound, directions, nearDirections, 0, width * height, litBound);
     const convergenceRad = 0.8 * DEG; // grid north lies 0.8° clockwise of true north
     let pzMin = Infinity;
     let pzMax = -Infinity;
@@ -79,9 +80,9 @@ for (const params of [
     const hoursOut = new Float32Array(width * height);
     const flatOut = new Float32Array(width * height);
     const block = { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width };
-    const terrain = { elevation: z, angles, directions, nearBound, litBound, nearSteps };
+    const terrain = { elevation: z, angles, directions, nearBound, nearDirections, litBound, nearSteps };
     for (const day of [1, 80, 172, 266, 355]) {
-      sunSamplesForDay(day, tile, params, table, width, directions, nearSteps, samples);
+      sunSamplesForDay(day, tile, params, table, width, terrain, samples);
       integrateBlock(block, width, height, samples, surface, terrain, params.albedo, globalOut, hoursOut);
       integrateBlockFlat(block, width, samples, surface, flatOut);
       let checked = 0;
