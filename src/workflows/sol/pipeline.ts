@@ -244,7 +244,9 @@ class WorkerPool {
       });
       return worker;
     });
-    signal?.addEventListener('abort', () => this.fail(signal.reason instanceof Error ? signal.reason : abortError()), { once: true });
+    const onAbort = () => this.fail(signal!.reason instanceof Error ? signal!.reason : abortError());
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   }
 
   private fail(error: Error): void {
