@@ -118,7 +118,6 @@ export interface DaySamples {
   readonly capacity: number;
   readonly nearCapacity: number;
   readonly sinAltitude: Float64Array;
-  readonly tanAltitude: Float64Array;
   /** Altitude in horizon units (HORIZON_ANGLE_UNIT_RAD). */
   readonly altitudeUnits: Float64Array;
   /** Horizontal components of the unit sun vector in the grid frame: cos h · sin(az_grid), cos h · cos(az_grid). */
@@ -135,8 +134,8 @@ export interface DaySamples {
   readonly nearOffset: Int32Array;
   readonly nearCol: Int32Array;
   readonly nearRow: Int32Array;
-  readonly nearInverseDistance: Float64Array;
-  readonly nearCurvatureSlope: Float64Array;
+  /** Height above the cell [m] a near-field cell must exceed to hide the sun: (tan h + curvature slope) · d. */
+  readonly nearThreshold: Float64Array;
   /** Prefix sums: quantity q over samples [0, k) at prefix[q · (capacity + 1) + k]. */
   readonly prefix: Float64Array;
   /** Runs of consecutive samples whose sun lies in the same direction sector, with their altitude range (units). */
@@ -165,7 +164,6 @@ export function allocateDaySamples(capacity: number, nearSteps: number): DaySamp
     capacity,
     nearCapacity,
     sinAltitude: f(),
-    tanAltitude: f(),
     altitudeUnits: f(),
     sunEast: f(),
     sunNorth: f(),
@@ -177,8 +175,7 @@ export function allocateDaySamples(capacity: number, nearSteps: number): DaySamp
     nearOffset: new Int32Array(nearCapacity),
     nearCol: new Int32Array(nearCapacity),
     nearRow: new Int32Array(nearCapacity),
-    nearInverseDistance: f(nearCapacity),
-    nearCurvatureSlope: f(nearCapacity),
+    nearThreshold: f(nearCapacity),
     prefix: f(PREFIX_QUANTITIES * (capacity + 1)),
     groupCount: 0,
     groupSector: new Int32Array(capacity),
@@ -239,7 +236,7 @@ export function sunSamplesForDay(
     const azimuthNorth = Math.cos(azimuth);
     const diffuseH = g0 * c.tn * (c.a1 + sinh * (c.a2 + c.a3 * sinh));
     out.sinAltitude[count] = sinh;
-    out.tanAltitude[count] = Math.tan(h);
+    const tanh = Math.tan(h);
     out.altitudeUnits[count] = h / HORIZON_ANGLE_UNIT_RAD;
     out.sunEast[count] = cosh * azimuthEast;
     out.sunNorth[count] = cosh * azimuthNorth;
@@ -257,8 +254,7 @@ export function sunSamplesForDay(
         out.nearOffset[near] = rowOffset * width + colOffset;
         out.nearCol[near] = colOffset;
         out.nearRow[near] = rowOffset;
-        out.nearInverseDistance[near] = inverseDistance;
-        out.nearCurvatureSlope[near] = curvatureSlope;
+        out.nearThreshold[near] = (tanh + curvatureSlope) / inverseDistance;
         near++;
       });
     }
@@ -350,9 +346,9 @@ export function integrateBlock(
   const stepHours = samples.stepHours;
   const sumDiffuse = samples.sumDiffuseHorizontal;
   const pzMid = samples.pressureRatioCentre;
-  const { sinAltitude, tanAltitude, altitudeUnits, sunEast, sunNorth } = samples;
+  const { sinAltitude, altitudeUnits, sunEast, sunNorth } = samples;
   const { horizonDirection0, horizonDirection1, horizonWeight } = samples;
-  const { nearStart, nearOffset, nearCol, nearRow, nearInverseDistance, nearCurvatureSlope } = samples;
+  const { nearStart, nearOffset, nearCol, nearRow, nearThreshold } = samples;
   const elevation = terrain ? terrain.elevation : null;
   const angles = terrain ? terrain.angles : null;
   const nearBound = terrain ? terrain.nearBound : null;
@@ -412,14 +408,13 @@ export function integrateBlock(
             if (a0 + horizonWeight[k]! * (a1 - a0) > altitudeUnits[k]!) {
               lit = false;
             } else if (altitudeUnits[k]! < nearBound![nearBase + nearSector[k]!]!) {
-              const tanh = tanAltitude[k]!;
               for (let j = nearStart[k]!, end = nearStart[k + 1]!; j < end; j++) {
                 if (!interior) {
                   const r = row + nearRow[j]!;
                   const c = col + nearCol[j]!;
                   if (r < 0 || r >= height || c < 0 || c >= width) break;
                 }
-                if ((elevation![cell + nearOffset[j]!]! - z0) * nearInverseDistance[j]! - nearCurvatureSlope[j]! > tanh) {
+                if (elevation![cell + nearOffset[j]!]! - z0 > nearThreshold[j]!) {
                   lit = false;
                   break;
                 }
