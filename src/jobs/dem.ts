@@ -8,9 +8,8 @@
  * full check in the job, whose failure message then says what is wrong.
  */
 import { open, stat } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
 import { fromFile } from 'geotiff';
-import { siblingModuleUrl } from '../util/modules.js';
+import { siblingModuleUrl, startModuleWorker } from '../util/modules.js';
 
 /** Files up to this size get the full check at submission [bytes]. */
 export const FULL_CHECK_MAX_BYTES = 256 * 1024 * 1024;
@@ -24,21 +23,10 @@ export async function demProblem(path: string, fullCheckMaxBytes = FULL_CHECK_MA
   return fullProblem(path);
 }
 
-/**
- * A worker thread running `url`. A TypeScript entry (tests, running from sources under tsx) is loaded through
- * tsx's API, since loader flags do not reach worker threads on Node 20.
- */
-function startWorker(url: URL, workerData: unknown): Worker {
-  if (!url.pathname.endsWith('.ts')) return new Worker(url, { workerData });
-  const api = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const code = `import(${api}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(code, { eval: true, workerData });
-}
-
 /** The raster reader's verdict, from a worker thread. */
 function fullProblem(path: string): Promise<string | null> {
   return new Promise((resolve) => {
-    const worker = startWorker(siblingModuleUrl(import.meta.url, 'demCheckWorker'), { path });
+    const worker = startModuleWorker(siblingModuleUrl(import.meta.url, 'demCheckWorker'), { workerData: { path } });
     let settled = false;
     const finish = (value: string | null) => {
       if (settled) return;
