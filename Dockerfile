@@ -3,6 +3,8 @@
 # The service starts one container per job: node /app/dist/runtime/jobChild.js /job/job.json, with the job
 # folder mounted at /job, the DEM's folder read-only at /input and scratch space at /scratch.
 FROM node:20-bookworm-slim AS build
+# compilers for native modules (better-sqlite3) when no prebuilt binary can be fetched
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
