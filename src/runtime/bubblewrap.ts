@@ -98,6 +98,10 @@ export class BubblewrapRuntime implements JobRuntime {
         args.push('--ro-bind', '/dev/null', path);
       }
     }
+    // the code itself may live in an emptied folder (a checkout under /tmp): show it again, read-only
+    for (const root of codeRoots) {
+      if (emptied.some((dir) => isInside(root, dir))) args.push('--ro-bind', root, root);
+    }
     args.push('--bind', launch.jobDir, launch.jobDir);
     args.push('--bind', launch.tempDir, launch.tempDir);
     if (launch.cacheDir) args.push('--bind', launch.cacheDir, launch.cacheDir);
