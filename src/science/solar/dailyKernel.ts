@@ -13,6 +13,11 @@
  *  - the diffuse and reflected sums of shaded samples are per-cell constants times Σ D_h.
  *
  * Units: irradiance W m⁻², irradiation Wh m⁻² day⁻¹, hours h, angles rad.
+ *
+ * Cost (mcn_10m, step 15 min): per cell and day about 15 direction groups, 15 low-sun samples that need
+ * the exact test and 35 near-field cell reads, and one run of prefix sums — about 1.3 µs on the 2-core
+ * development machine. The low-sun samples dominate: a lower bound of the near field (to skip rays that
+ * certainly hit) is the next saving in sight.
  * @see docs/solar-model.md §3–§7, Part A; dailyIrradiation.ts (the scalar form)
  */
 import { beamTransmittance, diffuseCoefficients, seaLevelAirMass } from './clearSky.js';
