@@ -196,6 +196,7 @@ export function horizonTangent(
 export interface RowRays {
   readonly rays: readonly RayTemplate[];
   readonly nearSectors: NearSectors | null;
+  readonly nearCandidates: NearStepCandidates | null;
   readonly cellSizeXM: number;
   readonly cellSizeYM: number;
 }
@@ -204,7 +205,8 @@ export interface RowRays {
  * Far-field horizon angles of the cells in rows [rowStart, rowEnd) for all directions, written into
  * `anglesOut` (cell-major: anglesOut[cell · directions + k], units of HORIZON_ANGLE_UNIT_RAD); upper
  * bounds of the near-field horizon per near sector into `nearOut` (cell-major with the near sectors' own
- * count; sector j spans the azimuths j·2π/count … (j + 1)·2π/count). Nodata cells get 0 and open bounds.
+ * count; sector j spans the azimuths j·2π/count … (j + 1)·2π/count) and lower bounds into `nearLowerOut`
+ * (same layout). Nodata cells get 0 and open bounds.
  * `raysForRow(row)` gives the templates for that row (one set for projected grids; per band of rows for
  * geographic grids, whose east-west cell size changes with latitude). The templates must start after the
  * near field (firstStep = nearSteps + 1).
@@ -219,9 +221,10 @@ export function computeHorizonRows(
   raysForRow: (row: number) => RowRays,
   anglesOut: Int16Array,
   nearOut: Int16Array,
+  nearLowerOut: Int16Array,
 ): void {
   for (let row = rowStart; row < rowEnd; row++) {
-    const { rays, nearSectors: sectors } = raysForRow(row);
+    const { rays, nearSectors: sectors, nearCandidates } = raysForRow(row);
     const directions = rays.length;
     for (let col = 0; col < width; col++) {
       const cell = row * width + col;
@@ -231,6 +234,7 @@ export function computeHorizonRows(
       if (Number.isNaN(elevation[cell]!)) {
         anglesOut.fill(0, base, base + directions);
         nearOut.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearCount);
+        nearLowerOut.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearCount);
         continue;
       }
       for (let k = 0; k < directions; k++) {
@@ -239,6 +243,7 @@ export function computeHorizonRows(
       }
       for (let j = 0; j < nearCount; j++) {
         nearOut[nearBase + j] = nearSectorBoundUnits(elevation, width, height, row, col, sectors!, j);
+        nearLowerOut[nearBase + j] = nearCandidates ? nearSectorLowerUnits(elevation, width, height, row, col, nearCandidates, j) : -MAX_HORIZON_UNITS;
       }
     }
   }
@@ -419,4 +424,106 @@ export function horizonAt(angles: Int16Array, cell: number, directions: number, 
   const k1 = k0 + 1 === directions ? 0 : k0 + 1;
   const base = cell * directions;
   return ((1 - f) * angles[base + k0]! + f * angles[base + k1]!) * HORIZON_ANGLE_UNIT_RAD;
+}
+
+/**
+ * For each sector k and ray step s, every cell the near-field ray can land on at step s while its azimuth
+ * stays within the sector (a superset: cells within a tenth of a cell of a densely sampled arc of radius
+ * s·L). The steepest view over the steps of the flattest candidate of each step is a lower bound of the
+ * near horizon anywhere in the sector, so a sun below it is certainly hidden.
+ */
+export interface NearStepCandidates {
+  readonly directions: number;
+  readonly steps: number;
+  /** Candidates of (sector k, step s), s = 1…steps: entries start[k·steps + s − 1] … start[k·steps + s] − 1. */
+  readonly start: Int32Array;
+  readonly colOffset: Int32Array;
+  readonly rowOffset: Int32Array;
+  readonly inverseDistance: Float64Array;
+  readonly curvatureSlope: Float64Array;
+}
+
+export function nearStepCandidates(cellSizeXM: number, cellSizeYM: number, directions: number, steps: number): NearStepCandidates {
+  const stepM = 0.5 * (cellSizeXM + cellSizeYM);
+  const sector = (2 * Math.PI) / directions;
+  const margin = 0.1;
+  const cols: number[] = [];
+  const rows: number[] = [];
+  const start = new Int32Array(directions * steps + 1);
+  for (let k = 0; k < directions; k++) {
+    for (let s = 1; s <= steps; s++) {
+      const found = new Set<string>();
+      const radius = s * stepM;
+      const samples = Math.max(2, Math.ceil((radius * sector) / (0.2 * Math.min(cellSizeXM, cellSizeYM))) + 1);
+      for (let i = 0; i <= samples; i++) {
+        const azimuth = k * sector + (sector * i) / samples;
+        // position in cell units, x east and y north (rows grow southward)
+        const x = (radius * Math.sin(azimuth)) / cellSizeXM;
+        const y = (radius * Math.cos(azimuth)) / cellSizeYM;
+        for (const cx of new Set([Math.floor(x - margin + 0.5), Math.floor(x + 0.5), Math.floor(x + margin + 0.5)])) {
+          for (const cy of new Set([Math.floor(y - margin + 0.5), Math.floor(y + 0.5), Math.floor(y + margin + 0.5)])) {
+            if (cx === 0 && cy === 0) continue;
+            found.add(`${cx},${-cy}`);
+          }
+        }
+      }
+      for (const key of found) {
+        const [c, r] = key.split(',').map(Number);
+        cols.push(c!);
+        rows.push(r!);
+      }
+      start[k * steps + s] = cols.length;
+    }
+  }
+  const n = cols.length;
+  const result = {
+    directions,
+    steps,
+    start,
+    colOffset: Int32Array.from(cols),
+    rowOffset: Int32Array.from(rows),
+    inverseDistance: new Float64Array(n),
+    curvatureSlope: new Float64Array(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const d = Math.hypot(cols[i]! * cellSizeXM, rows[i]! * cellSizeYM);
+    result.inverseDistance[i] = 1 / d;
+    result.curvatureSlope[i] = curvatureOverDistance(d);
+  }
+  return result;
+}
+
+/**
+ * Lower bound of the near horizon of cell (row, col) within sector k, in horizon units (rounded down):
+ * max over the steps of the lowest candidate view, up to the first step whose candidates may leave the grid.
+ * Nodata candidates are transparent (they make their step's minimum −∞).
+ */
+export function nearSectorLowerUnits(
+  elevation: Float64Array,
+  width: number,
+  height: number,
+  row: number,
+  col: number,
+  candidates: NearStepCandidates,
+  k: number,
+): number {
+  const z0 = elevation[row * width + col]!;
+  let best = -Infinity;
+  for (let s = 0; s < candidates.steps; s++) {
+    let lowest = Infinity;
+    let leaves = false;
+    for (let i = candidates.start[k * candidates.steps + s]!, end = candidates.start[k * candidates.steps + s + 1]!; i < end; i++) {
+      const r = row + candidates.rowOffset[i]!;
+      const c = col + candidates.colOffset[i]!;
+      if (r < 0 || r >= height || c < 0 || c >= width) {
+        leaves = true;
+        break;
+      }
+      const t = (elevation[r * width + c]! - z0) * candidates.inverseDistance[i]! - candidates.curvatureSlope[i]!;
+      lowest = Number.isNaN(t) ? -Infinity : Math.min(lowest, t);
+    }
+    if (leaves) break;
+    if (lowest > best) best = lowest;
+  }
+  return best === -Infinity ? -MAX_HORIZON_UNITS : Math.max(-MAX_HORIZON_UNITS, Math.floor(Math.atan(best) / HORIZON_ANGLE_UNIT_RAD));
 }

@@ -15,6 +15,7 @@ export interface WorkerSetup {
   readonly surface: SurfaceTerms;
   readonly horizonAngles: Int16Array;
   readonly horizonNear: Int16Array;
+  readonly horizonNearLower: Int16Array;
   readonly horizonLitBound: Int16Array;
   readonly directions: number;
   readonly nearDirections: number;

@@ -130,6 +130,7 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
     surface,
     horizonAngles: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
     horizonNear: new Int16Array(new SharedArrayBuffer(cellCount * nearDirections * 2)),
+    horizonNearLower: new Int16Array(new SharedArrayBuffer(cellCount * nearDirections * 2)),
     horizonLitBound: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
     directions,
     nearDirections,

@@ -2,7 +2,7 @@
  * How a DEM is cut into work: sun tiles (blocks of cells sharing one sun geometry) and the ray templates
  * of the horizon computation for each band of rows.
  */
-import { nearSectors, rayTemplates, type RowRays } from '../../science/solar/horizon.js';
+import { nearSectors, nearStepCandidates, rayTemplates, type RowRays } from '../../science/solar/horizon.js';
 import type { CellBlock, TileGeometry } from '../../science/solar/dailyKernel.js';
 
 /** A block of cells whose sun is computed at the block centre. */
@@ -106,6 +106,7 @@ export function rayTemplatesByRow(
       rays = {
         rays: rayTemplates(width, height, dx, dy, directions, 1, nearSteps + 1),
         nearSectors: nearSteps > 0 ? nearSectors(dx, dy, nearDirections, nearSteps) : null,
+        nearCandidates: nearSteps > 0 ? nearStepCandidates(dx, dy, nearDirections, nearSteps) : null,
         cellSizeXM: dx,
         cellSizeYM: dy,
       };

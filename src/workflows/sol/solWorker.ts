@@ -31,6 +31,7 @@ const terrain =
         angles: setup.horizonAngles,
         directions: setup.directions,
         nearBound: setup.horizonNear,
+        nearLower: setup.horizonNearLower,
         nearDirections: setup.nearDirections,
         litBound: setup.horizonLitBound,
         nearSteps: setup.nearSteps,
@@ -41,7 +42,7 @@ let raysForRow: ReturnType<typeof rayTemplatesByRow> | null = null;
 function computeHorizons(rowStart: number, rowEnd: number): void {
   const { width, height } = setup.grid;
   raysForRow ??= rayTemplatesByRow(width, height, { dx: setup.cellSizeX, dy: setup.cellSizeY }, setup.directions, setup.nearDirections, setup.nearSteps);
-  computeHorizonRows(setup.elevation, width, height, rowStart, rowEnd, setup.zMaxM, raysForRow, setup.horizonAngles, setup.horizonNear);
+  computeHorizonRows(setup.elevation, width, height, rowStart, rowEnd, setup.zMaxM, raysForRow, setup.horizonAngles, setup.horizonNear, setup.horizonNearLower);
   sunlitBounds(setup.surface, setup.horizonAngles, setup.horizonNear, setup.directions, setup.nearDirections, rowStart * width, rowEnd * width, setup.horizonLitBound);
 }
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
 import { surfaceTerms } from '../../../src/science/solar/surface.js';
-import { computeHorizonRows, horizonAt, nearFieldSteps, nearFieldTangent, nearSectors, rayTemplates } from '../../../src/science/solar/horizon.js';
+import { computeHorizonRows, horizonAt, nearFieldSteps, nearFieldTangent, nearSectors, nearStepCandidates, rayTemplates } from '../../../src/science/solar/horizon.js';
 import {
   allocateDaySamples,
   integrateBlock,
@@ -47,16 +47,18 @@ for (const params of [
     const angles = new Int16Array(width * height * directions);
     const nearDirections = directions * 4;
     const nearBound = new Int16Array(width * height * nearDirections);
+    const nearLower = new Int16Array(width * height * nearDirections);
     const litBound = new Int16Array(width * height * directions);
     let top = -Infinity;
     for (const v of z) if (v > top) top = v;
     const rays = {
       rays: rayTemplates(width, height, cellM, cellM, directions, 1, nearSteps + 1),
       nearSectors: nearSectors(cellM, cellM, nearDirections, nearSteps),
+      nearCandidates: nearStepCandidates(cellM, cellM, nearDirections, nearSteps),
       cellSizeXM: cellM,
       cellSizeYM: cellM,
     };
-    computeHorizonRows(z, width, height, 0, height, top, () => rays, angles, nearBound);
+    computeHorizonRows(z, width, height, 0, height, top, () => rays, angles, nearBound, nearLower);
     sunlitBounds(surface, angles, nearBound, directions, nearDirections, 0, width * height, litBound);
     const convergenceRad = 0.8 * DEG; // grid north lies 0.8° clockwise of true north
     let pzMin = Infinity;
@@ -80,7 +82,7 @@ for (const params of [
     const hoursOut = new Float32Array(width * height);
     const flatOut = new Float32Array(width * height);
     const block = { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width };
-    const terrain = { elevation: z, angles, directions, nearBound, nearDirections, litBound, nearSteps };
+    const terrain = { elevation: z, angles, directions, nearBound, nearLower, nearDirections, litBound, nearSteps };
     for (const day of [1, 80, 172, 266, 355]) {
       sunSamplesForDay(day, tile, params, table, width, terrain, samples);
       integrateBlock(block, width, height, samples, surface, terrain, params.albedo, globalOut, hoursOut);

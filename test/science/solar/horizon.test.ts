@@ -6,6 +6,12 @@ import {
   computeHorizonRows,
   horizonAt,
   horizonTangent,
+  nearFieldSteps,
+  nearFieldTangent,
+  nearSectorBoundUnits,
+  nearSectorLowerUnits,
+  nearSectors,
+  nearStepCandidates,
   rayTemplate,
   rayTemplates,
 } from '../../../src/science/solar/horizon.js';
@@ -125,8 +131,8 @@ test('stored horizons are interpolated between directions and wrap around north'
   const directions = 8;
   const angles = new Int16Array(width * width * directions);
   const nearBound = new Int16Array(width * width * directions);
-  const rays = { rays: rayTemplates(width, width, 10, 10, directions), nearSectors: null, cellSizeXM: 10, cellSizeYM: 10 };
-  computeHorizonRows(z, width, width, 0, width, zMax(z), () => rays, angles, nearBound);
+  const rays = { rays: rayTemplates(width, width, 10, 10, directions), nearSectors: null, nearCandidates: null, cellSizeXM: 10, cellSizeYM: 10 };
+  computeHorizonRows(z, width, width, 0, width, zMax(z), () => rays, angles, nearBound, new Int16Array(nearBound.length));
   const cell = 10 * width + 10;
   const base = cell * directions;
   // exactly on a stored direction
@@ -138,4 +144,32 @@ test('stored horizons are interpolated between directions and wrap around north'
   // a plane rising to the east: looking east the horizon is its slope angle, looking west it is below level
   assert.ok(Math.abs(angles[base + 2]! * HORIZON_ANGLE_UNIT_RAD - Math.atan(0.1)) < 2e-4);
   assert.ok(angles[base + 6]! < 0);
+});
+
+test('near-field sector bounds bracket the exact near-field horizon at every azimuth of the sector', () => {
+  const width = 40;
+  const height = 36;
+  let seed = 11;
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const z = grid(width, height, 10, (x, y) => 800 + 35 * Math.sin(x / 25) * Math.cos(y / 30) + 12 * random());
+  z[18 * width + 21] = NaN;
+  const sectorsCount = 64;
+  const steps = 8;
+  const upper = nearSectors(10, 10, sectorsCount, steps);
+  const lower = nearStepCandidates(10, 10, sectorsCount, steps);
+  let lowerUseful = 0;
+  for (const [row, col] of [[18, 20], [5, 5], [30, 33], [1, 38], [20, 10]] as const) {
+    for (let k = 0; k < sectorsCount; k++) {
+      const ub = nearSectorBoundUnits(z, width, height, row, col, upper, k) * HORIZON_ANGLE_UNIT_RAD;
+      const lb = nearSectorLowerUnits(z, width, height, row, col, lower, k) * HORIZON_ANGLE_UNIT_RAD;
+      if (lb > -1.5) lowerUseful++;
+      for (let i = 0; i <= 20; i++) {
+        const azimuth = ((k + i / 20) * 2 * Math.PI) / sectorsCount;
+        const exact = Math.atan(nearFieldTangent(z, width, height, row, col, nearFieldSteps(10, 10, azimuth, steps)));
+        assert.ok(exact <= ub + 1e-12, `upper: cell ${row},${col} sector ${k}: ${exact} > ${ub}`);
+        assert.ok(exact >= lb - 1e-12, `lower: cell ${row},${col} sector ${k}: ${exact} < ${lb}`);
+      }
+    }
+  }
+  assert.ok(lowerUseful > 200, `lower bounds informative in ${lowerUseful} sectors`);
 });
