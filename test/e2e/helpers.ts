@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ProcessRuntime } from '../../src/runtime/process.js';
-import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
+import type { ServiceConfig } from '../../src/server/config.js';
+import { testServiceConfig } from '../server/helpers.js';
 import pages from '../../src/server/pages/index.js';
 import { createService, type Service } from '../../src/server/service.js';
 
@@ -29,18 +30,7 @@ export interface PagesService extends Service {
  */
 export async function startPagesService(options: { stub?: boolean; env?: Record<string, string> } = {}): Promise<PagesService> {
   const root = mkdtempSync(join(tmpdir(), 'eemt-pages-'));
-  const config = configFromEnv({
-    EEMT_PORT: '0',
-    EEMT_DB_PATH: join(root, 'jobs.db'),
-    EEMT_UPLOAD_DIR: join(root, 'uploads'),
-    EEMT_RESULTS_DIR: join(root, 'results'),
-    EEMT_TEMP_DIR: join(root, 'temp'),
-    EEMT_CACHE_DIR: join(root, 'cache'),
-    CONTAINER_CPU_LIMIT: '2',
-    CONTAINER_MEMORY_LIMIT: '2G',
-    EEMT_AUTO_CLEANUP: 'false',
-    ...options.env,
-  });
+  const config = testServiceConfig(root, options.env);
   const runtime = new ProcessRuntime({
     limits: { cpus: config.cpuLimit, memoryBytes: config.memoryBytes },
     ...(options.stub ? { childEntry: STUB_CHILD } : {}),

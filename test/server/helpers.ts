@@ -17,11 +17,9 @@ export interface TestService extends Service {
   stop(): Promise<void>;
 }
 
-export async function startTestService(
-  options: { runtime?: (config: ServiceConfig) => JobRuntime; env?: Record<string, string>; root?: string } = {},
-): Promise<TestService> {
-  const root = options.root ?? mkdtempSync(join(tmpdir(), 'eemt-api-'));
-  const config = configFromEnv({
+/** Service configuration with every folder and the database inside `root`, on a random port. */
+export function testServiceConfig(root: string, env: Record<string, string> = {}): ServiceConfig {
+  return configFromEnv({
     EEMT_PORT: '0',
     EEMT_DB_PATH: join(root, 'jobs.db'),
     EEMT_UPLOAD_DIR: join(root, 'uploads'),
@@ -31,8 +29,15 @@ export async function startTestService(
     CONTAINER_CPU_LIMIT: '2',
     CONTAINER_MEMORY_LIMIT: '2G',
     EEMT_AUTO_CLEANUP: 'false',
-    ...options.env,
+    ...env,
   });
+}
+
+export async function startTestService(
+  options: { runtime?: (config: ServiceConfig) => JobRuntime; env?: Record<string, string>; root?: string } = {},
+): Promise<TestService> {
+  const root = options.root ?? mkdtempSync(join(tmpdir(), 'eemt-api-'));
+  const config = testServiceConfig(root, options.env);
   const service = await createService(config, options.runtime ? { runtime: options.runtime(config) } : {});
   const address = await service.app.listen({ host: '127.0.0.1', port: 0 });
   return {
