@@ -19,10 +19,10 @@
  * and one run of prefix sums — about 1 µs on the 2-core development machine. The low-sun samples dominate.
  * @see docs/solar-model.md §3–§7, Part A; dailyIrradiation.ts (the scalar form)
  */
-import { beamTransmittance, diffuseCoefficients, seaLevelAirMass } from './clearSky.js';
-import { HORIZON_ANGLE_UNIT_RAD, forEachNearFieldStep } from './horizon.js';
+import { beamTransmittance, diffuseCoefficients, diffuseHorizontal, seaLevelAirMass } from './clearSky.js';
+import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS, forEachNearFieldStep } from './horizon.js';
 import { sampleHours } from './dailyIrradiation.js';
-import { extraterrestrialIrradiance, solarDeclination } from './sunPosition.js';
+import { extraterrestrialIrradiance, solarDeclination, sunDirection } from './sunPosition.js';
 import type { SurfaceTerms } from './surface.js';
 
 /** τ_b(m) tabulated on a fine grid of air mass for one Linke turbidity (linear interpolation error < 1e-6). */
@@ -214,10 +214,6 @@ export function sunSamplesForDay(
   const declination = solarDeclination(day);
   const g0 = extraterrestrialIrradiance(day, params.solarConstantWM2 ?? 1367);
   const c = diffuseCoefficients(params.linkeTurbidity);
-  const sinLat = Math.sin(tile.latitudeRad);
-  const cosLat = Math.cos(tile.latitudeRad);
-  const sinDec = Math.sin(declination);
-  const cosDec = Math.cos(declination);
   const pzMid = tile.pressureRatioCentre;
   const pzHalf = Math.max(tile.pressureRatioHalfRange, 1e-6);
   const stride = out.capacity + 1;
@@ -229,18 +225,17 @@ export function sunSamplesForDay(
   let near = 0;
   for (const hour of sampleHours(tile.latitudeRad, declination, stepHours)) {
     const T = ((hour - 12) * Math.PI) / 12;
-    const sinh = cosLat * cosDec * Math.cos(T) + sinLat * sinDec;
+    const sun = sunDirection(tile.latitudeRad, declination, T);
+    const sinh = sun.up;
     if (sinh <= 0) continue;
     const h = Math.asin(sinh);
-    const east = -cosDec * Math.sin(T);
-    const north = cosLat * sinDec - sinLat * cosDec * Math.cos(T);
-    let azimuth = Math.atan2(east, north) + tile.convergenceRad;
+    let azimuth = Math.atan2(sun.east, sun.north) + tile.convergenceRad;
     if (azimuth < 0) azimuth += 2 * Math.PI;
     if (azimuth >= 2 * Math.PI) azimuth -= 2 * Math.PI;
     const cosh = Math.cos(h);
     const azimuthEast = Math.sin(azimuth);
     const azimuthNorth = Math.cos(azimuth);
-    const diffuseH = g0 * c.tn * (c.a1 + sinh * (c.a2 + c.a3 * sinh));
+    const diffuseH = diffuseHorizontal(g0, sinh, c);
     out.sinAltitude[count] = sinh;
     const tanh = Math.tan(h);
     out.altitudeUnits[count] = h / HORIZON_ANGLE_UNIT_RAD;
@@ -492,7 +487,7 @@ export function sunlitBounds(
   out: Int16Array,
 ): void {
   const sector = (2 * Math.PI) / directions;
-  const open = -Math.floor(Math.PI / 2 / HORIZON_ANGLE_UNIT_RAD);
+  const open = -MAX_HORIZON_UNITS;
   const nearPerSector = nearDirections / directions;
   if (!Number.isInteger(nearPerSector)) throw new RangeError('near sectors must subdivide the far directions');
   for (let cell = cellStart; cell < cellEnd; cell++) {

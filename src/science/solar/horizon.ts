@@ -27,8 +27,8 @@ export const EARTH_RADIUS_M = 6_371_000;
 /** Stored horizon angles are integers in units of 1e-4 rad (resolution 0.0057°). */
 export const HORIZON_ANGLE_UNIT_RAD = 1e-4;
 
-/** An open horizon (−π/2, nothing in sight) stored just inside the quantised range. */
-const MAX_HORIZON_UNITS = Math.floor(Math.PI / 2 / HORIZON_ANGLE_UNIT_RAD);
+/** An open horizon (−π/2, nothing in sight) is stored as −MAX_HORIZON_UNITS, just inside the quantised range. */
+export const MAX_HORIZON_UNITS = Math.floor(Math.PI / 2 / HORIZON_ANGLE_UNIT_RAD);
 
 /** The ray of one direction: cell offsets and distances, shared by all cells of a grid (or of a band of rows). */
 export interface RayTemplate {
@@ -123,6 +123,23 @@ export function rayTemplate(
     samplesInsideByCol: samplesInside(cols, width),
     samplesInsideByRow: samplesInside(rows, height),
   };
+}
+
+/** Cell offsets with their inverse distance and curvature slope, as the near-field bounds store them. */
+function offsetCells(cols: readonly number[], rows: readonly number[], cellSizeXM: number, cellSizeYM: number) {
+  const n = cols.length;
+  const cells = {
+    colOffset: Int32Array.from(cols),
+    rowOffset: Int32Array.from(rows),
+    inverseDistance: new Float64Array(n),
+    curvatureSlope: new Float64Array(n),
+  };
+  for (let i = 0; i < n; i++) {
+    const d = Math.hypot(cols[i]! * cellSizeXM, rows[i]! * cellSizeYM);
+    cells.inverseDistance[i] = 1 / d;
+    cells.curvatureSlope[i] = curvatureOverDistance(d);
+  }
+  return cells;
 }
 
 /** R(1 − cos(d/R)) / d, the slope of the earth-curvature drop at distance d [m]. */
@@ -336,7 +353,7 @@ export function nearSectors(cellSizeXM: number, cellSizeYM: number, directions: 
   const maxCols = Math.ceil(reach / cellSizeXM) + 1;
   const maxRows = Math.ceil(reach / cellSizeYM) + 1;
   const sector = (2 * Math.PI) / directions;
-  const entries: { k: number; dc: number; dr: number; d: number }[] = [];
+  const entries: { k: number; dc: number; dr: number }[] = [];
   for (let dr = -maxRows; dr <= maxRows; dr++) {
     for (let dc = -maxCols; dc <= maxCols; dc++) {
       if (dr === 0 && dc === 0) continue;
@@ -358,36 +375,27 @@ export function nearSectors(cellSizeXM: number, cellSizeYM: number, directions: 
         lo = Math.min(lo, a);
         hi = Math.max(hi, a);
       }
-      const d = Math.hypot(dc * cellSizeXM, dr * cellSizeYM);
       for (let k = 0; k < directions; k++) {
         // sector k relative to the cell's centre azimuth, wrapped to (−π, π]
         let a = k * sector - centre;
         a -= 2 * Math.PI * Math.round(a / (2 * Math.PI));
         const b = a + sector;
         const overlaps = (a <= hi && b >= lo) || (a + 2 * Math.PI <= hi && b + 2 * Math.PI >= lo) || (a - 2 * Math.PI <= hi && b - 2 * Math.PI >= lo);
-        if (overlaps) entries.push({ k, dc, dr, d });
+        if (overlaps) entries.push({ k, dc, dr });
       }
     }
   }
   entries.sort((p, q) => p.k - q.k);
-  const n = entries.length;
-  const result = {
-    directions,
-    start: new Int32Array(directions + 1),
-    colOffset: new Int32Array(n),
-    rowOffset: new Int32Array(n),
-    inverseDistance: new Float64Array(n),
-    curvatureSlope: new Float64Array(n),
-  };
-  entries.forEach((e, i) => {
-    result.colOffset[i] = e.dc;
-    result.rowOffset[i] = e.dr;
-    result.inverseDistance[i] = 1 / e.d;
-    result.curvatureSlope[i] = curvatureOverDistance(e.d);
-    result.start[e.k + 1] = i + 1;
-  });
-  for (let k = 1; k <= directions; k++) result.start[k] = Math.max(result.start[k]!, result.start[k - 1]!);
-  return result;
+  const start = new Int32Array(directions + 1);
+  entries.forEach((e, i) => (start[e.k + 1] = i + 1));
+  for (let k = 1; k <= directions; k++) start[k] = Math.max(start[k]!, start[k - 1]!);
+  const cells = offsetCells(
+    entries.map((e) => e.dc),
+    entries.map((e) => e.dr),
+    cellSizeXM,
+    cellSizeYM,
+  );
+  return { directions, start, ...cells };
 }
 
 /** Upper bound of the near horizon of cell (row, col) within sector k, in horizon units (rounded up). */
@@ -475,22 +483,7 @@ export function nearStepCandidates(cellSizeXM: number, cellSizeYM: number, direc
       start[k * steps + s] = cols.length;
     }
   }
-  const n = cols.length;
-  const result = {
-    directions,
-    steps,
-    start,
-    colOffset: Int32Array.from(cols),
-    rowOffset: Int32Array.from(rows),
-    inverseDistance: new Float64Array(n),
-    curvatureSlope: new Float64Array(n),
-  };
-  for (let i = 0; i < n; i++) {
-    const d = Math.hypot(cols[i]! * cellSizeXM, rows[i]! * cellSizeYM);
-    result.inverseDistance[i] = 1 / d;
-    result.curvatureSlope[i] = curvatureOverDistance(d);
-  }
-  return result;
+  return { directions, steps, start, ...offsetCells(cols, rows, cellSizeXM, cellSizeYM) };
 }
 
 /**

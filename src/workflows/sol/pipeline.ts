@@ -233,7 +233,7 @@ class WorkerPool {
   private readonly failed: Promise<never>;
   private rejectFailed!: (error: Error) => void;
 
-  constructor(count: number, setup: WorkerSetup, private readonly signal?: AbortSignal) {
+  constructor(count: number, setup: WorkerSetup, signal?: AbortSignal) {
     this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
     this.failed.catch(() => {});
     const url = siblingModuleUrl(import.meta.url, 'solWorker');
