@@ -1,18 +1,11 @@
 /** Job records as the job layer stores and returns them (field names as in the service's API). */
-import type { WorkflowType } from '../workflows/types.js';
+import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
 
 export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed'];
 
-/** Parameters of a job as submitted; `start_year`/`end_year` only for eemt jobs. */
-export interface JobParameters {
-  readonly step: number;
-  readonly linke_value: number;
-  readonly albedo_value: number;
-  readonly num_threads: number;
-  readonly start_year?: number;
-  readonly end_year?: number;
-}
+/** Parameters of a job as submitted (the workflow's own parameters); `start_year`/`end_year` only for eemt jobs. */
+export type JobParameters = WorkflowParams;
 
 export interface JobRecord {
   readonly id: string;

@@ -14,12 +14,10 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { availableParallelism, totalmem } from 'node:os';
 import { dirname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { childEnv, childNodeArgs, defaultChildEntry, spawnJobProcess, writeHostSpec } from './spawnChild.js';
+import { childEnv, childNodeArgs, defaultChildEntry, LocalJobs, spawnJobProcess, writeHostSpec } from './spawnChild.js';
 import {
-  containerName,
   RuntimeUnavailableError,
   type JobHandlers,
   type JobLaunch,
@@ -58,7 +56,7 @@ export class BubblewrapRuntime implements JobRuntime {
   private readonly entry: URL;
   private readonly bwrap: string;
   private readonly hidden: readonly string[];
-  private readonly running = new Set<string>();
+  private readonly jobs = new LocalJobs();
   private checked: Promise<string | null> | null = null;
   private prlimit: Promise<boolean> | null = null;
 
@@ -128,22 +126,10 @@ export class BubblewrapRuntime implements JobRuntime {
       { cwd: launch.jobDir, env: childEnv(launch, this.limits) },
       handlers,
     );
-    this.running.add(launch.jobId);
-    void job.done.then(() => this.running.delete(launch.jobId));
-    return job;
+    return this.jobs.track(launch.jobId, job);
   }
 
   async status(): Promise<RuntimeStatus> {
-    const reason = await this.check();
-    const names = [...this.running].map(containerName);
-    return {
-      available: reason === null,
-      ...(reason ? { error: reason } : {}),
-      totalContainers: names.length,
-      runningJobs: names,
-      cpus: availableParallelism(),
-      memoryBytes: totalmem(),
-      containersRunning: names.length,
-    };
+    return this.jobs.status(await this.check());
   }
 }

@@ -3,9 +3,8 @@
  * Only the heap size and the thread count are limited. For platforms without bubblewrap or Docker; the system
  * status reports it as `process` so nobody mistakes it for isolation.
  */
-import { availableParallelism, totalmem } from 'node:os';
-import { childEnv, childNodeArgs, defaultChildEntry, spawnJobProcess, writeHostSpec } from './spawnChild.js';
-import { containerName, type JobHandlers, type JobLaunch, type JobRuntime, type RunningJob, type RuntimeLimits, type RuntimeStatus } from './types.js';
+import { childEnv, childNodeArgs, defaultChildEntry, LocalJobs, spawnJobProcess, writeHostSpec } from './spawnChild.js';
+import { type JobHandlers, type JobLaunch, type JobRuntime, type RunningJob, type RuntimeLimits, type RuntimeStatus } from './types.js';
 
 export interface ProcessRuntimeOptions {
   readonly limits: RuntimeLimits;
@@ -18,7 +17,7 @@ export class ProcessRuntime implements JobRuntime {
   readonly isolated = false;
   readonly limits: RuntimeLimits;
   private readonly entry: URL;
-  private readonly running = new Set<string>();
+  private readonly jobs = new LocalJobs();
 
   constructor(options: ProcessRuntimeOptions) {
     this.limits = options.limits;
@@ -37,20 +36,10 @@ export class ProcessRuntime implements JobRuntime {
       { cwd: launch.jobDir, env: childEnv(launch, this.limits) },
       handlers,
     );
-    this.running.add(launch.jobId);
-    void job.done.then(() => this.running.delete(launch.jobId));
-    return job;
+    return this.jobs.track(launch.jobId, job);
   }
 
   async status(): Promise<RuntimeStatus> {
-    const names = [...this.running].map(containerName);
-    return {
-      available: true,
-      totalContainers: names.length,
-      runningJobs: names,
-      cpus: availableParallelism(),
-      memoryBytes: totalmem(),
-      containersRunning: names.length,
-    };
+    return this.jobs.status(null);
   }
 }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { nodeArgsFor, siblingModuleUrl } from '../util/modules.js';
 import { heapMegabytesFor, threadsFor } from './limits.js';
 import { lineSplitter, parseMessage, type ChildJobSpec } from './protocol.js';
-import type { JobExit, JobHandlers, JobLaunch, RunningJob, RuntimeLimits } from './types.js';
+import { availableParallelism, totalmem } from 'node:os';
+import { containerName, type JobExit, type JobHandlers, type JobLaunch, type RunningJob, type RuntimeLimits, type RuntimeStatus } from './types.js';
 import { forwardedWorkflowSettings } from './workflowSettings.js';
 
 /** The module the child process runs: the job child, or (in tests) another script speaking the same protocol. */
@@ -135,4 +136,33 @@ export function spawnJobProcess(
       void done.then(() => clearTimeout(timer));
     },
   };
+}
+
+/**
+ * The jobs a local runtime (bubblewrap, plain process) runs as child processes of this service, and the
+ * host's status report for it.
+ */
+export class LocalJobs {
+  private readonly running = new Set<string>();
+
+  /** Counts `job` as running until it ends. */
+  track(jobId: string, job: RunningJob): RunningJob {
+    this.running.add(jobId);
+    void job.done.then(() => this.running.delete(jobId));
+    return job;
+  }
+
+  /** Status of the host running the jobs; `unavailable` says why the runtime cannot start jobs, or null. */
+  status(unavailable: string | null): RuntimeStatus {
+    const names = [...this.running].map(containerName);
+    return {
+      available: unavailable === null,
+      ...(unavailable ? { error: unavailable } : {}),
+      totalContainers: names.length,
+      runningJobs: names,
+      cpus: availableParallelism(),
+      memoryBytes: totalmem(),
+      containersRunning: names.length,
+    };
+  }
 }
