@@ -134,6 +134,11 @@ describe('GeoTIFF layouts GDAL writes', () => {
         assert.deepEqual(dem.elevation, expected);
       }
       assert.ok(dem.validCount > 47000, `validCount ${dem.validCount}`);
+      // read as shared Float32 in bands of a few blocks: the same values, rounded once
+      const small = await readDem(paths.get(name)!, { precision: 'float32', shared: true, bandCells: 2000 });
+      assert.ok(small.elevation instanceof Float32Array && small.elevation.buffer instanceof SharedArrayBuffer);
+      assert.deepEqual(Array.from(small.elevation), Array.from(dem.elevation, Math.fround));
+      assert.equal(small.validCount, dem.validCount);
     });
   }
 
