@@ -111,6 +111,19 @@ export class GeoTiffStreams {
     return id;
   }
 
+  /** Creates the files `specs` on `grid`, at most `maxOpenFiles` at a time; returns their ids in order. */
+  async createAll(grid: GridSpec, specs: readonly { path: string; options?: StreamedGeoTiffOptions }[]): Promise<number[]> {
+    const ids = new Array<number>(specs.length);
+    await forEachLimited(
+      specs.map((spec, k) => ({ spec, k })),
+      this.maxOpenFiles,
+      async ({ spec, k }) => {
+        ids[k] = await this.create(spec.path, grid, spec.options);
+      },
+    );
+    return ids;
+  }
+
   /** The tiling of file `id` (which tile index covers which cells). */
   tiling(id: number): RasterTiling {
     return this.file(id).tiling;
@@ -159,9 +172,12 @@ export class GeoTiffStreams {
     file.state = 'finished';
   }
 
-  /** Finishes files `ids`, at most `maxOpenFiles` at a time. */
-  async finishAll(ids: readonly number[]): Promise<void> {
-    await forEachLimited(ids, this.maxOpenFiles, (id) => this.finish(id));
+  /** Finishes files `ids`, at most `maxOpenFiles` at a time; `onFinished` after each. */
+  async finishAll(ids: readonly number[], onFinished: (id: number) => void = () => {}): Promise<void> {
+    await forEachLimited(ids, this.maxOpenFiles, async (id) => {
+      await this.finish(id);
+      onFinished(id);
+    });
   }
 
   /** Stops: waits for writes in progress, then removes every unfinished `.part` file. Finished files stay. */

@@ -20,6 +20,10 @@ before(() => {
 });
 after(() => rmSync(work, { recursive: true, force: true }));
 
+function gdalSize(path: string): number[] {
+  return JSON.parse(execFileSync('gdalinfo', ['-json', path], { encoding: 'utf8' })).size;
+}
+
 test('progress starts at 0, never goes back, and ends at 1 with a short message at every step', async () => {
   const updates: ProgressUpdate[] = [];
   const result = await runSolWorkflow({
@@ -34,8 +38,11 @@ test('progress starts at 0, never goes back, and ends at 1 with a short message 
   assert.equal(updates.at(-1)!.fraction, 1);
   for (let i = 1; i < updates.length; i++) assert.ok(updates[i]!.fraction >= updates[i - 1]!.fraction);
   for (const u of updates) assert.ok(u.message.length > 0 && u.message.length < 80, u.message);
-  assert.ok(updates.some((u) => u.message.startsWith('terrain horizons')));
-  assert.ok(updates.some((u) => /day \d+ done \(365\/365\)/.test(u.message)));
+  // smooth across the phases: horizons, days, completing the files
+  for (let i = 1; i < updates.length; i++) assert.ok(updates[i]!.fraction - updates[i - 1]!.fraction <= 0.05, `jump before "${updates[i]!.message}"`);
+  assert.ok(updates.some((u) => /^terrain horizons: tile \d+\/\d+$/.test(u.message)));
+  assert.ok(updates.some((u) => /^day 365 of tile \d+\/\d+ \(\d+\/\d+ tile-days\)$/.test(u.message)));
+  assert.ok(updates.some((u) => u.message === 'writing: 742/742 files complete'));
 });
 
 test('aborting a run stops it with an AbortError and leaves no half-written file', async () => {
@@ -54,9 +61,10 @@ test('aborting a run stops it with an AbortError and leaves no half-written file
     }),
     (error: Error) => error.name === 'AbortError',
   );
-  const written = readdirSync(join(out, 'global/daily'));
-  assert.ok(written.length >= 20 && written.length < 365, `${written.length} days written`);
-  assert.ok(!written.some((name) => name.endsWith('.part')));
+  // every product file was being written; none is left half-written, under its final name or as .part
+  const left = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  assert.deepEqual(left.filter((e) => e.name.endsWith('.part')), []);
+  for (const e of left) assert.deepEqual(gdalSize(join(e.parentPath, e.name)), [30, 24]);
   // an already aborted signal stops before any work
   const aborted = AbortSignal.abort();
   await assert.rejects(
