@@ -20,7 +20,7 @@ import type { GridSpec } from './types.js';
 import { compressedTileBound, float32GeoTiffTags, rasterTiling, type Float32GeoTiffOptions, type RasterTiling } from './writeGeoTiff.js';
 
 export interface GeoTiffStreamsOptions {
-  /** Compressed tile bytes held before a flush (default 64 MiB). */
+  /** Compressed tile bytes held before a flush (default 32 MiB). */
   readonly bufferBytes?: number;
   /** Files open at once while flushing (default 16). */
   readonly maxOpenFiles?: number;
@@ -67,7 +67,7 @@ export class GeoTiffStreams {
   private flushes = 0;
 
   constructor(options: GeoTiffStreamsOptions = {}) {
-    this.bufferBytes = options.bufferBytes ?? 64 * 2 ** 20;
+    this.bufferBytes = options.bufferBytes ?? 32 * 2 ** 20;
     this.maxOpenFiles = options.maxOpenFiles ?? 16;
   }
 

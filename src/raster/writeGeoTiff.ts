@@ -3,23 +3,21 @@
  * (TIFF Predictor 3), the source grid's georeferencing and GeoKeys, GDAL_NODATA "nan", and optional
  * GDAL_METADATA (a band description and dataset metadata items that `gdalinfo` lists).
  *
- * Speed and size (bench/rasterEncode.bench.ts; this project's shared 2-core machine, one thread, Node 20,
- * 256×256 tiles shrunk to the raster, timings vary ±30% with load):
+ * The DEFLATE setting was chosen by measurement (bench/encoding.mjs: real daily global and sunshine-hours
+ * maps of mcn_10m, days 1, 80, 172 and 355, cut into the writer's tiles; one thread on the shared 2-core
+ * machine, best of 5; MB/s of raw bytes in, size relative to the raw bytes):
  *
- *   field                                     zlib RLE, level 1 (default)   default strategy, level 1   level 6
- *   228×211 irradiance-like (full mantissa)   3.6–4.7 ms, 118 kB            5.0–6.5 ms, 110 kB          12.3 ms, 103 kB
- *   228×211 sunshine-hours-like (¼ h steps)   1.0–1.4 ms,   7 kB            0.9–1.6 ms,   8 kB           3.8 ms,   5 kB
- *   1000×1000 irradiance-like                 71–75 ms,   2.41 MB           120–126 ms, 2.25 MB          234–265 ms, 2.11 MB
- *   1000×1000 sunshine-hours-like             24–27 ms,    135 kB           22–27 ms,    163 kB          68–78 ms,    93 kB
- *
- * On the GRASS r.sun products in test/fixtures/oracle/mcn_10m (228×211, measured with the machine under
- * a load of ~4.7): glob_172 4.5–6.7 ms, 148 kB with RLE vs 8.0 ms, 148 kB with level 1; hours_172
- * 2.5 ms, 37 kB vs 3.1 ms, 38 kB.
+ *   setting                      global: MB/s   size      hours: MB/s   size
+ *   zlib RLE, level 1 (default)          136    0.724            236    0.216
+ *   Huffman only                         114    0.780            145    0.294
+ *   default strategy, level 1             60    0.723            169    0.222
+ *   level 2                               68    0.717            169    0.218
+ *   level 6                               46    0.706             67    0.203
+ *   level 9                                8    0.702              9    0.200
  *
  * The predictor leaves runs of equal bytes in the sign/exponent planes and near-random low mantissa
  * planes; RLE codes the former as well as a full match search does and skips the futile search in the
- * latter, so it is the default: 30–40% faster than level 1 for ~7% larger files. About 0.35 ms of the
- * 228×211 time is the predictor, the rest is zlib.
+ * latter: 2.3× the speed of level 1 at the same size, 3× level 6 for files 2.5 % larger.
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';

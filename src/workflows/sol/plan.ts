@@ -54,14 +54,25 @@ export function sunTileSize(cellSizeM: number): number {
 }
 
 /**
- * Default compute tile side for a width × height DEM whose sun tiles are `sunSize` cells: the largest
- * multiple of lcm(16, sunSize) up to 256 that gives at least 8 tiles, else the smallest such multiple.
+ * Default compute tile side for a width × height DEM whose sun tiles are `sunSize` cells: among the
+ * multiples of lcm(16, sunSize) up to 256 that give at least 8 tiles (threads stay busy to the end), the
+ * one with the least work counting the NaN padding of the edge tiles (encoded too) and a per-tile
+ * overhead of 16 cells per cell of side: padded area × (1 + 16 / side). Multiples of the sun tile size
+ * keep every sun tile inside one compute tile (sun samples are computed once per sun tile and day).
  */
 export function defaultComputeTileSize(width: number, height: number, sunSize: number): number {
   const unit = lcm(16, sunSize);
   let best = unit;
+  let bestCost = Infinity;
   for (let size = unit; size <= MAX_COMPUTE_TILE_SIZE; size += unit) {
-    if (Math.ceil(width / size) * Math.ceil(height / size) >= MIN_COMPUTE_TILES) best = size;
+    const across = Math.ceil(width / size);
+    const down = Math.ceil(height / size);
+    if (across * down < MIN_COMPUTE_TILES) continue;
+    const cost = across * down * size * size * (1 + 16 / size);
+    if (cost <= bestCost) {
+      best = size;
+      bestCost = cost;
+    }
   }
   return best;
 }
