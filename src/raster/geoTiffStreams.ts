@@ -92,21 +92,32 @@ export class GeoTiffStreams {
       queue: [],
       state: 'open',
     };
-    const id = this.files.length;
-    this.files.push(file);
     await this.timed(async () => {
       const folder = dirname(path);
       if (!this.folders.has(folder)) {
         await mkdir(folder, { recursive: true });
         this.folders.add(folder);
       }
-      const handle = await open(file.part, 'w');
+      let created = false;
       try {
-        await handle.write(directory.bytes, 0, directory.bytes.length, 0);
-      } finally {
-        await handle.close();
+        const handle = await open(file.part, 'w');
+        created = true;
+        try {
+          await handle.write(directory.bytes, 0, directory.bytes.length, 0);
+        } finally {
+          await handle.close();
+        }
+      } catch (error) {
+        if (created) await rm(file.part, { force: true }).catch(() => {});
+        throw error;
       }
     });
+    if (this.aborted) {
+      await rm(file.part, { force: true });
+      this.checkUsable();
+    }
+    const id = this.files.length;
+    this.files.push(file);
     this.bytesWritten += directory.bytes.length;
     return id;
   }
@@ -187,7 +198,7 @@ export class GeoTiffStreams {
     await forEachLimited(
       this.files.filter((f) => f.state === 'open'),
       this.maxOpenFiles,
-      (f) => rm(f.part, { force: true }),
+      (f) => rm(f.part, { force: true }).catch(() => {}), // best effort: remove what can be removed
     );
     for (const f of this.files) f.queue = [];
     this.queuedBytes = 0;

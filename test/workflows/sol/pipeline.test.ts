@@ -1,7 +1,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDem, readRaster } from '../../../src/raster/index.js';
@@ -72,6 +72,17 @@ test('aborting a run stops it with an AbortError and leaves no half-written file
     (error: Error) => error.name === 'AbortError',
   );
   assert.ok(!existsSync(join(work, 'never', 'global')));
+});
+
+test('a file that cannot be written fails the run with its error and removes every unfinished file', async () => {
+  const out = join(work, 'unwritable');
+  mkdirSync(join(out, 'insol/daily/hours_sun_day_3.tif.part'), { recursive: true });
+  await assert.rejects(
+    computeSolarYear(await readDem(small), { outDir: out, params: { stepMinutes: 30, linkeTurbidity: 3, albedo: 0.2 }, threads: 2, days: [1, 2, 3, 4] }),
+    (error: NodeJS.ErrnoException) => error.code === 'EISDIR',
+  );
+  const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  assert.deepEqual(files, []);
 });
 
 test('a subset of days writes those days only, and monthly sums only for complete months', async () => {
