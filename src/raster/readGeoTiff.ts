@@ -11,7 +11,8 @@
  * SharedArrayBuffer for worker threads: reading a DEM needs the result plus one band (≈ 4 M cells).
  */
 import { open as openFile } from 'node:fs/promises';
-import { fromArrayBuffer, fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
+import { inflateSync } from 'node:zlib';
+import { BaseDecoder, addDecoder, fromArrayBuffer, fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
 import { crsFromGeoKeys } from './crs.js';
 import { GeoKey, decodeGeoKeyDirectory, geoKeyValue } from './geoKeys.js';
 import { geoTransformFromTags } from './georeference.js';
@@ -64,6 +65,18 @@ const SUPPORTED_COMPRESSION: Readonly<Record<number, string>> = {
   32773: 'PackBits',
   50000: 'ZSTD',
 };
+
+/**
+ * DEFLATE blocks are inflated by Node's zlib instead of geotiff.js's JavaScript inflater (pako): the same
+ * bytes, about three times faster, and a damaged stream is an error instead of a short block.
+ */
+class NativeDeflateDecoder extends BaseDecoder {
+  override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
+    const out = inflateSync(new Uint8Array(buffer));
+    return out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out.buffer : out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
+  }
+}
+addDecoder([8, 32946], async () => NativeDeflateDecoder);
 
 /** Reads a single-band GeoTIFF; nodata cells (GDAL_NODATA or NaN) become NaN. */
 export async function readRaster<O extends ReadOptions = { precision: 'float64' }>(path: string, options?: O): Promise<RasterData<ArrayOf<O>>> {
