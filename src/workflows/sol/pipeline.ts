@@ -22,7 +22,7 @@ import { validateWorkflowParams } from '../params.js';
 import type { PhaseTimings, ProgressListener, WorkflowResult, WorkflowRun } from '../types.js';
 import type { TileTimings, WorkerSetup, WorkerTask } from './messages.js';
 import { checkedDays } from './days.js';
-import { checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize, type ComputeTile } from './plan.js';
+import { checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from './plan.js';
 import {
   completeMonths,
   dailyGlobalPath,
@@ -30,16 +30,12 @@ import {
   monthlyFlatGlobalPath,
   monthlyGlobalPath,
 } from './products.js';
+import { TileProgress } from './progress.js';
 import { horizonLayoutFor, type ResidentTerrain } from './tileEngine.js';
 import { WorkerPool, abortError } from './workerPool.js';
 
 export { DEFAULT_HORIZON_DIRECTIONS } from './tileEngine.js';
 
-/**
- * Cost of a cell's horizons in cell-days of the kernel (measured: horizons took about 8 % of a 365-day
- * run), so that progress moves evenly through the horizon and day work.
- */
-const HORIZON_COST_CELL_DAYS = 30;
 /** Share of the progress bar for completing the files at the end. */
 const FINISH_PROGRESS_SHARE = 0.02;
 
@@ -143,7 +139,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   try {
     const files = await createProducts(streams, options.outDir, grid, tileSize, days, months, setup.flat, metadata);
     options.signal?.throwIfAborted();
-    const progress = new TileProgress(tiles, days.length, report);
+    const progress = new TileProgress(tiles, days.length, 1 - FINISH_PROGRESS_SHARE, report);
     await pool.run(
       tiles.map((_, tile): WorkerTask => ({ type: 'tile', tile })),
       (reply) => {
@@ -157,7 +153,10 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
           const ids = files.monthly.get(reply.month)!;
           streams.add(ids.global, tile!.index, reply.global);
           if (ids.flat !== null && reply.flat) streams.add(ids.flat, tile!.index, reply.flat);
-        } else if (reply.type === 'tileDone') addTimings(totals, reply.timings);
+        } else if (reply.type === 'tileDone') {
+          addTimings(totals, reply.timings);
+          progress.tileDone(reply.timings);
+        }
       },
       () => streams.ready(),
     );
@@ -285,46 +284,6 @@ function addTimings(totals: { horizonSeconds: number; kernelSeconds: number; enc
   totals.kernelSeconds += t.kernelSeconds;
   totals.encodeSeconds += t.encodeSeconds;
   totals.rawBytes += t.rawBytes;
-}
-
-/**
- * Progress of the tiled computation: horizon work (HORIZON_COST_CELL_DAYS per valid cell) and day work
- * (one per valid cell and day), mapped to the part of the bar before the files are completed.
- */
-class TileProgress {
-  private readonly total: number;
-  private done = 0;
-  private daysDone = 0;
-  private readonly tileCount: number;
-  private readonly tileDays: number;
-  private readonly horizonShare = new Map<number, number>();
-
-  constructor(
-    tiles: readonly ComputeTile[],
-    private readonly dayCount: number,
-    private readonly report: ProgressListener,
-  ) {
-    this.total = Math.max(1, tiles.reduce((n, t) => n + t.validCells * (HORIZON_COST_CELL_DAYS + dayCount), 0));
-    this.tileCount = tiles.length;
-    this.tileDays = tiles.length * dayCount;
-  }
-
-  /** The horizons of `tile` are `fraction` done. */
-  horizons(tile: ComputeTile, fraction: number): void {
-    const before = this.horizonShare.get(tile.index) ?? 0;
-    this.horizonShare.set(tile.index, fraction);
-    this.add((fraction - before) * tile.validCells * HORIZON_COST_CELL_DAYS, `terrain horizons: tile ${this.horizonShare.size}/${this.tileCount}`);
-  }
-
-  dayDone(tile: ComputeTile, day: number): void {
-    this.daysDone++;
-    this.add(tile.validCells, `day ${day} of tile ${this.horizonShare.size}/${this.tileCount} (${this.daysDone}/${this.tileDays} tile-days)`);
-  }
-
-  private add(work: number, message: string): void {
-    this.done += work;
-    this.report({ fraction: (1 - FINISH_PROGRESS_SHARE) * Math.min(1, this.done / this.total), message });
-  }
 }
 
 /** Kernel parameters from the service/CLI parameters. */
