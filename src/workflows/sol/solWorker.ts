@@ -20,8 +20,12 @@ const summedMonths = new Set(setup.months);
 
 let timings = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
 
+/** The compressed all-nodata tile, made once (tiles without a valid cell send copies of it). */
+let nodataTile: Uint8Array | null = null;
+
 /** Compresses a tile-local array of a `width` × `height` tile as a GeoTIFF tile (padded with NaN). */
-function encode(values: Float32Array, width: number, height: number): Uint8Array {
+function encode(values: Float32Array, width: number, height: number, allNodata = false): Uint8Array {
+  if (allNodata && nodataTile) return nodataTile.slice();
   const t0 = performance.now();
   let tile = values;
   if (width !== tileWidth || height !== tileHeight) {
@@ -32,6 +36,7 @@ function encode(values: Float32Array, width: number, height: number): Uint8Array
   const bytes = encodeFloat32Tile(tile, tileWidth, tileHeight, setup.compression, scratch);
   timings.encodeSeconds += (performance.now() - t0) / 1000;
   timings.rawBytes += tile.byteLength;
+  if (allNodata) nodataTile = new Uint8Array(bytes);
   // a Buffer may be a view into a larger pool: hand over a buffer of its own
   return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes);
 }
@@ -73,14 +78,15 @@ function computeTile(index: number, tile: ComputeTile): void {
       if (sum.flat && out.flat) for (let i = 0; i < cells; i++) sum.flat[i]! += out.flat[i]!;
     }
     timings.kernelSeconds += (performance.now() - t0) / 1000;
-    send({ type: 'day', tile: index, day, global: encode(out.global, width, height), hours: encode(out.hours, width, height) });
+    const empty = tile.validCells === 0;
+    send({ type: 'day', tile: index, day, global: encode(out.global, width, height, empty), hours: encode(out.hours, width, height, empty) });
     if (sum && day === lastDayOfMonth(month)) {
       send({
         type: 'month',
         tile: index,
         month,
-        global: encode(Float32Array.from(sum.global), width, height),
-        flat: sum.flat ? encode(Float32Array.from(sum.flat), width, height) : null,
+        global: encode(Float32Array.from(sum.global), width, height, empty),
+        flat: sum.flat ? encode(Float32Array.from(sum.flat), width, height, empty) : null,
       });
       sums.delete(month);
     }

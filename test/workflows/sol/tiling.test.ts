@@ -26,8 +26,8 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 /**
  * A gently tilted plain at 2000 m with an east-west wall 250 m high along rows 60–61 (its shadow falls
- * north, across the plain, at low winter sun), a diagonal ridge in the north-east, a peak, and a few
- * nodata holes.
+ * north, across the plain, at low winter sun), a diagonal ridge in the north-east, a peak, a few
+ * nodata holes and a nodata corner.
  */
 function wallDem(): Dem {
   const elevation = new Float64Array(WIDTH * HEIGHT);
@@ -40,6 +40,7 @@ function wallDem(): Dem {
       if (ridge < 3 && row < 35) z += 120 - 30 * ridge;
       z += 180 * Math.exp(-((col - 20) ** 2 + (row - 20) ** 2) / 30);
       if ((row === 30 && col > 70 && col < 74) || (row > 5 && row < 8 && col === 3)) z = NaN;
+      if (row < 16 && col >= 72) z = NaN; // a whole 16-cell tile of nodata
       elevation[row * WIDTH + col] = z;
       if (!Number.isNaN(z)) valid++;
     }
