@@ -1,2 +1,2 @@
-export { runSolWorkflow, computeSolarYear, DEFAULT_HORIZON_DIRECTIONS, type SolarYearOptions, type SolarYearResult } from './pipeline.js';
+export { runSolWorkflow, computeSolarYear, type SolarYearOptions, type SolarYearResult } from './pipeline.js';
 export * from './products.js';

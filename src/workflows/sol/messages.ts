@@ -2,24 +2,20 @@
 import type { GridSpec } from '../../raster/types.js';
 import type { KernelParams } from '../../science/solar/dailyKernel.js';
 import type { SurfaceTerms } from '../../science/solar/surface.js';
+import type { TerrainModel } from '../../science/solar/terrainModel.js';
+import type { HorizonLayout, TileHorizons } from '../../science/solar/tileHorizons.js';
 import type { SunTile } from './plan.js';
 
 /** Everything a worker shares with the pipeline; typed arrays live in SharedArrayBuffers. */
 export interface WorkerSetup {
   readonly grid: GridSpec;
   readonly outDir: string;
-  readonly elevation: Float64Array;
-  readonly zMaxM: number;
-  readonly cellSizeX: Float64Array;
-  readonly cellSizeY: Float64Array;
+  readonly model: TerrainModel;
   readonly surface: SurfaceTerms;
-  readonly horizonAngles: Int16Array;
-  readonly horizonNear: Int16Array;
-  readonly horizonNearLower: Int16Array;
-  readonly horizonLitBound: Int16Array;
-  readonly directions: number;
-  readonly nearDirections: number;
-  readonly nearSteps: number;
+  /** Null: no terrain shadows. */
+  readonly layout: HorizonLayout | null;
+  /** Horizons of the whole grid (the grid is the workers' one tile). */
+  readonly horizons: TileHorizons;
   readonly tiles: readonly SunTile[];
   readonly params: KernelParams;
   /** Also compute the horizontal-surface daily global (returned, not written). */

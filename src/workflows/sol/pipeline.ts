@@ -15,7 +15,9 @@ import { readDem } from '../../raster/readGeoTiff.js';
 import type { Dem } from '../../raster/types.js';
 import { writeFloat32GeoTiffSync } from '../../raster/writeGeoTiff.js';
 import type { KernelParams } from '../../science/solar/dailyKernel.js';
+import { horizonLayoutFor } from '../../science/solar/horizonBudget.js';
 import { surfaceTerms, type ArrayAllocator } from '../../science/solar/surface.js';
+import { buildTerrainModel } from '../../science/solar/terrainModel.js';
 import { hornGradient } from '../../science/terrain/slopeAspect.js';
 import { siblingModuleUrl, startModuleWorker } from '../../util/modules.js';
 import { validateWorkflowParams } from '../params.js';
@@ -32,16 +34,6 @@ import {
   monthlyGlobalPath,
 } from './products.js';
 
-/** Far-field horizon directions stored per cell (every 360/32 = 11.25°), interpolated in between. */
-export const DEFAULT_HORIZON_DIRECTIONS = 32;
-
-/** Ray steps of the near field, traced exactly at the sun azimuth at every sample. */
-export const DEFAULT_NEAR_FIELD_STEPS = 16;
-
-/** Near-field bounds are kept per quarter of a far direction sector while they fit in this budget. */
-const NEAR_SECTORS_PER_DIRECTION = 4;
-const NEAR_BOUND_BUDGET_BYTES = 512 * 2 ** 20;
-
 /** Share of the progress bar given to the horizon phase (measured: about this share of the run time). */
 const HORIZON_PROGRESS_SHARE = 0.15;
 
@@ -50,10 +42,8 @@ export interface SolarYearOptions {
   readonly params: KernelParams;
   /** Worker threads; capped at the CPU count. */
   readonly threads: number;
-  /** Horizon directions (0 = no terrain shadowing). */
+  /** 0: no terrain shadowing (default: terrain shadows, horizons laid out by the error budget). */
   readonly directions?: number;
-  /** Near-field ray steps traced at the exact sun azimuth (default DEFAULT_NEAR_FIELD_STEPS). */
-  readonly nearSteps?: number;
   /**
    * Days of year to compute (default all 365). Monthly sums are written only for months whose days are
    * all included.
@@ -80,18 +70,14 @@ export interface SolarYearResult {
 const sharedAllocator: ArrayAllocator = <T extends Float64Array | Uint8Array>(kind: 'f64' | 'u8', length: number) =>
   (kind === 'f64' ? new Float64Array(new SharedArrayBuffer(length * 8)) : new Uint8Array(new SharedArrayBuffer(length))) as T;
 
-function sharedCopy(values: Float64Array): Float64Array {
-  const copy = new Float64Array(new SharedArrayBuffer(values.length * 8));
-  copy.set(values);
-  return copy;
-}
+const sharedFloat32 = (length: number) => new Float32Array(new SharedArrayBuffer(length * 4));
+const sharedInt16 = (length: number) => new Int16Array(new SharedArrayBuffer(length * 2));
 
 /** Runs the year of daily solar computations on `dem` and writes the `sol` products into `options.outDir`. */
 export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Promise<SolarYearResult> {
   const { grid } = dem;
   const { width, height } = grid;
   const cellCount = width * height;
-  const directions = options.directions ?? DEFAULT_HORIZON_DIRECTIONS;
   const days = options.days ? [...new Set(options.days)].sort((a, b) => a - b) : Array.from({ length: DAYS_PER_YEAR }, (_, i) => i + 1);
   for (const day of days) {
     if (!Number.isInteger(day) || day < 1 || day > DAYS_PER_YEAR) throw new RangeError(`day of year ${day} is outside 1–${DAYS_PER_YEAR}`);
@@ -110,11 +96,12 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
   }
   const gradient = hornGradient(dem.elevation, width, height, cellSizeX, cellSizeY);
   const surface = surfaceTerms(dem.elevation, gradient.fallEast, gradient.fallNorth, sharedAllocator);
-  let zMaxM = -Infinity;
-  for (const z of dem.elevation) if (z > zMaxM) zMaxM = z;
-  const nearSteps = directions > 0 ? (options.nearSteps ?? DEFAULT_NEAR_FIELD_STEPS) : 0;
-  const fineNear = cellCount * directions * NEAR_SECTORS_PER_DIRECTION * 2 <= NEAR_BOUND_BUDGET_BYTES;
-  const nearDirections = nearSteps > 0 ? directions * (fineNear ? NEAR_SECTORS_PER_DIRECTION : 1) : 0;
+  const elevation = sharedFloat32(cellCount);
+  elevation.set(dem.elevation);
+  const model = buildTerrainModel(elevation, width, height, cellSizeX, cellSizeY, sharedFloat32);
+  const layout = options.directions === 0 ? null : horizonLayoutFor(model);
+  const directions = layout ? layout.directions : 0;
+  const nearSectors = layout ? layout.nearSectors : 0;
   const tiles = planSunTiles(width, height, { dx: cellSizeX, dy: cellSizeY }, surface.valid, surface.pressureRatio, (col, row) => ({
     latitudeRad: (geodesy.latLon(col, row).latDeg * Math.PI) / 180,
     convergenceRad: options.azimuthReference === 'grid-north' ? 0 : geodesy.convergenceRad(col, row),
@@ -123,18 +110,16 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
   const setup: WorkerSetup = {
     grid,
     outDir: options.outDir,
-    elevation: sharedCopy(dem.elevation),
-    zMaxM,
-    cellSizeX,
-    cellSizeY,
+    model,
     surface,
-    horizonAngles: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
-    horizonNear: new Int16Array(new SharedArrayBuffer(cellCount * nearDirections * 2)),
-    horizonNearLower: new Int16Array(new SharedArrayBuffer(cellCount * nearDirections * 2)),
-    horizonLitBound: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
-    directions,
-    nearDirections,
-    nearSteps,
+    layout,
+    horizons: {
+      capacity: cellCount,
+      far: sharedInt16(cellCount * directions),
+      nearUpper: sharedInt16(cellCount * nearSectors),
+      nearLower: sharedInt16(cellCount * nearSectors),
+      litBound: sharedInt16(cellCount * directions),
+    },
     tiles,
     params: options.params,
     flat: options.flatMonthly ?? false,
@@ -144,7 +129,7 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
       LINKE_TURBIDITY: String(options.params.linkeTurbidity),
       ALBEDO: String(options.params.albedo),
       HORIZON_DIRECTIONS: String(directions),
-      NEAR_FIELD_STEPS: String(nearSteps),
+      NEAR_FIELD_STEPS: String(layout ? layout.nearSteps : 0),
     },
   };
   const threads = Math.max(1, Math.min(options.threads, availableParallelism(), DAYS_PER_YEAR));

@@ -4,57 +4,65 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
-import { computeHorizonRows } from '../../science/solar/horizon.js';
-import {
-  allocateDaySamples,
-  integrateBlock,
-  integrateBlockFlat,
-  sampleCapacity,
-  sunlitBounds,
-  sunSamplesForDay,
-  transmittanceTable,
-} from '../../science/solar/dailyKernel.js';
+import { allocateDaySamples, integrateBlock, integrateBlockFlat, sampleCapacity, sunSamplesForDay, transmittanceTable } from '../../science/solar/dailyKernel.js';
+import { allocateTileHorizons, horizonTracer, tileHorizons, type HorizonTracer, type TileHorizons } from '../../science/solar/tileHorizons.js';
+import type { SurfaceTerms } from '../../science/solar/surface.js';
 import { writeFloat32GeoTiffSync } from '../../raster/writeGeoTiff.js';
 import type { WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
-import { rayTemplatesByRow } from './plan.js';
 import { dailyGlobalPath, dailyHoursPath } from './products.js';
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
 const cellCount = setup.grid.width * setup.grid.height;
+const wholeGrid = { rowStart: 0, rowEnd: setup.grid.height, colStart: 0, colEnd: setup.grid.width };
 const table = transmittanceTable(setup.params.linkeTurbidity);
-const samples = allocateDaySamples(sampleCapacity(setup.params.stepMinutes), setup.nearSteps);
-const terrain =
-  setup.directions > 0
-    ? {
-        elevation: setup.elevation,
-        angles: setup.horizonAngles,
-        directions: setup.directions,
-        nearBound: setup.horizonNear,
-        nearLower: setup.horizonNearLower,
-        nearDirections: setup.nearDirections,
-        litBound: setup.horizonLitBound,
-        nearSteps: setup.nearSteps,
-      }
-    : null;
-let raysForRow: ReturnType<typeof rayTemplatesByRow> | null = null;
+const samples = allocateDaySamples(sampleCapacity(setup.params.stepMinutes), setup.layout?.nearSteps ?? 0);
+const terrain = setup.layout ? { model: setup.model, layout: setup.layout, horizons: setup.horizons } : null;
+let tracer: HorizonTracer | null = null;
+let scratch: TileHorizons | null = null;
 
+/** Horizons of rows [rowStart, rowEnd), computed as one tile and copied into the whole-grid arrays. */
 function computeHorizons(rowStart: number, rowEnd: number): void {
-  const { width, height } = setup.grid;
-  raysForRow ??= rayTemplatesByRow(width, height, { dx: setup.cellSizeX, dy: setup.cellSizeY }, setup.directions, setup.nearDirections, setup.nearSteps);
-  computeHorizonRows(setup.elevation, width, height, rowStart, rowEnd, setup.zMaxM, raysForRow, setup.horizonAngles, setup.horizonNear, setup.horizonNearLower);
-  sunlitBounds(setup.surface, setup.horizonAngles, setup.horizonNear, setup.directions, setup.nearDirections, rowStart * width, rowEnd * width, setup.horizonLitBound);
+  const layout = setup.layout!;
+  const { width } = setup.grid;
+  const cells = (rowEnd - rowStart) * width;
+  tracer ??= horizonTracer(setup.model, layout);
+  if (!scratch || scratch.capacity < cells) scratch = allocateTileHorizons(layout, cells);
+  tileHorizons(tracer, { rowStart, rowEnd, colStart: 0, colEnd: width }, surfaceRows(setup.surface, rowStart * width, rowEnd * width), scratch);
+  const { directions, nearSectors } = layout;
+  const out = setup.horizons;
+  out.far.set(scratch.far.subarray(0, cells * directions), rowStart * width * directions);
+  out.litBound.set(scratch.litBound.subarray(0, cells * directions), rowStart * width * directions);
+  out.nearUpper.set(scratch.nearUpper.subarray(0, cells * nearSectors), rowStart * width * nearSectors);
+  out.nearLower.set(scratch.nearLower.subarray(0, cells * nearSectors), rowStart * width * nearSectors);
+}
+
+/** The surface terms of cells [start, end) as a view (tile-local indexing of a band of whole rows). */
+function surfaceRows(surface: SurfaceTerms, start: number, end: number): SurfaceTerms {
+  return {
+    cellCount: end - start,
+    valid: surface.valid.subarray(start, end),
+    inclined: surface.inclined.subarray(start, end),
+    normalEast: surface.normalEast.subarray(start, end),
+    normalNorth: surface.normalNorth.subarray(start, end),
+    normalUp: surface.normalUp.subarray(start, end),
+    skyView: surface.skyView.subarray(start, end),
+    muneerSlope: surface.muneerSlope.subarray(start, end),
+    shadedDiffuseFactor: surface.shadedDiffuseFactor.subarray(start, end),
+    groundView: surface.groundView.subarray(start, end),
+    pressureRatio: surface.pressureRatio.subarray(start, end),
+  };
 }
 
 function computeDay(day: number): WorkerReply {
   const global = new Float32Array(cellCount).fill(NaN);
   const hours = new Float32Array(cellCount).fill(NaN);
   const flatGlobal = setup.flat ? new Float32Array(cellCount).fill(NaN) : null;
-  const { width, height } = setup.grid;
+  const { width } = setup.grid;
   for (const tile of setup.tiles) {
-    sunSamplesForDay(day, tile, setup.params, table, width, setup, samples);
-    integrateBlock(tile, width, height, samples, setup.surface, terrain, setup.params.albedo, global, hours);
-    if (flatGlobal) integrateBlockFlat(tile, width, samples, setup.surface, flatGlobal);
+    sunSamplesForDay(day, tile, setup.params, table, width, setup.layout, samples);
+    integrateBlock(tile, wholeGrid, samples, setup.surface, terrain, setup.params.albedo, global, hours);
+    if (flatGlobal) integrateBlockFlat(tile, wholeGrid, samples, setup.surface, flatGlobal);
   }
   const dayMeta = { ...setup.metadata, DAY_OF_YEAR: String(day) };
   writeFloat32GeoTiffSync(join(setup.outDir, dailyGlobalPath(day)), setup.grid, global, {
