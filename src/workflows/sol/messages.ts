@@ -1,13 +1,15 @@
 /** Messages between the `sol` pipeline and its worker threads. */
 import type { TileCompression } from '../../raster/writeGeoTiff.js';
 import type { HorizonLayout, KernelParams } from '../../science/solar/dailyKernel.js';
+import type { TerrainModel } from '../../science/solar/terrainModel.js';
 import type { ComputeTile, SunTile } from './plan.js';
-import type { ResidentTerrain } from './tileEngine.js';
 
 /** Everything a worker shares with the pipeline; the terrain's typed arrays live in SharedArrayBuffers. */
 export interface WorkerSetup {
-  readonly terrain: ResidentTerrain;
-  readonly layout: HorizonLayout;
+  /** The resident terrain (elevation and maximum pyramid on SharedArrayBuffers). */
+  readonly terrain: TerrainModel;
+  /** Null: no terrain shadows. */
+  readonly layout: HorizonLayout | null;
   readonly params: KernelParams;
   readonly sunTiles: readonly (SunTile | null)[];
   /** The compute tiles; a task names one by its position in this list. */

@@ -18,6 +18,8 @@ import { readDem } from '../../raster/readGeoTiff.js';
 import type { Dem, GridSpec } from '../../raster/types.js';
 import { rasterTiling, tileCompression } from '../../raster/writeGeoTiff.js';
 import type { KernelParams } from '../../science/solar/dailyKernel.js';
+import { horizonLayoutFor } from '../../science/solar/horizonBudget.js';
+import { buildTerrainModel, type TerrainModel } from '../../science/solar/terrainModel.js';
 import { validateWorkflowParams } from '../params.js';
 import type { PhaseTimings, ProgressListener, WorkflowResult, WorkflowRun } from '../types.js';
 import type { TileTimings, WorkerSetup, WorkerTask } from './messages.js';
@@ -31,10 +33,9 @@ import {
   monthlyGlobalPath,
 } from './products.js';
 import { TileProgress } from './progress.js';
-import { horizonLayoutFor, type ResidentTerrain } from './tileEngine.js';
+
 import { WorkerPool, abortError } from './workerPool.js';
 
-export { DEFAULT_HORIZON_DIRECTIONS } from './tileEngine.js';
 
 /** Share of the progress bar for completing the files at the end. */
 const FINISH_PROGRESS_SHARE = 0.02;
@@ -44,10 +45,8 @@ export interface SolarYearOptions {
   readonly params: KernelParams;
   /** Worker threads; capped at the CPU count and at the number of tiles. */
   readonly threads: number;
-  /** Horizon directions (0 = no terrain shadowing). */
+  /** 0: no terrain shadowing (default: terrain shadows, horizons laid out by the error budget). */
   readonly directions?: number;
-  /** Near-field ray steps traced at the exact sun azimuth. */
-  readonly nearSteps?: number;
   /**
    * Days of year to compute (default all 365). Monthly sums are written only for months whose days are
    * all included.
@@ -99,7 +98,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     cellSizeY[row] = size.dy;
   }
   const terrain = residentTerrain(dem, cellSizeX, cellSizeY);
-  const layout = horizonLayoutFor(options.directions, options.nearSteps);
+  const layout = options.directions === 0 ? null : horizonLayoutFor(terrain);
   const midRow = Math.floor(height / 2);
   const sunSize = sunTileSize(Math.min(cellSizeX[midRow]!, cellSizeY[midRow]!));
   const tileSize = options.tileSize !== undefined ? checkTileSize(options.tileSize) : defaultComputeTileSize(width, height, sunSize);
@@ -128,8 +127,8 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     STEP_MINUTES: String(options.params.stepMinutes),
     LINKE_TURBIDITY: String(options.params.linkeTurbidity),
     ALBEDO: String(options.params.albedo),
-    HORIZON_DIRECTIONS: String(layout.directions),
-    NEAR_FIELD_STEPS: String(layout.nearSteps),
+    HORIZON_DIRECTIONS: String(layout?.directions ?? 0),
+    NEAR_FIELD_STEPS: String(layout?.nearSteps ?? 0),
   };
 
   const threads = Math.max(1, Math.min(options.threads, availableParallelism(), tiles.length));
@@ -167,7 +166,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
       files: files.paths.sort(),
       validCells: dem.validCount,
       threads,
-      directions: layout.directions,
+      directions: layout?.directions ?? 0,
       days: days.length,
       tileSize,
       phases: {
@@ -188,18 +187,23 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   }
 }
 
-/** The DEM's elevations as the workers share them: Float32 on a SharedArrayBuffer (copied only if needed). */
-function residentTerrain(dem: Dem<Float32Array> | Dem<Float64Array>, cellSizeX: Float64Array, cellSizeY: Float64Array): ResidentTerrain {
+/**
+ * The resident terrain model the workers share: the elevations as Float32 on a SharedArrayBuffer (the
+ * DEM's own array when it already is one) and its maximum pyramid, shared too.
+ */
+function residentTerrain(dem: Dem<Float32Array> | Dem<Float64Array>, cellSizeX: Float64Array, cellSizeY: Float64Array): TerrainModel {
   let elevation: Float32Array;
   if (dem.elevation instanceof Float32Array && dem.elevation.buffer instanceof SharedArrayBuffer) {
     elevation = dem.elevation;
   } else {
-    elevation = new Float32Array(new SharedArrayBuffer(dem.elevation.length * 4));
+    elevation = sharedFloat32(dem.elevation.length);
     elevation.set(dem.elevation);
   }
-  let zMaxM = -Infinity;
-  for (let i = 0; i < elevation.length; i++) if (elevation[i]! > zMaxM) zMaxM = elevation[i]!;
-  return { elevation, width: dem.grid.width, height: dem.grid.height, cellSizeX, cellSizeY, zMaxM };
+  return buildTerrainModel(elevation, dem.grid.width, dem.grid.height, cellSizeX, cellSizeY, sharedFloat32);
+}
+
+function sharedFloat32(length: number): Float32Array {
+  return new Float32Array(new SharedArrayBuffer(length * 4));
 }
 
 /** Stream ids of the product files, by day and by month, and their paths relative to the output folder. */

@@ -12,7 +12,6 @@
  */
 import { pressureRatio } from '../../science/solar/clearSky.js';
 import type { CellBlock, TileGeometry } from '../../science/solar/dailyKernel.js';
-import { nearSectors, nearStepCandidates, rayTemplates, type RowRays } from '../../science/solar/horizon.js';
 import type { RasterTiling } from '../../raster/writeGeoTiff.js';
 
 /** A block of cells whose sun is computed at the block centre. */
@@ -177,49 +176,4 @@ export function planComputeTiles(tiling: RasterTiling, sunSize: number, sunTiles
 function lcm(a: number, b: number): number {
   const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y));
   return (a / gcd(a, b)) * b;
-}
-
-/** Relative change of the east-west cell size tolerated within one band of rows sharing ray templates. */
-const BAND_TOLERANCE = 5e-4;
-
-/**
- * Ray templates by row: projected grids share one set; geographic grids, whose east-west cell size
- * shrinks with latitude, get one set per band of rows (built lazily and cached).
- */
-export function rayTemplatesByRow(
-  width: number,
-  height: number,
-  sizes: RowCellSizes,
-  directions: number,
-  nearDirections: number,
-  nearSteps: number,
-): (row: number) => RowRays {
-  const bandOfRow = new Int32Array(height);
-  const bandSizes: { dx: number; dy: number }[] = [];
-  for (let row = 0; row < height; row++) {
-    const current = bandSizes.at(-1);
-    const dx = sizes.dx[row]!;
-    const dy = sizes.dy[row]!;
-    if (!current || Math.abs(dx / current.dx - 1) > BAND_TOLERANCE || Math.abs(dy / current.dy - 1) > BAND_TOLERANCE) {
-      bandSizes.push({ dx, dy });
-    }
-    bandOfRow[row] = bandSizes.length - 1;
-  }
-  const cache = new Map<number, RowRays>();
-  return (row: number) => {
-    const band = bandOfRow[row]!;
-    let rays = cache.get(band);
-    if (!rays) {
-      const { dx, dy } = bandSizes[band]!;
-      rays = {
-        rays: rayTemplates(width, height, dx, dy, directions, 1, nearSteps + 1),
-        nearSectors: nearSteps > 0 ? nearSectors(dx, dy, nearDirections, nearSteps) : null,
-        nearCandidates: nearSteps > 0 ? nearStepCandidates(dx, dy, nearDirections, nearSteps) : null,
-        cellSizeXM: dx,
-        cellSizeYM: dy,
-      };
-      cache.set(band, rays);
-    }
-    return rays;
-  };
 }

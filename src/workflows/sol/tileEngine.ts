@@ -1,69 +1,36 @@
 /**
  * The solar computation of one compute tile, as the `sol` workers run it: surface terms and horizons of
  * the tile's cells once (`prepare`), then the daily kernel for each requested day (`integrateDay`), all in
- * arrays that belong to the tile. Only the resident terrain (the DEM) is shared and indexed globally.
- *
- * Today's horizon and kernel functions (src/science/solar/horizon.ts, dailyKernel.ts) index the elevation
- * and the per-cell arrays with one index, so this engine works on a *window*: the tile plus a halo wide
- * enough for the near-field ray (clipped at the DEM's edges, which the kernel then sees as the DEM's edges
- * — they are). The window's elevations are a copy; surface terms and horizons are computed for the
- * tile's cells from the whole resident DEM (far-field rays run across all of it), so every cell gets
- * exactly the numbers an untiled run gives it.
+ * tile-local arrays (index (row − rowStart) · tileWidth + (col − colStart)). Only the resident terrain
+ * model (the DEM and its maximum pyramid) is shared and indexed globally; a cell's numbers do not depend
+ * on the tile it is computed in.
  */
 import {
   allocateDaySamples,
   integrateBlock,
   integrateBlockFlat,
   sampleCapacity,
-  sunlitBounds,
   sunSamplesForDay,
   transmittanceTable,
-  type CellBlock,
   type DaySamples,
-  type HorizonLayout,
   type KernelParams,
-  type TerrainHorizons,
   type TransmittanceTable,
 } from '../../science/solar/dailyKernel.js';
-import {
-  HORIZON_ANGLE_UNIT_RAD,
-  MAX_HORIZON_UNITS,
-  horizonTangent,
-  nearSectorBoundUnits,
-  nearSectorLowerUnits,
-  type RowRays,
-} from '../../science/solar/horizon.js';
 import { surfaceTerms, type SurfaceTerms } from '../../science/solar/surface.js';
+import type { TerrainModel } from '../../science/solar/terrainModel.js';
+import {
+  allocateTileHorizons,
+  horizonTracer,
+  tileHorizons,
+  type CellBlock,
+  type HorizonLayout,
+  type HorizonTracer,
+  type TileHorizons,
+} from '../../science/solar/tileHorizons.js';
 import { hornGradientOfBlock } from '../../science/terrain/slopeAspect.js';
-import { rayTemplatesByRow, type ComputeTile, type SunTile } from './plan.js';
+import type { ComputeTile, SunTile } from './plan.js';
 
-/** The terrain every worker shares (typed arrays on SharedArrayBuffers). */
-export interface ResidentTerrain {
-  /** Elevation [m], row-major (index row · width + col), NaN = nodata. */
-  readonly elevation: Float32Array;
-  readonly width: number;
-  readonly height: number;
-  /** Ground cell size of each row [m]: east-west and north-south. */
-  readonly cellSizeX: Float64Array;
-  readonly cellSizeY: Float64Array;
-  /** Highest valid elevation [m]. */
-  readonly zMaxM: number;
-}
-
-/** Far-field horizon directions stored per cell (every 360/32 = 11.25°), interpolated in between. */
-export const DEFAULT_HORIZON_DIRECTIONS = 32;
-/** Ray steps of the near field, traced exactly at the sun azimuth at every sample. */
-export const DEFAULT_NEAR_FIELD_STEPS = 16;
-/** Near-field bounds are kept per quarter of a far direction sector. */
-const NEAR_SECTORS_PER_DIRECTION = 4;
-
-/** The horizon layout of a run: `directions` far directions (0 = no terrain shadows). */
-export function horizonLayoutFor(directions = DEFAULT_HORIZON_DIRECTIONS, nearSteps = DEFAULT_NEAR_FIELD_STEPS): HorizonLayout {
-  const steps = directions > 0 ? nearSteps : 0;
-  return { directions, nearSteps: steps, nearDirections: steps > 0 ? directions * NEAR_SECTORS_PER_DIRECTION : 0 };
-}
-
-/** One day's products of a tile, tile-local (index (row − rowStart) · tileWidth + (col − colStart)). */
+/** One day's products of a tile, tile-local. */
 export interface DayOutputs {
   readonly global: Float32Array;
   readonly hours: Float32Array;
@@ -71,155 +38,102 @@ export interface DayOutputs {
   readonly flat: Float32Array | null;
 }
 
-interface Window extends CellBlock {
-  readonly width: number;
-  readonly height: number;
-}
+/** Horizons are computed in this many bands of rows per tile, each reported to `prepare`'s listener. */
+const HORIZON_BANDS = 8;
 
 export class TileEngine {
   private readonly table: TransmittanceTable;
   private readonly samples: DaySamples;
-  private readonly raysForRow: ((row: number) => RowRays) | null;
+  private readonly tracer: HorizonTracer | null;
+  private horizons: TileHorizons | null = null;
   private tile: ComputeTile | null = null;
-  private window: Window | null = null;
   private surface: SurfaceTerms | null = null;
-  private horizons: TerrainHorizons | null = null;
-  private windowGlobal = new Float32Array(0);
-  private windowHours = new Float32Array(0);
-  private windowFlat = new Float32Array(0);
 
+  /** `layout` null: no terrain shadows. */
   constructor(
-    private readonly terrain: ResidentTerrain,
-    private readonly layout: HorizonLayout,
+    private readonly model: TerrainModel,
+    private readonly layout: HorizonLayout | null,
     private readonly params: KernelParams,
     private readonly sunTiles: readonly (SunTile | null)[],
   ) {
     this.table = transmittanceTable(params.linkeTurbidity);
-    this.samples = allocateDaySamples(sampleCapacity(params.stepMinutes), layout.nearSteps);
-    const { width, height, cellSizeX, cellSizeY } = terrain;
-    this.raysForRow =
-      layout.directions > 0 ? rayTemplatesByRow(width, height, { dx: cellSizeX, dy: cellSizeY }, layout.directions, layout.nearDirections, layout.nearSteps) : null;
+    this.samples = allocateDaySamples(sampleCapacity(params.stepMinutes), layout?.nearSteps ?? 0);
+    this.tracer = layout ? horizonTracer(model, layout) : null;
   }
 
-  /** Surface terms and horizons of the cells of `tile`; `onProgress` sees the fraction of rows done now and then. */
+  /** Surface terms and horizons of the cells of `tile`; `onProgress` sees the share of the horizons done. */
   prepare(tile: ComputeTile, onProgress: (fraction: number) => void = () => {}): void {
-    const { elevation, width, height, cellSizeX, cellSizeY } = this.terrain;
-    const halo = this.haloCells(tile);
-    const rowStart = Math.max(0, tile.rowStart - halo);
-    const rowEnd = Math.min(height, tile.rowEnd + halo);
-    const colStart = Math.max(0, tile.colStart - halo);
-    const colEnd = Math.min(width, tile.colEnd + halo);
-    const window: Window = { rowStart, rowEnd, colStart, colEnd, width: colEnd - colStart, height: rowEnd - rowStart };
-    const cells = window.width * window.height;
-    const windowElevation = new Float64Array(cells);
-    for (let r = window.rowStart; r < window.rowEnd; r++) {
-      const from = r * width + window.colStart;
-      windowElevation.set(elevation.subarray(from, from + window.width), (r - window.rowStart) * window.width);
+    const { elevation, width, height, cellSizeX, cellSizeY } = this.model;
+    const tileWidth = tile.colEnd - tile.colStart;
+    const cells = tileWidth * (tile.rowEnd - tile.rowStart);
+    const tileElevation = new Float64Array(cells);
+    for (let r = tile.rowStart; r < tile.rowEnd; r++) {
+      const from = r * width + tile.colStart;
+      tileElevation.set(elevation.subarray(from, from + tileWidth), (r - tile.rowStart) * tileWidth);
     }
     const gradient = { fallEast: new Float64Array(cells), fallNorth: new Float64Array(cells) };
-    hornGradientOfBlock(elevation, width, height, window, cellSizeX, cellSizeY, gradient);
-    this.surface = surfaceTerms(windowElevation, gradient.fallEast, gradient.fallNorth);
-    this.horizons = this.raysForRow ? this.tileHorizons(tile, window, windowElevation, this.surface, this.raysForRow, onProgress) : null;
-    if (this.windowGlobal.length < cells) {
-      this.windowGlobal = new Float32Array(cells);
-      this.windowHours = new Float32Array(cells);
-      this.windowFlat = new Float32Array(cells);
+    hornGradientOfBlock(elevation, width, height, tile, cellSizeX, cellSizeY, gradient);
+    const surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth);
+    if (this.tracer && this.layout) {
+      if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells);
+      // in bands of rows (a cell's horizons do not depend on the block it is traced in), for progress
+      const rows = tile.rowEnd - tile.rowStart;
+      const bands = Math.min(HORIZON_BANDS, rows);
+      for (let b = 0; b < bands; b++) {
+        const rowStart = tile.rowStart + Math.floor((b * rows) / bands);
+        const rowEnd = tile.rowStart + Math.floor(((b + 1) * rows) / bands);
+        const first = (rowStart - tile.rowStart) * tileWidth;
+        const last = (rowEnd - tile.rowStart) * tileWidth;
+        const band: CellBlock = { rowStart, rowEnd, colStart: tile.colStart, colEnd: tile.colEnd };
+        tileHorizons(this.tracer, band, surfaceCells(surface, first, last), horizonCells(this.horizons, this.layout, first, last));
+        if (b < bands - 1) onProgress((b + 1) / bands);
+      }
     }
     this.tile = tile;
-    this.window = window;
+    this.surface = surface;
   }
 
   /** The products of `day` for the prepared tile, written into `out` (tile-local, NaN at nodata). */
   integrateDay(day: number, out: DayOutputs): void {
-    const tile = this.tile;
-    const window = this.window;
-    const surface = this.surface;
-    if (!tile || !window || !surface) throw new Error('prepare a tile first');
-    const tileWidth = tile.colEnd - tile.colStart;
+    const { tile, surface } = this;
+    if (!tile || !surface) throw new Error('prepare a tile first');
+    const terrain = this.layout && this.horizons ? { model: this.model, layout: this.layout, horizons: this.horizons } : null;
     out.global.fill(NaN);
     out.hours.fill(NaN);
     out.flat?.fill(NaN);
     for (const part of tile.parts) {
-      const sun = this.sunTiles[part.sun]!;
-      const local: CellBlock = {
-        rowStart: part.rowStart - window.rowStart,
-        rowEnd: part.rowEnd - window.rowStart,
-        colStart: part.colStart - window.colStart,
-        colEnd: part.colEnd - window.colStart,
-      };
-      sunSamplesForDay(day, sun, this.params, this.table, window.width, this.layout, this.samples);
-      integrateBlock(local, window.width, window.height, this.samples, surface, this.horizons, this.params.albedo, this.windowGlobal, this.windowHours);
-      if (out.flat) integrateBlockFlat(local, window.width, this.samples, surface, this.windowFlat);
-      for (let r = local.rowStart; r < local.rowEnd; r++) {
-        const from = r * window.width + local.colStart;
-        const to = (r + window.rowStart - tile.rowStart) * tileWidth + (part.colStart - tile.colStart);
-        const n = local.colEnd - local.colStart;
-        out.global.set(this.windowGlobal.subarray(from, from + n), to);
-        out.hours.set(this.windowHours.subarray(from, from + n), to);
-        out.flat?.set(this.windowFlat.subarray(from, from + n), to);
-      }
+      sunSamplesForDay(day, this.sunTiles[part.sun]!, this.params, this.table, this.model.width, this.layout, this.samples);
+      integrateBlock(part, tile, this.samples, surface, terrain, this.params.albedo, out.global, out.hours);
+      if (out.flat) integrateBlockFlat(part, tile, this.samples, surface, out.flat);
     }
   }
+}
 
-  /** Halo of the window [cells]: the near-field ray's reach plus the kernel's edge margin. */
-  private haloCells(tile: ComputeTile): number {
-    if (this.layout.nearSteps === 0) return 0;
-    let ratio = 1;
-    for (let r = tile.rowStart; r < tile.rowEnd; r++) {
-      const dx = this.terrain.cellSizeX[r]!;
-      const dy = this.terrain.cellSizeY[r]!;
-      ratio = Math.max(ratio, (0.5 * (dx + dy)) / Math.min(dx, dy));
-    }
-    return Math.ceil(this.layout.nearSteps * ratio) + 2;
-  }
+/** Cells [first, last) of tile-local surface terms, as views. */
+function surfaceCells(surface: SurfaceTerms, first: number, last: number): SurfaceTerms {
+  return {
+    cellCount: last - first,
+    valid: surface.valid.subarray(first, last),
+    inclined: surface.inclined.subarray(first, last),
+    normalEast: surface.normalEast.subarray(first, last),
+    normalNorth: surface.normalNorth.subarray(first, last),
+    normalUp: surface.normalUp.subarray(first, last),
+    skyView: surface.skyView.subarray(first, last),
+    muneerSlope: surface.muneerSlope.subarray(first, last),
+    shadedDiffuseFactor: surface.shadedDiffuseFactor.subarray(first, last),
+    groundView: surface.groundView.subarray(first, last),
+    pressureRatio: surface.pressureRatio.subarray(first, last),
+  };
+}
 
-  /**
-   * Far-field horizon angles, near-field bounds and sunlit bounds of the tile's cells (window-indexed; the
-   * halo's entries are not used), with today's per-cell functions over the whole resident DEM.
-   */
-  private tileHorizons(
-    tile: ComputeTile,
-    window: Window,
-    windowElevation: Float64Array,
-    surface: SurfaceTerms,
-    raysForRow: (row: number) => RowRays,
-    onProgress: (fraction: number) => void,
-  ): TerrainHorizons {
-    const { width, height, zMaxM } = this.terrain;
-    // today's horizon functions are typed for Float64 grids; they only index the array
-    const elevation = this.terrain.elevation as unknown as Float64Array;
-    const { directions, nearDirections, nearSteps } = this.layout;
-    const cells = window.width * window.height;
-    const angles = new Int16Array(cells * directions);
-    const nearBound = new Int16Array(cells * nearDirections);
-    const nearLower = new Int16Array(cells * nearDirections);
-    const litBound = new Int16Array(cells * directions);
-    for (let row = tile.rowStart; row < tile.rowEnd; row++) {
-      const { rays, nearSectors, nearCandidates } = raysForRow(row);
-      for (let col = tile.colStart; col < tile.colEnd; col++) {
-        const local = (row - window.rowStart) * window.width + (col - window.colStart);
-        const base = local * directions;
-        const nearBase = local * nearDirections;
-        if (Number.isNaN(elevation[row * width + col]!)) {
-          nearBound.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearDirections);
-          nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearDirections);
-          continue;
-        }
-        for (let k = 0; k < directions; k++) {
-          const tangent = horizonTangent(elevation, width, row, col, zMaxM, rays[k]!);
-          angles[base + k] = Math.max(-MAX_HORIZON_UNITS, Math.round(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
-        }
-        for (let j = 0; j < nearDirections; j++) {
-          nearBound[nearBase + j] = nearSectorBoundUnits(elevation, width, height, row, col, nearSectors!, j);
-          nearLower[nearBase + j] = nearSectorLowerUnits(elevation, width, height, row, col, nearCandidates!, j);
-        }
-      }
-      const rowStart = (row - window.rowStart) * window.width + (tile.colStart - window.colStart);
-      sunlitBounds(surface, angles, nearBound, directions, nearDirections, rowStart, rowStart + (tile.colEnd - tile.colStart), litBound);
-      const rows = tile.rowEnd - tile.rowStart;
-      const done = row + 1 - tile.rowStart;
-      if (done < rows && Math.floor((8 * done) / rows) > Math.floor((8 * (done - 1)) / rows)) onProgress(done / rows);
-    }
-    return { elevation: windowElevation, angles, directions, nearBound, nearLower, nearDirections, litBound, nearSteps };
-  }
+/** Cells [first, last) of tile-local horizon arrays, as views. */
+function horizonCells(horizons: TileHorizons, layout: HorizonLayout, first: number, last: number): TileHorizons {
+  const { directions: n, nearSectors: k } = layout;
+  return {
+    capacity: last - first,
+    far: horizons.far.subarray(first * n, last * n),
+    litBound: horizons.litBound.subarray(first * n, last * n),
+    nearUpper: horizons.nearUpper.subarray(first * k, last * k),
+    nearLower: horizons.nearLower.subarray(first * k, last * k),
+  };
 }
