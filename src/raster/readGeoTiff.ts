@@ -10,9 +10,9 @@
  * memory, not the whole file), band by band of rows straight into the result array, which can be a
  * SharedArrayBuffer for worker threads: reading a DEM needs the result plus one band (≈ 4 M cells).
  */
-import { open as openFile } from 'node:fs/promises';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
 import { inflateSync } from 'node:zlib';
-import { BaseDecoder, addDecoder, fromArrayBuffer, fromFile, type GeoTIFF, type GeoTIFFImage } from 'geotiff';
+import { BaseDecoder, GeoTIFF, addDecoder, fromArrayBuffer, type GeoTIFFImage } from 'geotiff';
 import { crsFromGeoKeys } from './crs.js';
 import { GeoKey, decodeGeoKeyDirectory, geoKeyValue } from './geoKeys.js';
 import { geoTransformFromTags } from './georeference.js';
@@ -80,25 +80,46 @@ addDecoder([8, 32946], async () => NativeDeflateDecoder);
 
 /** Reads a single-band GeoTIFF; nodata cells (GDAL_NODATA or NaN) become NaN. */
 export async function readRaster<O extends ReadOptions = { precision: 'float64' }>(path: string, options?: O): Promise<RasterData<ArrayOf<O>>> {
-  const head = Buffer.alloc(16);
-  let fileLength: number;
   const handle = await openFile(path, 'r');
   try {
-    fileLength = (await handle.stat()).size;
-    await handle.read(head, 0, 16, 0);
+    const fileLength = (await handle.stat()).size;
+    const head = Buffer.alloc(Math.min(16, fileLength));
+    await handle.read(head, 0, head.length, 0);
+    assertTiffHeader(head);
+    try {
+      const tiff = await GeoTIFF.fromSource(fileHandleSource(handle, fileLength) as unknown as Parameters<typeof GeoTIFF.fromSource>[0]);
+      return await readFirstImage(tiff, fileLength, options);
+    } catch (err) {
+      throw translateParseError(err, fileLength);
+    }
   } finally {
     await handle.close();
   }
-  assertTiffHeader(head.subarray(0, Math.min(16, fileLength)));
-  let tiff: GeoTIFF | null = null;
-  try {
-    tiff = await fromFile(path);
-    return await readFirstImage(tiff, fileLength, options);
-  } catch (err) {
-    throw translateParseError(err, fileLength);
-  } finally {
-    await tiff?.close();
-  }
+}
+
+/**
+ * A geotiff.js data source reading the blocks it asks for from an open file (this module opens and closes
+ * the file, so no descriptor outlives a read, whatever fails).
+ */
+function fileHandleSource(handle: FileHandle, fileLength: number) {
+  return {
+    fileSize: fileLength,
+    async fetch(slices: readonly { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
+      return Promise.all(
+        slices.map(async ({ offset, length }) => {
+          const bytes = new Uint8Array(Math.max(0, Math.min(length, fileLength - offset)));
+          let done = 0;
+          while (done < bytes.length) {
+            const { bytesRead } = await handle.read(bytes, done, bytes.length - done, offset + done);
+            if (bytesRead === 0) break;
+            done += bytesRead;
+          }
+          return bytes.buffer;
+        }),
+      );
+    },
+    async close(): Promise<void> {},
+  };
 }
 
 /** Like `readRaster`, from the bytes of the file (e.g. an upload). */
