@@ -13,7 +13,7 @@
  */
 import { farHorizon, type FarHorizon } from './farHorizon.js';
 import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS, horizonUnits, rayDirection } from './horizon.js';
-import { nearCandidates, nearHorizonBounds, type NearCandidates } from './nearHorizonBounds.js';
+import { nearCandidates, nearHorizonBounds, nearScratchLength, type NearCandidates } from './nearHorizonBounds.js';
 import type { SurfaceTerms } from './surface.js';
 import type { TerrainModel } from './terrainModel.js';
 
@@ -107,6 +107,7 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
   const seed = new Float64Array(directions).fill(-1);
   const rowSeed = new Float64Array(directions).fill(-1);
   const result: FarHorizon = { tangent: 0, step: 0 };
+  let scratch = new Float64Array(0);
   for (let row = block.rowStart; row < block.rowEnd; row++) {
     const dx = model.cellSizeX[row]!;
     const dy = model.cellSizeY[row]!;
@@ -116,6 +117,7 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
       northPerStep[k] = (stepM * cosines[k]!) / dy;
     }
     const candidates = nearSteps > 0 ? tracer.candidatesForRow(row) : null;
+    if (candidates && scratch.length < nearScratchLength(candidates)) scratch = new Float64Array(nearScratchLength(candidates));
     seed.set(rowSeed);
     for (let col = block.colStart; col < block.colEnd; col++) {
       const local = (row - block.rowStart) * blockWidth + (col - block.colStart);
@@ -133,7 +135,7 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
         out.far[farBase + k] = horizonUnits(result.tangent);
       }
       if (col === block.colStart) rowSeed.set(seed);
-      if (candidates) nearHorizonBounds(elevation, width, height, row, col, candidates, out.nearUpper, out.nearLower, nearBase);
+      if (candidates) nearHorizonBounds(elevation, width, height, row, col, candidates, out.nearUpper, out.nearLower, nearBase, scratch);
       else {
         out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
