@@ -18,6 +18,7 @@ import type { KernelParams } from '../../science/solar/dailyKernel.js';
 import { horizonLayoutFor } from '../../science/solar/horizonBudget.js';
 import { surfaceTerms, type ArrayAllocator } from '../../science/solar/surface.js';
 import { buildTerrainModel } from '../../science/solar/terrainModel.js';
+import { groupSectors } from '../../science/solar/tileHorizons.js';
 import { hornGradient } from '../../science/terrain/slopeAspect.js';
 import { siblingModuleUrl, startModuleWorker } from '../../util/modules.js';
 import { validateWorkflowParams } from '../params.js';
@@ -118,7 +119,8 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
       far: sharedInt16(cellCount * directions),
       nearUpper: sharedInt16(cellCount * nearSectors),
       nearLower: sharedInt16(cellCount * nearSectors),
-      litBound: sharedInt16(cellCount * directions),
+      litBound: sharedInt16(cellCount * (layout ? groupSectors(layout) : 0)),
+      darkBound: sharedInt16(cellCount * (layout ? groupSectors(layout) : 0)),
     },
     tiles,
     params: options.params,

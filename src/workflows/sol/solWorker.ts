@@ -5,7 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { join } from 'node:path';
 import { allocateDaySamples, integrateBlock, integrateBlockFlat, sampleCapacity, sunSamplesForDay, transmittanceTable } from '../../science/solar/dailyKernel.js';
-import { allocateTileHorizons, horizonTracer, tileHorizons, type HorizonTracer, type TileHorizons } from '../../science/solar/tileHorizons.js';
+import { allocateTileHorizons, groupSectors, horizonTracer, tileHorizons, type HorizonTracer, type TileHorizons } from '../../science/solar/tileHorizons.js';
 import type { SurfaceTerms } from '../../science/solar/surface.js';
 import { writeFloat32GeoTiffSync } from '../../raster/writeGeoTiff.js';
 import type { WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
@@ -32,7 +32,9 @@ function computeHorizons(rowStart: number, rowEnd: number): void {
   const { directions, nearSectors } = layout;
   const out = setup.horizons;
   out.far.set(scratch.far.subarray(0, cells * directions), rowStart * width * directions);
-  out.litBound.set(scratch.litBound.subarray(0, cells * directions), rowStart * width * directions);
+  const groups = groupSectors(layout);
+  out.litBound.set(scratch.litBound.subarray(0, cells * groups), rowStart * width * groups);
+  out.darkBound.set(scratch.darkBound.subarray(0, cells * groups), rowStart * width * groups);
   out.nearUpper.set(scratch.nearUpper.subarray(0, cells * nearSectors), rowStart * width * nearSectors);
   out.nearLower.set(scratch.nearLower.subarray(0, cells * nearSectors), rowStart * width * nearSectors);
 }
