@@ -25,7 +25,7 @@ import { sampleHours } from './dailyIrradiation.js';
 import { extraterrestrialIrradiance, solarDeclination, sunDirection } from './sunPosition.js';
 import type { SurfaceTerms } from './surface.js';
 import type { TerrainModel } from './terrainModel.js';
-import type { CellBlock, HorizonLayout, TileHorizons } from './tileHorizons.js';
+import { farSectorsPerGroup, type CellBlock, type HorizonLayout, type TileHorizons } from './tileHorizons.js';
 
 /** τ_b(m) tabulated on a fine grid of air mass for one Linke turbidity (linear interpolation error < 1e-6). */
 export interface TransmittanceTable {
@@ -127,7 +127,7 @@ export interface DaySamples {
   readonly nearThreshold: Float64Array;
   /** Prefix sums: quantity q over samples [0, k) at prefix[q · (capacity + 1) + k]. */
   readonly prefix: Float64Array;
-  /** Runs of consecutive samples whose sun lies in the same direction sector, with their altitude range (units). */
+  /** Runs of consecutive samples whose sun lies in the same group sector (tileHorizons.ts), with their altitude range (units). */
   groupCount: number;
   readonly groupSector: Int32Array;
   readonly groupStart: Int32Array;
@@ -276,10 +276,11 @@ export function sunSamplesForDay(
   }
   out.nearStart[count] = near;
   out.count = count;
-  // group consecutive samples by direction sector
+  // group consecutive samples by group sector (about 32 around the horizon)
+  const perGroup = directions > 0 ? farSectorsPerGroup(directions) : 1;
   let groups = 0;
   for (let k = 0; k < count; k++) {
-    const sector = directions > 0 ? out.horizonDirection0[k]! : 0;
+    const sector = directions > 0 ? Math.floor(out.horizonDirection0[k]! / perGroup) : 0;
     const altitude = out.altitudeUnits[k]!;
     if (groups > 0 && out.groupSector[groups - 1] === sector) {
       out.groupEnd[groups - 1] = k + 1;
@@ -326,7 +327,7 @@ export function integrateBlock(
   const sumDiffuse = samples.sumDiffuseHorizontal;
   const pzMid = samples.pressureRatioCentre;
   const { sinAltitude, altitudeUnits, sunEast, sunNorth } = samples;
-  const { horizonDirection1, horizonWeight } = samples;
+  const { horizonDirection0, horizonDirection1, horizonWeight } = samples;
   const { nearStart, nearOffset, nearCol, nearRow, nearThreshold } = samples;
   const width = terrain ? terrain.model.width : 0;
   const height = terrain ? terrain.model.height : 0;
@@ -335,6 +336,8 @@ export function integrateBlock(
   const nearBound = terrain ? terrain.horizons.nearUpper : null;
   const nearLower = terrain ? terrain.horizons.nearLower : null;
   const litBound = terrain ? terrain.horizons.litBound : null;
+  const darkBound = terrain ? terrain.horizons.darkBound : null;
+  const groupCountPerCell = terrain ? terrain.layout.directions / farSectorsPerGroup(terrain.layout.directions) : 0;
   const nearDirections = terrain ? terrain.layout.nearSectors : 0;
   const directions = terrain ? terrain.layout.directions : 0;
   const margin = terrain ? terrain.layout.nearSteps + 2 : 0;
@@ -365,16 +368,14 @@ export function integrateBlock(
       for (let g = 0; g < groupCount; g++) {
         const first = groupStart[g]!;
         const last = groupEnd[g]!;
-        const sector = base + groupSector[g]!;
+        const groupBase = cell * groupCountPerCell + groupSector[g]!;
         if (litBound !== null) {
-          if (groupMinAltitude[g]! >= litBound[sector]!) {
+          if (groupMinAltitude[g]! >= litBound[groupBase]!) {
             // the whole group is above every horizon and in front of the plane
             if (runStart < 0) runStart = first;
             continue;
           }
-          const a0 = angles![sector]!;
-          const a1 = angles![base + horizonDirection1[first]!]!;
-          if (groupMaxAltitude[g]! < (a0 < a1 ? a0 : a1)) {
+          if (groupMaxAltitude[g]! < darkBound![groupBase]!) {
             // the whole group is below the far-field horizon
             if (runStart >= 0) {
               addRun(sums, prefix, stride, runStart, first);
@@ -387,7 +388,7 @@ export function integrateBlock(
           const sinh = sinAltitude[k]!;
           let lit = (inclined ? nE * sunEast[k]! + nN * sunNorth[k]! + nU * sinh : sinh) > 0;
           if (lit && angles !== null) {
-            const a0 = angles[sector]!;
+            const a0 = angles[base + horizonDirection0[k]!]!;
             const a1 = angles[base + horizonDirection1[k]!]!;
             if (a0 + horizonWeight[k]! * (a1 - a0) > altitudeUnits[k]!) {
               lit = false;

@@ -29,6 +29,10 @@ export interface NearCandidates {
   /** Largest |column| and |row| offset of any candidate. */
   readonly reachCols: number;
   readonly reachRows: number;
+  /** Every distinct candidate cell once, and each list's entries as indices into it (for cells far from the edge). */
+  readonly disc: CandidateCells;
+  readonly upperDisc: Int32Array;
+  readonly lowerDisc: Int32Array;
 }
 
 /** Offsets of candidate cells with their 1/d and curvature slope. */
@@ -65,7 +69,37 @@ export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: 
     for (const c of cells.colOffset) reachCols = Math.max(reachCols, Math.abs(c));
     for (const r of cells.rowOffset) reachRows = Math.max(reachRows, Math.abs(r));
   }
-  return { sectors, steps, upperStart: upper.start, upper: upper.cells, lowerStart: lower.start, lower: lower.cells, reachCols, reachRows };
+  // the distinct cells, so that a cell's view of each is computed once
+  const index = new Map<number, number>();
+  const cols: number[] = [];
+  const rows: number[] = [];
+  const discIndex = (cells: CandidateCells) =>
+    Int32Array.from(cells.colOffset, (c, i) => {
+      const key = (cells.rowOffset[i]! + 32768) * 65536 + (c + 32768);
+      let at = index.get(key);
+      if (at === undefined) {
+        at = cols.length;
+        index.set(key, at);
+        cols.push(c);
+        rows.push(cells.rowOffset[i]!);
+      }
+      return at;
+    });
+  const upperDisc = discIndex(upper.cells);
+  const lowerDisc = discIndex(lower.cells);
+  return {
+    sectors,
+    steps,
+    upperStart: upper.start,
+    upper: upper.cells,
+    lowerStart: lower.start,
+    lower: lower.cells,
+    reachCols,
+    reachRows,
+    disc: candidateCells(cols, rows, cellSizeXM, cellSizeYM),
+    upperDisc,
+    lowerDisc,
+  };
 }
 
 /** Every cell whose square meets sector k within reach of `steps` ray steps, grouped by sector. */
@@ -177,11 +211,16 @@ export function nearHorizonBounds(
   upperOut: Int16Array,
   lowerOut: Int16Array,
   outBase: number,
+  scratch: Float64Array,
 ): void {
   const z0 = elevation[row * width + col]!;
   const { sectors, steps, upperStart, upper, lowerStart, lower, reachCols, reachRows } = candidates;
   // every candidate inside the grid: no bounds checks needed
   const inside = row >= reachRows && row < height - reachRows && col >= reachCols && col < width - reachCols;
+  if (inside) {
+    boundsFromDisc(elevation, width, row * width + col, z0, candidates, upperOut, lowerOut, outBase, scratch);
+    return;
+  }
   for (let k = 0; k < sectors; k++) {
     let best = -Infinity;
     for (let i = upperStart[k]!, end = upperStart[k + 1]!; i < end; i++) {
@@ -191,7 +230,7 @@ export function nearHorizonBounds(
       const t = (elevation[r * width + c]! - z0) * upper.inverseDistance[i]! - upper.curvatureSlope[i]!;
       if (t > best) best = t;
     }
-    upperOut[outBase + k] = best === -Infinity ? -MAX_HORIZON_UNITS : Math.min(MAX_HORIZON_UNITS, Math.ceil(Math.atan(best) / HORIZON_ANGLE_UNIT_RAD));
+    upperOut[outBase + k] = upperUnits(best);
     let lowest = -Infinity;
     for (let s = 0; s < steps; s++) {
       let flattest = Infinity;
@@ -210,6 +249,58 @@ export function nearHorizonBounds(
       if (leaves) break;
       if (flattest > lowest) lowest = flattest;
     }
-    lowerOut[outBase + k] = lowest === -Infinity ? -MAX_HORIZON_UNITS : Math.max(-MAX_HORIZON_UNITS, Math.floor(Math.atan(lowest) / HORIZON_ANGLE_UNIT_RAD));
+    lowerOut[outBase + k] = lowerUnits(lowest);
   }
+}
+
+/** Scratch size `nearHorizonBounds` needs for `candidates`. */
+export function nearScratchLength(candidates: NearCandidates): number {
+  return candidates.disc.colOffset.length;
+}
+
+/** The same bounds for a cell whose candidates are all inside the grid: each candidate's view computed once. */
+function boundsFromDisc(
+  elevation: Float32Array,
+  width: number,
+  cell: number,
+  z0: number,
+  candidates: NearCandidates,
+  upperOut: Int16Array,
+  lowerOut: Int16Array,
+  outBase: number,
+  view: Float64Array,
+): void {
+  const { sectors, steps, upperStart, lowerStart, disc, upperDisc, lowerDisc } = candidates;
+  const { colOffset, rowOffset, inverseDistance, curvatureSlope } = disc;
+  for (let i = 0, n = colOffset.length; i < n; i++) {
+    const t = (elevation[cell + rowOffset[i]! * width + colOffset[i]!]! - z0) * inverseDistance[i]! - curvatureSlope[i]!;
+    // nodata: transparent for the upper bound, and its step may see nothing (lower bound)
+    view[i] = Number.isNaN(t) ? -Infinity : t;
+  }
+  for (let k = 0; k < sectors; k++) {
+    let best = -Infinity;
+    for (let i = upperStart[k]!, end = upperStart[k + 1]!; i < end; i++) {
+      const t = view[upperDisc[i]!]!;
+      if (t > best) best = t;
+    }
+    upperOut[outBase + k] = upperUnits(best);
+    let lowest = -Infinity;
+    for (let s = k * steps, last = s + steps; s < last; s++) {
+      let flattest = Infinity;
+      for (let i = lowerStart[s]!, end = lowerStart[s + 1]!; i < end; i++) {
+        const t = view[lowerDisc[i]!]!;
+        if (t < flattest) flattest = t;
+      }
+      if (flattest > lowest) lowest = flattest;
+    }
+    lowerOut[outBase + k] = lowerUnits(lowest);
+  }
+}
+
+function upperUnits(tangent: number): number {
+  return tangent === -Infinity ? -MAX_HORIZON_UNITS : Math.min(MAX_HORIZON_UNITS, Math.ceil(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
+}
+
+function lowerUnits(tangent: number): number {
+  return tangent === -Infinity ? -MAX_HORIZON_UNITS : Math.max(-MAX_HORIZON_UNITS, Math.floor(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
 }

@@ -13,7 +13,7 @@
  */
 import { farHorizon, type FarHorizon } from './farHorizon.js';
 import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS, horizonUnits, rayDirection } from './horizon.js';
-import { nearCandidates, nearHorizonBounds, type NearCandidates } from './nearHorizonBounds.js';
+import { nearCandidates, nearHorizonBounds, nearScratchLength, type NearCandidates } from './nearHorizonBounds.js';
 import type { SurfaceTerms } from './surface.js';
 import type { TerrainModel } from './terrainModel.js';
 
@@ -22,6 +22,17 @@ export interface HorizonLayout {
   readonly directions: number;
   readonly nearSectors: number;
   readonly nearSteps: number;
+}
+
+/** Far sectors per kernel group sector: groups of about 32 sectors around the horizon, whatever N is. */
+export function farSectorsPerGroup(directions: number): number {
+  const r = Math.max(1, Math.floor(directions / 32));
+  return directions % r === 0 ? r : 1;
+}
+
+/** Number of group sectors of a layout (see `TileHorizons.litBound`). */
+export function groupSectors(layout: HorizonLayout): number {
+  return layout.directions / farSectorsPerGroup(layout.directions);
 }
 
 /** A rectangular block of cells [rowStart, rowEnd) × [colStart, colEnd) in grid coordinates. */
@@ -40,11 +51,13 @@ export interface TileHorizons {
   readonly nearUpper: Int16Array;
   readonly nearLower: Int16Array;
   /**
-   * Per cell and far sector k (azimuths k·2π/N … (k + 1)·2π/N), the altitude at and above which a sun in
-   * that sector certainly lights the surface: above both stored far directions, the near-field upper
-   * bounds of the sector and the plane of the surface.
+   * Per cell and group sector g (G = groupSectors(layout) sectors of r = N/G far sectors: azimuths g·2π/G …
+   * (g + 1)·2π/G), the altitude at and above which a sun in that sector certainly lights the surface (above
+   * the stored far directions, the near-field upper bounds and the plane of the surface), and the altitude
+   * below which it certainly does not (below the lowest far direction bounding the sector). G per cell.
    */
   readonly litBound: Int16Array;
+  readonly darkBound: Int16Array;
 }
 
 export function allocateTileHorizons(layout: HorizonLayout, capacity: number): TileHorizons {
@@ -53,7 +66,9 @@ export function allocateTileHorizons(layout: HorizonLayout, capacity: number): T
     far: new Int16Array(capacity * layout.directions),
     nearUpper: new Int16Array(capacity * layout.nearSectors),
     nearLower: new Int16Array(capacity * layout.nearSectors),
+    // N per cell while the fine bounds are computed, then G per cell (see groupBounds)
     litBound: new Int16Array(capacity * layout.directions),
+    darkBound: new Int16Array(capacity * groupSectors(layout)),
   };
 }
 
@@ -107,6 +122,7 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
   const seed = new Float64Array(directions).fill(-1);
   const rowSeed = new Float64Array(directions).fill(-1);
   const result: FarHorizon = { tangent: 0, step: 0 };
+  let scratch = new Float64Array(0);
   for (let row = block.rowStart; row < block.rowEnd; row++) {
     const dx = model.cellSizeX[row]!;
     const dy = model.cellSizeY[row]!;
@@ -116,6 +132,7 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
       northPerStep[k] = (stepM * cosines[k]!) / dy;
     }
     const candidates = nearSteps > 0 ? tracer.candidatesForRow(row) : null;
+    if (candidates && scratch.length < nearScratchLength(candidates)) scratch = new Float64Array(nearScratchLength(candidates));
     seed.set(rowSeed);
     for (let col = block.colStart; col < block.colEnd; col++) {
       const local = (row - block.rowStart) * blockWidth + (col - block.colStart);
@@ -133,7 +150,7 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
         out.far[farBase + k] = horizonUnits(result.tangent);
       }
       if (col === block.colStart) rowSeed.set(seed);
-      if (candidates) nearHorizonBounds(elevation, width, height, row, col, candidates, out.nearUpper, out.nearLower, nearBase);
+      if (candidates) nearHorizonBounds(elevation, width, height, row, col, candidates, out.nearUpper, out.nearLower, nearBase, scratch);
       else {
         out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
@@ -141,6 +158,27 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
     }
   }
   sunlitBounds(surface, out.far, out.nearUpper, directions, nearSectors, cells, out.litBound);
+  groupBounds(out.far, directions, farSectorsPerGroup(directions), cells, out.litBound, out.darkBound);
+}
+
+/**
+ * Coarsens the per-far-sector lit bounds (in place, from N to G = N/r per cell) to group sectors of r far
+ * sectors, and writes the dark bounds: the lowest far direction bounding each group sector.
+ */
+function groupBounds(far: Int16Array, directions: number, r: number, cells: number, litBound: Int16Array, darkBound: Int16Array): void {
+  const groups = directions / r;
+  for (let cell = 0; cell < cells; cell++) {
+    const base = cell * directions;
+    for (let g = 0; g < groups; g++) {
+      let lit = -MAX_HORIZON_UNITS;
+      let dark = MAX_HORIZON_UNITS;
+      for (let k = g * r; k < (g + 1) * r; k++) lit = Math.max(lit, litBound[base + k]!);
+      for (let k = g * r; k <= (g + 1) * r; k++) dark = Math.min(dark, far[base + (k === directions ? 0 : k)]!);
+      // cell · G + g ≤ cell · N + g·r: the coarse values never overwrite fine ones still to be read
+      litBound[cell * groups + g] = lit;
+      darkBound[cell * groups + g] = dark;
+    }
+  }
 }
 
 /**
@@ -148,7 +186,7 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
  * certainly lights the surface: at or above the stored far-field horizon of both bounding directions, the
  * near-field upper bounds of the sector, and the self-shading altitude of the plane — the sun is in front
  * of a plane with upward unit normal n when tan h > −(n_E sin az + n_N cos az)/n_U.
- * Writes `out` for cells 0 … cells − 1 (layout of `far`).
+ * Writes `out` for cells 0 … cells − 1 (layout of `far`); `out` needs N per cell.
  */
 export function sunlitBounds(
   surface: SurfaceTerms,

@@ -28,15 +28,15 @@ function hillyDem(): Float64Array {
   return z;
 }
 
-for (const params of [
-  { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 },
-  { stepMinutes: 7, linkeTurbidity: 6.5, albedo: 0.45 },
-]) {
-  test(`the kernel equals the scalar model cell by cell (step ${params.stepMinutes}, T_L ${params.linkeTurbidity})`, () => {
+for (const [params, layout] of [
+  [{ stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, { directions: 32, nearSectors: 128, nearSteps: 6 }],
+  // 96 far directions: the kernel groups samples by 32 sectors of 3 far sectors each
+  [{ stepMinutes: 7, linkeTurbidity: 6.5, albedo: 0.45 }, { directions: 96, nearSectors: 192, nearSteps: 9 }],
+] as const) {
+  test(`the kernel equals the scalar model cell by cell (step ${params.stepMinutes}, T_L ${params.linkeTurbidity}, N ${layout.directions}, n ${layout.nearSteps})`, () => {
     const z = hillyDem();
     const gradient = hornGradient(z, width, height, cellM, cellM);
     const surface = surfaceTerms(z, gradient.fallEast, gradient.fallNorth);
-    const layout = { directions: 32, nearSectors: 128, nearSteps: 6 };
     const { directions, nearSteps } = layout;
     const model = buildTerrainModel(Float32Array.from(z), width, height, new Float64Array(height).fill(cellM), new Float64Array(height).fill(cellM));
     const horizons = allocateTileHorizons(layout, width * height);

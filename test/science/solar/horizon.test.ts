@@ -11,7 +11,7 @@ import {
   horizonTangentAlongRay,
   rayDirection,
 } from '../../../src/science/solar/horizon.js';
-import { nearCandidates, nearHorizonBounds } from '../../../src/science/solar/nearHorizonBounds.js';
+import { nearCandidates, nearHorizonBounds, nearScratchLength } from '../../../src/science/solar/nearHorizonBounds.js';
 import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
 import { surfaceTerms } from '../../../src/science/solar/surface.js';
 import { buildTerrainModel, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
@@ -212,8 +212,8 @@ test('near-field sector bounds bracket the exact near-field horizon at every azi
   const upper = new Int16Array(sectors);
   const lower = new Int16Array(sectors);
   let lowerUseful = 0;
-  for (const [row, col] of [[18, 20], [5, 5], [30, 33], [1, 38], [20, 10]] as const) {
-    nearHorizonBounds(model.elevation, width, height, row, col, candidates, upper, lower, 0);
+  for (const [row, col] of [[18, 20], [5, 5], [30, 33], [1, 38], [20, 10], [12, 14], [22, 25]] as const) {
+    nearHorizonBounds(model.elevation, width, height, row, col, candidates, upper, lower, 0, new Float64Array(nearScratchLength(candidates)));
     for (let k = 0; k < sectors; k++) {
       const ub = upper[k]! * HORIZON_ANGLE_UNIT_RAD;
       const lb = lower[k]! * HORIZON_ANGLE_UNIT_RAD;
