@@ -48,7 +48,7 @@ interface StreamedFile {
 export interface GeoTiffStreamsStats {
   readonly files: number;
   readonly bytesWritten: number;
-  /** Summed duration of the file operations (create, append, patch, rename) [s]; concurrent ones add up. */
+  /** Wall time during which file operations (create, append, patch, rename) were in progress [s]. */
   readonly writeSeconds: number;
   readonly flushes: number;
 }
@@ -64,6 +64,8 @@ export class GeoTiffStreams {
   private aborted = false;
   private bytesWritten = 0;
   private writeSeconds = 0;
+  private activeWrites = 0;
+  private writesSince = 0;
   private flushes = 0;
 
   constructor(options: GeoTiffStreamsOptions = {}) {
@@ -264,12 +266,13 @@ export class GeoTiffStreams {
     this.bytesWritten += file.end - start;
   }
 
+  /** Runs a file operation, counting the wall time while any is in progress (overlapping ones once). */
   private async timed<T>(work: () => Promise<T>): Promise<T> {
-    const t0 = performance.now();
+    if (this.activeWrites++ === 0) this.writesSince = performance.now();
     try {
       return await work();
     } finally {
-      this.writeSeconds += (performance.now() - t0) / 1000;
+      if (--this.activeWrites === 0) this.writeSeconds += (performance.now() - this.writesSince) / 1000;
     }
   }
 }

@@ -41,8 +41,8 @@ export interface WorkflowRun {
 
 /**
  * Where the time of a `sol` run went. Horizon (with the tiles' surface terms), kernel and encode seconds
- * are summed over the worker threads (CPU time of those phases); write seconds are the summed durations of the file operations,
- * which overlap the computation; wall seconds are the run's elapsed time.
+ * are summed over the worker threads (CPU time of those phases); write seconds are the wall time during which file
+ * operations were in progress (they overlap the computation); wall seconds are the run's elapsed time.
  */
 export interface PhaseTimings {
   readonly horizonSeconds: number;
