@@ -10,6 +10,8 @@
 //   --baseline DIR   also run the quick cases with the build in DIR/dist (e.g. another checkout after
 //                    `npm ci && npm run build`), side by side in the same run (not the big ones: today's main
 //                    needs ~400–900 bytes per cell, ≈ 40 GB for the 0.22 m DEM)
+//   --kernel         also the solar core's horizon and kernel benchmark (bench/kernel.bench.mjs, one thread, no
+//                    writing; against the --baseline build when one is given)
 //   --rsun           also time GRASS r.sun on mcn_10m (bench/rsun.mjs: sampled days, step 0.25 h,
 //                    nprocs 2, extrapolated to the year) and report its time over ours
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -26,6 +28,7 @@ const { values: args } = parseArgs({
     threads: { type: 'string' },
     baseline: { type: 'string' },
     rsun: { type: 'boolean', default: false },
+    kernel: { type: 'boolean', default: false },
   },
 });
 if (args.ladder !== 'quick' && args.ladder !== 'full') throw new Error(`--ladder must be quick or full, got ${args.ladder}`);
@@ -94,6 +97,14 @@ for (const c of cases) {
 
 const encoding = spawnSync(process.execPath, [here('./encoding.mjs')], { encoding: 'utf8' });
 report.encoding = encoding.status === 0 ? JSON.parse(encoding.stdout.trim().split('\n').at(-1)) : { error: encoding.stderr.trim() };
+
+if (args.kernel) {
+  const kernel = spawnSync(process.execPath, [here('./kernel.bench.mjs'), ...(args.baseline ? ['--baseline', `${args.baseline}/dist`] : [])], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 2 ** 20,
+  });
+  report.kernel = kernel.status === 0 ? JSON.parse(kernel.stdout) : { error: kernel.stderr.trim().split('\n').slice(-3).join(' | ') };
+}
 
 if (args.rsun) {
   const script = here('./rsun.mjs');
