@@ -99,7 +99,7 @@ export function buildProgram(): Command {
     );
     const cellDays = result.validCells * result.days;
     process.stdout.write(
-      `sol: ${result.files.length} GeoTIFFs in ${options.out} — ${result.validCells} cells × ${result.days} days ` +
+      `sol: ${result.files.length} GeoTIFFs in ${options.out} — ${result.validCells} cells × ${result.days} day${result.days === 1 ? '' : 's'} ` +
         `in ${result.seconds.toFixed(1)} s (${(cellDays / result.seconds / 1e6).toFixed(2)} M cell-days/s)${phaseSummary(result.phases)}\n`,
     );
   });
