@@ -33,6 +33,26 @@ export interface WorkflowRun {
   readonly onProgress?: ProgressListener;
   /** Aborting stops the run as soon as possible and rejects with an AbortError. */
   readonly signal?: AbortSignal;
+  /** `sol` only: the days of year to compute (default all 365; monthly sums for complete months only). */
+  readonly days?: readonly number[];
+  /** `sol` only: side of the compute tiles = GeoTIFF tiles [cells], a multiple of 16 in 16–512 (default by DEM size). */
+  readonly tileSize?: number;
+}
+
+/**
+ * Where the time of a `sol` run went. Horizon (with the tiles' surface terms), kernel and encode seconds
+ * are summed over the worker threads (CPU time of those phases); write seconds are the summed durations of the file operations,
+ * which overlap the computation; wall seconds are the run's elapsed time.
+ */
+export interface PhaseTimings {
+  readonly horizonSeconds: number;
+  readonly kernelSeconds: number;
+  readonly encodeSeconds: number;
+  readonly writeSeconds: number;
+  readonly wallSeconds: number;
+  /** Uncompressed bytes of every GeoTIFF tile encoded, and the bytes written to the files. */
+  readonly encodedRawBytes: number;
+  readonly writtenBytes: number;
 }
 
 /** Summary a workflow returns when it completes. */
@@ -43,4 +63,6 @@ export interface WorkflowResult {
   readonly validCells: number;
   readonly days: number;
   readonly seconds: number;
+  /** `sol`: where the time went. */
+  readonly phases?: PhaseTimings;
 }
