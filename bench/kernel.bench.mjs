@@ -57,10 +57,11 @@ async function prepare(name, dist) {
   for (let row = 0; row < height; row++) ({ dx: cellSizeX[row], dy: cellSizeY[row] } = geodesy.cellSizeM(row));
   const gradient = hornGradient(dem.elevation, width, height, cellSizeX, cellSizeY);
   const surface = surfaceTerms(dem.elevation, gradient.fallEast, gradient.fallNorth);
-  const tiles = plan.planSunTiles(width, height, { dx: cellSizeX, dy: cellSizeY }, surface.valid, surface.pressureRatio, (col, row) => ({
-    latitudeRad: (geodesy.latLon(col, row).latDeg * Math.PI) / 180,
-    convergenceRad: geodesy.convergenceRad(col, row),
-  }));
+  const position = (col, row) => ({ latitudeRad: (geodesy.latLon(col, row).latDeg * Math.PI) / 180, convergenceRad: geodesy.convergenceRad(col, row) });
+  const sizes = { dx: cellSizeX, dy: cellSizeY };
+  const tiles = plan.planComputeTiles
+    ? plan.planSunTiles(width, height, plan.sunTileSize(Math.min(cellSizeX[0], cellSizeY[0])), sizes, dem.elevation, position).filter(Boolean)
+    : plan.planSunTiles(width, height, sizes, surface.valid, surface.pressureRatio, position);
   const table = kernel.transmittanceTable(params.linkeTurbidity);
   const cells = width * height;
   const globalOut = new Float32Array(cells);

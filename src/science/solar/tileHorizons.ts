@@ -66,8 +66,7 @@ export function allocateTileHorizons(layout: HorizonLayout, capacity: number): T
     far: new Int16Array(capacity * layout.directions),
     nearUpper: new Int16Array(capacity * layout.nearSectors),
     nearLower: new Int16Array(capacity * layout.nearSectors),
-    // N per cell while the fine bounds are computed, then G per cell (see groupBounds)
-    litBound: new Int16Array(capacity * layout.directions),
+    litBound: new Int16Array(capacity * groupSectors(layout)),
     darkBound: new Int16Array(capacity * groupSectors(layout)),
   };
 }
@@ -157,74 +156,63 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
       }
     }
   }
-  sunlitBounds(surface, out.far, out.nearUpper, directions, nearSectors, cells, out.litBound);
-  groupBounds(out.far, directions, farSectorsPerGroup(directions), cells, out.litBound, out.darkBound);
-}
-
-/**
- * Coarsens the per-far-sector lit bounds (in place, from N to G = N/r per cell) to group sectors of r far
- * sectors, and writes the dark bounds: the lowest far direction bounding each group sector.
- */
-function groupBounds(far: Int16Array, directions: number, r: number, cells: number, litBound: Int16Array, darkBound: Int16Array): void {
-  const groups = directions / r;
+  const fine = new Int16Array(directions);
+  const perGroup = farSectorsPerGroup(directions);
   for (let cell = 0; cell < cells; cell++) {
-    const base = cell * directions;
-    for (let g = 0; g < groups; g++) {
-      let lit = -MAX_HORIZON_UNITS;
-      let dark = MAX_HORIZON_UNITS;
-      for (let k = g * r; k < (g + 1) * r; k++) lit = Math.max(lit, litBound[base + k]!);
-      for (let k = g * r; k <= (g + 1) * r; k++) dark = Math.min(dark, far[base + (k === directions ? 0 : k)]!);
-      // cell · G + g ≤ cell · N + g·r: the coarse values never overwrite fine ones still to be read
-      litBound[cell * groups + g] = lit;
-      darkBound[cell * groups + g] = dark;
-    }
+    sunlitBounds(surface, out.far, out.nearUpper, directions, nearSectors, cell, fine);
+    groupBounds(out.far, directions, perGroup, cell, fine, out.litBound, out.darkBound);
   }
 }
 
 /**
- * Per cell and far sector, the lowest sun altitude [horizon units] at which a sun anywhere in the sector
- * certainly lights the surface: at or above the stored far-field horizon of both bounding directions, the
- * near-field upper bounds of the sector, and the self-shading altitude of the plane — the sun is in front
- * of a plane with upward unit normal n when tan h > −(n_E sin az + n_N cos az)/n_U.
- * Writes `out` for cells 0 … cells − 1 (layout of `far`); `out` needs N per cell.
+ * The bounds of one cell per group sector of r far sectors (G = N/r): the largest of its far sectors' lit
+ * bounds (`fine`, N values) and the lowest far direction bounding it.
  */
-export function sunlitBounds(
-  surface: SurfaceTerms,
-  far: Int16Array,
-  nearUpper: Int16Array,
-  directions: number,
-  nearSectors: number,
-  cells: number,
-  out: Int16Array,
-): void {
+function groupBounds(far: Int16Array, directions: number, r: number, cell: number, fine: Int16Array, litBound: Int16Array, darkBound: Int16Array): void {
+  const groups = directions / r;
+  const base = cell * directions;
+  for (let g = 0; g < groups; g++) {
+    let lit = -MAX_HORIZON_UNITS;
+    let dark = MAX_HORIZON_UNITS;
+    for (let k = g * r; k < (g + 1) * r; k++) lit = Math.max(lit, fine[k]!);
+    for (let k = g * r; k <= (g + 1) * r; k++) dark = Math.min(dark, far[base + (k === directions ? 0 : k)]!);
+    litBound[cell * groups + g] = lit;
+    darkBound[cell * groups + g] = dark;
+  }
+}
+
+/**
+ * Per far sector, the lowest sun altitude [horizon units] at which a sun anywhere in the sector certainly
+ * lights the surface of `cell`: at or above the stored far-field horizon of both bounding directions, the
+ * near-field upper bounds of the sector, and the self-shading altitude of the plane — the sun is in front
+ * of a plane with upward unit normal n when tan h > −(n_E sin az + n_N cos az)/n_U. Writes N values to `out`.
+ */
+export function sunlitBounds(surface: SurfaceTerms, far: Int16Array, nearUpper: Int16Array, directions: number, nearSectors: number, cell: number, out: Int16Array): void {
   const sector = (2 * Math.PI) / directions;
-  const open = -MAX_HORIZON_UNITS;
   const nearPerSector = nearSectors / directions;
-  for (let cell = 0; cell < cells; cell++) {
-    const base = cell * directions;
-    if (surface.valid[cell] === 0) {
-      out.fill(open, base, base + directions);
-      continue;
+  const base = cell * directions;
+  if (surface.valid[cell] === 0) {
+    out.fill(-MAX_HORIZON_UNITS, 0, directions);
+    return;
+  }
+  const inclined = surface.inclined[cell] === 1;
+  const nE = surface.normalEast[cell]!;
+  const nN = surface.normalNorth[cell]!;
+  const nU = surface.normalUp[cell]!;
+  // azimuth where the plane hides the sun most (the upslope direction), grid frame
+  const upslope = Math.atan2(-nE, -nN);
+  const hidden = (az: number) => -(nE * Math.sin(az) + nN * Math.cos(az)) / nU;
+  for (let k = 0; k < directions; k++) {
+    const k1 = k + 1 === directions ? 0 : k + 1;
+    let bound = Math.max(far[base + k]!, far[base + k1]!);
+    for (let j = 0; j < nearPerSector; j++) bound = Math.max(bound, nearUpper[cell * nearSectors + k * nearPerSector + j]!);
+    if (inclined) {
+      const from = k * sector;
+      let worst = Math.max(hidden(from), hidden(from + sector));
+      const offset = (((upslope - from) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
+      if (offset <= sector) worst = Math.max(worst, hidden(upslope));
+      if (worst > 0) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
     }
-    const inclined = surface.inclined[cell] === 1;
-    const nE = surface.normalEast[cell]!;
-    const nN = surface.normalNorth[cell]!;
-    const nU = surface.normalUp[cell]!;
-    // azimuth where the plane hides the sun most (the upslope direction), grid frame
-    const upslope = Math.atan2(-nE, -nN);
-    for (let k = 0; k < directions; k++) {
-      const k1 = k + 1 === directions ? 0 : k + 1;
-      let bound = Math.max(far[base + k]!, far[base + k1]!);
-      for (let j = 0; j < nearPerSector; j++) bound = Math.max(bound, nearUpper[cell * nearSectors + k * nearPerSector + j]!);
-      if (inclined) {
-        const from = k * sector;
-        const hidden = (az: number) => -(nE * Math.sin(az) + nN * Math.cos(az)) / nU;
-        let worst = Math.max(hidden(from), hidden(from + sector));
-        const offset = (((upslope - from) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
-        if (offset <= sector) worst = Math.max(worst, hidden(upslope));
-        if (worst > 0) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
-      }
-      out[base + k] = bound;
-    }
+    out[k] = bound;
   }
 }

@@ -47,7 +47,6 @@ export class TileEngine {
   private readonly samples: DaySamples;
   private readonly tracer: HorizonTracer | null;
   private horizons: TileHorizons | null = null;
-  private bandHorizons: TileHorizons | null = null;
   private tile: ComputeTile | null = null;
   private surface: SurfaceTerms | null = null;
 
@@ -78,7 +77,7 @@ export class TileEngine {
     const surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth);
     if (this.tracer && this.layout) {
       if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells);
-      // in bands of rows, for progress (a cell's horizons do not depend on the block they are traced in)
+      // in bands of rows (a cell's horizons do not depend on the block it is traced in), for progress
       const rows = tile.rowEnd - tile.rowStart;
       const bands = Math.min(HORIZON_BANDS, rows);
       for (let b = 0; b < bands; b++) {
@@ -86,10 +85,8 @@ export class TileEngine {
         const rowEnd = tile.rowStart + Math.floor(((b + 1) * rows) / bands);
         const first = (rowStart - tile.rowStart) * tileWidth;
         const last = (rowEnd - tile.rowStart) * tileWidth;
-        if (!this.bandHorizons || this.bandHorizons.capacity < last - first) this.bandHorizons = allocateTileHorizons(this.layout, last - first);
         const band: CellBlock = { rowStart, rowEnd, colStart: tile.colStart, colEnd: tile.colEnd };
-        tileHorizons(this.tracer, band, surfaceCells(surface, first, last), this.bandHorizons);
-        copyHorizonCells(this.bandHorizons, this.horizons, this.layout, first, last - first);
+        tileHorizons(this.tracer, band, surfaceCells(surface, first, last), horizonCells(this.horizons, this.layout, first, last));
         if (b < bands - 1) onProgress((b + 1) / bands);
       }
     }
@@ -130,14 +127,16 @@ function surfaceCells(surface: SurfaceTerms, first: number, last: number): Surfa
   };
 }
 
-/** Copies the horizon data of `count` cells from the start of `from` to cell `at` onwards of `to` (tileHorizons.ts layout). */
-function copyHorizonCells(from: TileHorizons, to: TileHorizons, layout: HorizonLayout, at: number, count: number): void {
-  const perCell: [keyof Omit<TileHorizons, 'capacity'>, number][] = [
-    ['far', layout.directions],
-    ['nearUpper', layout.nearSectors],
-    ['nearLower', layout.nearSectors],
-    ['litBound', groupSectors(layout)],
-    ['darkBound', groupSectors(layout)],
-  ];
-  for (const [array, values] of perCell) to[array].set(from[array].subarray(0, count * values), at * values);
+/** Cells [first, last) of tile-local horizon arrays, as views. */
+function horizonCells(horizons: TileHorizons, layout: HorizonLayout, first: number, last: number): TileHorizons {
+  const { directions: n, nearSectors: k } = layout;
+  const g = groupSectors(layout);
+  return {
+    capacity: last - first,
+    far: horizons.far.subarray(first * n, last * n),
+    litBound: horizons.litBound.subarray(first * g, last * g),
+    darkBound: horizons.darkBound.subarray(first * g, last * g),
+    nearUpper: horizons.nearUpper.subarray(first * k, last * k),
+    nearLower: horizons.nearLower.subarray(first * k, last * k),
+  };
 }

@@ -28,12 +28,16 @@ function hillyDem(): Float64Array {
   return z;
 }
 
-for (const [params, layout] of [
-  [{ stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, { directions: 32, nearSectors: 128, nearSteps: 6 }],
+for (const [params, layout, latitudeDeg] of [
+  [{ stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, { directions: 32, nearSectors: 128, nearSteps: 6 }, 40],
   // 96 far directions: the kernel groups samples by 32 sectors of 3 far sectors each
-  [{ stepMinutes: 7, linkeTurbidity: 6.5, albedo: 0.45 }, { directions: 96, nearSectors: 192, nearSteps: 9 }],
+  [{ stepMinutes: 7, linkeTurbidity: 6.5, albedo: 0.45 }, { directions: 96, nearSectors: 192, nearSteps: 9 }, 40],
+  // southern hemisphere: the sun crosses the north
+  [{ stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, { directions: 64, nearSectors: 128, nearSteps: 8 }, -35],
+  // polar day (day 172: the sun circles through every sector) and polar night (day 355: no sample)
+  [{ stepMinutes: 20, linkeTurbidity: 3, albedo: 0.2 }, { directions: 48, nearSectors: 144, nearSteps: 6 }, 72],
 ] as const) {
-  test(`the kernel equals the scalar model cell by cell (step ${params.stepMinutes}, T_L ${params.linkeTurbidity}, N ${layout.directions}, n ${layout.nearSteps})`, () => {
+  test(`the kernel equals the scalar model cell by cell (latitude ${latitudeDeg}°, step ${params.stepMinutes}, T_L ${params.linkeTurbidity}, N ${layout.directions}, n ${layout.nearSteps})`, () => {
     const z = hillyDem();
     const gradient = hornGradient(z, width, height, cellM, cellM);
     const surface = surfaceTerms(z, gradient.fallEast, gradient.fallNorth);
@@ -52,7 +56,7 @@ for (const [params, layout] of [
       pzMax = Math.max(pzMax, surface.pressureRatio[i]!);
     }
     const tile = {
-      latitudeRad: 40 * DEG,
+      latitudeRad: latitudeDeg * DEG,
       convergenceRad,
       cellSizeXM: cellM,
       cellSizeYM: cellM,

@@ -15,7 +15,7 @@ import { nearCandidates, nearHorizonBounds, nearScratchLength } from '../../../s
 import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
 import { surfaceTerms } from '../../../src/science/solar/surface.js';
 import { buildTerrainModel, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
-import { allocateTileHorizons, horizonTracer, tileHorizons, type HorizonLayout } from '../../../src/science/solar/tileHorizons.js';
+import { allocateTileHorizons, groupSectors, horizonTracer, tileHorizons, type HorizonLayout } from '../../../src/science/solar/tileHorizons.js';
 
 const DEG = Math.PI / 180;
 
@@ -258,7 +258,10 @@ test('tile horizons: far directions exact, near bounds per sector, and a cell\'s
   const height = 40;
   const model = terrain(width, height, 5, 5, (x, y) => 900 + 30 * Math.sin(x / 40) * Math.cos(y / 35) + 3 * next());
   model.elevation[7 * width + 9] = NaN;
-  const layout: HorizonLayout = { directions: 16, nearSectors: 32, nearSteps: 6 };
+  // 64 far directions: lit and dark bounds per 32 group sectors of two far sectors
+  const layout: HorizonLayout = { directions: 64, nearSectors: 128, nearSteps: 6 };
+  const groups = groupSectors(layout);
+  assert.equal(groups, 32);
   const tracer = horizonTracer(buildTerrainModel(model.elevation, width, height, model.cellSizeX, model.cellSizeY), layout);
   const surface = wholeSurface(tracer.model);
   const whole = allocateTileHorizons(layout, width * height);
@@ -291,6 +294,14 @@ test('tile horizons: far directions exact, near bounds per sector, and a cell\'s
     groundView: pick(surface.groundView),
     pressureRatio: pick(surface.pressureRatio),
   };
+  // lit bounds: never below the far field at the group's directions; dark bounds: never above it
+  for (let cell = 0; cell < width * height; cell++) {
+    if (surface.valid[cell] !== 1) continue;
+    for (let g = 0; g < groups; g++) {
+      const farAt = [0, 1, 2].map((i) => whole.far[cell * layout.directions + ((2 * g + i) % layout.directions)]!);
+      assert.ok(whole.litBound[cell * groups + g]! >= Math.max(...farAt) && whole.darkBound[cell * groups + g]! === Math.min(...farAt));
+    }
+  }
   const tile = allocateTileHorizons(layout, 1000);
   tileHorizons(horizonTracer(tracer.model, layout), block, blockSurface, tile);
   for (let r = block.rowStart; r < block.rowEnd; r++) {
@@ -299,7 +310,8 @@ test('tile horizons: far directions exact, near bounds per sector, and a cell\'s
       const global = r * width + c;
       for (const [a, b, n] of [
         [tile.far, whole.far, layout.directions],
-        [tile.litBound, whole.litBound, layout.directions],
+        [tile.litBound, whole.litBound, groups],
+        [tile.darkBound, whole.darkBound, groups],
         [tile.nearUpper, whole.nearUpper, layout.nearSectors],
         [tile.nearLower, whole.nearLower, layout.nearSectors],
       ] as const) {
