@@ -364,7 +364,7 @@ export function integrateBlock(
       const z0 = elevation !== null ? elevation[gridCell]! : 0;
       const base = cell * directions;
       const nearBase = cell * nearDirections;
-      sums.fill(0);
+      let runs = 0;
       let runStart = -1;
       for (let g = 0; g < groupCount; g++) {
         const first = groupStart[g]!;
@@ -379,7 +379,7 @@ export function integrateBlock(
           if (groupMaxAltitude[g]! < darkBound![groupBase]!) {
             // the whole group is below the far-field horizon
             if (runStart >= 0) {
-              addRun(sums, prefix, stride, runStart, first);
+              addRun(sums, prefix, stride, runStart, first, runs++ === 0);
               runStart = -1;
             }
             continue;
@@ -412,12 +412,13 @@ export function integrateBlock(
           if (lit) {
             if (runStart < 0) runStart = k;
           } else if (runStart >= 0) {
-            addRun(sums, prefix, stride, runStart, k);
+            addRun(sums, prefix, stride, runStart, k, runs++ === 0);
             runStart = -1;
           }
         }
       }
-      if (runStart >= 0) addRun(sums, prefix, stride, runStart, count);
+      if (runStart >= 0) addRun(sums, prefix, stride, runStart, count, runs++ === 0);
+      if (runs === 0) sums.fill(0);
       const delta = surface.pressureRatio[cell]! - pzMid;
       const delta2 = delta * delta;
       const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
@@ -448,9 +449,10 @@ function quadratic(sums: Float64Array, quantity: number, delta: number, delta2: 
   return sums[quantity * 3]! + delta * sums[quantity * 3 + 1]! + delta2 * sums[quantity * 3 + 2]!;
 }
 
-/** Adds the prefix-summed quantities of the sunlit run of samples [first, end) to `sums`. */
-function addRun(sums: Float64Array, prefix: Float64Array, stride: number, first: number, end: number): void {
-  for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q]! += prefix[base + end]! - prefix[base + first]!;
+/** Adds the prefix-summed quantities of the sunlit run of samples [first, end) to `sums` (sets them for the first run). */
+function addRun(sums: Float64Array, prefix: Float64Array, stride: number, first: number, end: number, firstRun: boolean): void {
+  if (firstRun) for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q] = prefix[base + end]! - prefix[base + first]!;
+  else for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q]! += prefix[base + end]! - prefix[base + first]!;
 }
 
 /**
