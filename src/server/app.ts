@@ -13,6 +13,7 @@ import type { JobStore } from '../jobs/store.js';
 import type { JobRuntime } from '../runtime/types.js';
 import type { ServiceConfig } from './config.js';
 import { installErrorHandlers } from './errors.js';
+import { strictQueryNumbers } from './queryNumbers.js';
 import cleanupRoutes from './routes/cleanup.js';
 import docsRoutes from './routes/docs.js';
 import healthRoutes from './routes/health.js';
@@ -44,9 +45,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: true } },
+    // No type coercion: a JSON body must carry the declared types (a cleanup with `"dry_run": null` is refused,
+    // not run as a deletion); query-string numbers are converted strictly by strictQueryNumbers.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true } },
   });
   installErrorHandlers(app);
+  strictQueryNumbers(app);
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');

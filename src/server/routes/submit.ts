@@ -13,6 +13,7 @@ import type { JobStore } from '../../jobs/store.js';
 import type { JobParameters } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
 import { WORKFLOW_TYPES, WorkflowInputError, checkWorkflowInputs, workflowUnavailableReason, type WorkflowType } from '../../workflows/index.js';
+import { parseDecimal } from '../../util/decimal.js';
 import { badRequest, HttpError, unprocessable } from '../errors.js';
 import { ErrorDetail } from '../schemas.js';
 
@@ -38,14 +39,14 @@ export const SubmitAck = Type.Object({
   status: Type.Literal('submitted'),
 });
 
-/** Parses one numeric form field against its schema; 422 with the field and its range when it does not fit. */
+/** Parses one numeric form field (decimal notation only) against its schema; 422 with the field and its range when it does not fit. */
 function parseNumber(name: ParameterName, raw: string | undefined): number {
   const schema = SubmitParameters[name] as unknown as TSchema & { minimum: number; maximum: number; default: number; type: string };
   if (raw === undefined || raw.trim() === '') return schema.default;
   const integer = schema.type === 'integer';
   const expected = `${integer ? 'an integer' : 'a number'} from ${schema.minimum} to ${schema.maximum}`;
-  const value = Number(raw.trim());
-  if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+  const value = parseDecimal(raw.trim());
+  if (value === null || (integer && !Number.isInteger(value))) {
     unprocessable(`${name} must be ${expected}, got "${raw.slice(0, 40)}"`);
   }
   if (value < schema.minimum || value > schema.maximum) unprocessable(`${name} must be ${expected}, got ${value}`);
