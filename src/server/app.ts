@@ -14,6 +14,7 @@ import type { JobRuntime } from '../runtime/types.js';
 import type { ServiceConfig } from './config.js';
 import { installErrorHandlers } from './errors.js';
 import { strictQueryNumbers } from './queryNumbers.js';
+import { closeSlowRequests, httpServerOptions } from './slowRequests.js';
 import cleanupRoutes from './routes/cleanup.js';
 import docsRoutes from './routes/docs.js';
 import healthRoutes from './routes/health.js';
@@ -42,15 +43,18 @@ export interface AppDeps {
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, store, runtime, scheduler, cleanup, paths } = deps;
+  const requestLimits = { graceSeconds: config.requestTimeoutSeconds, minBytesPerSecond: config.minUploadBytesPerSecond };
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: 1024 * 1024,
+    http: httpServerOptions(requestLimits),
     // No type coercion: a JSON body must carry the declared types (a cleanup with `"dry_run": null` is refused,
     // not run as a deletion); query-string numbers are converted strictly by strictQueryNumbers.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true } },
   });
   installErrorHandlers(app);
   strictQueryNumbers(app);
+  closeSlowRequests(app, requestLimits);
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -98,7 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         route.schema = { ...(route.schema ?? {}), hide: true };
       });
     }
-    await scope.register(submitRoutes, { store, scheduler, runtime, paths });
+    await scope.register(submitRoutes, { store, scheduler, runtime, paths, maxUploadBytes: config.maxUploadBytes });
     await scope.register(jobRoutes, { store, scheduler, paths });
     await scope.register(systemRoutes, { runtime, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });

@@ -20,6 +20,10 @@ export interface ServiceConfig {
   readonly maxConcurrentJobs: number;
   /** Upload size limit [bytes] (the specification recommends about 1 GB). */
   readonly maxUploadBytes: number;
+  /** Time for a request's headers, and for its body before the minimum rate applies [s]. */
+  readonly requestTimeoutSeconds: number;
+  /** Lowest average rate of a request body after `requestTimeoutSeconds` [bytes/s]. */
+  readonly minUploadBytesPerSecond: number;
   readonly successRetentionDays: number;
   readonly failedRetentionHours: number;
   /** Interval of the automatic cleanup [hours], or null when it is off. */
@@ -82,6 +86,8 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     runtime: runtime as RuntimeChoice,
     maxConcurrentJobs: integer(env, 'EEMT_MAX_CONCURRENT_JOBS', 1, 1, 64),
     maxUploadBytes: integer(env, 'EEMT_MAX_UPLOAD_MB', 2048, 1, 1_048_576) * 1024 * 1024,
+    requestTimeoutSeconds: integer(env, 'EEMT_REQUEST_TIMEOUT_S', 30, 1, 3600),
+    minUploadBytesPerSecond: integer(env, 'EEMT_MIN_UPLOAD_KIB_PER_S', 16, 1, 1_048_576) * 1024,
     successRetentionDays: integer(env, 'EEMT_SUCCESS_RETENTION_DAYS', 7, 0, 36500),
     failedRetentionHours: integer(env, 'EEMT_FAILED_RETENTION_HOURS', 12, 0, 876000),
     cleanupIntervalHours: boolean(env, 'EEMT_AUTO_CLEANUP', true) ? integer(env, 'EEMT_CLEANUP_INTERVAL_HOURS', 6, 1, 8760) : null,

@@ -31,7 +31,8 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [400, 'Unsupported Content-Type'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'Request body is empty'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'Request body is not valid JSON'],
-  FST_ERR_CTP_BODY_TOO_LARGE: [400, 'Request body is too large'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'Request body is too large (JSON bodies: at most 1 MB)'],
+  FST_MP_PREMATURE_CLOSE: [400, 'The request was closed before its body was complete'],
   FST_PARTS_LIMIT: [400, 'Too many parts in the multipart request'],
   FST_FILES_LIMIT: [400, 'Only one file (dem_file) may be uploaded'],
   FST_FIELDS_LIMIT: [400, 'Too many form fields'],
@@ -66,7 +67,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (known) return reply.code(known[0]).type('application/json').send({ detail: known[1] });
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return reply.code(status === 413 || status === 415 || status === 406 ? 400 : status).type('application/json').send({ detail: error.message });
+      return reply.code(status === 415 || status === 406 ? 400 : status).type('application/json').send({ detail: error.message });
     }
     request.log.error({ err: error }, 'internal error');
     return reply.code(500).type('application/json').send({ detail: 'Internal server error' });

@@ -1,4 +1,5 @@
 /** Builds the whole service in a temp folder (real SQLite file, real child processes) on a free port. */
+import type { FastifyServerOptions } from 'fastify';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,11 +35,19 @@ export function testServiceConfig(root: string, env: Record<string, string> = {}
 }
 
 export async function startTestService(
-  options: { runtime?: (config: ServiceConfig) => JobRuntime; env?: Record<string, string>; root?: string } = {},
+  options: {
+    runtime?: (config: ServiceConfig) => JobRuntime;
+    env?: Record<string, string>;
+    root?: string;
+    logger?: FastifyServerOptions['logger'];
+  } = {},
 ): Promise<TestService> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'eemt-api-'));
   const config = testServiceConfig(root, options.env);
-  const service = await createService(config, options.runtime ? { runtime: options.runtime(config) } : {});
+  const service = await createService(config, {
+    ...(options.runtime ? { runtime: options.runtime(config) } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const address = await service.app.listen({ host: '127.0.0.1', port: 0 });
   return {
     ...service,
@@ -85,4 +94,10 @@ export async function waitForStatus(base: string, id: string, statuses: string[]
     if (Date.now() > deadline) throw new Error(`job ${id} still ${body.status}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A pino destination that keeps every log record, for tests that check what the service logs. */
+export function logCapture(): { stream: { write(line: string): void }; records: Array<{ level: number; msg: string; [key: string]: unknown }> } {
+  const records: Array<{ level: number; msg: string }> = [];
+  return { records, stream: { write: (line: string) => void records.push(JSON.parse(line)) } };
 }

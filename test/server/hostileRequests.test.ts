@@ -4,16 +4,66 @@
  * bodies, oversized and slow uploads. The whole service runs in a temp folder with the stub job child.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { ProcessRuntime } from '../../src/runtime/process.js';
-import { fixture, getJson, startTestService, STUB_CHILD, submit, waitForStatus, type TestService } from './helpers.js';
+import { fixture, getJson, logCapture, startTestService, STUB_CHILD, submit, waitForStatus, type TestService } from './helpers.js';
 
 const DEM = { name: 'mcn_10m.tif', bytes: fixture('mcn_10m.tif') };
 const stubRuntime = (c: { cpuLimit: number; memoryBytes: number }) =>
   new ProcessRuntime({ limits: { cpus: c.cpuLimit, memoryBytes: c.memoryBytes }, childEntry: STUB_CHILD });
 
 const NOT_DECIMAL = ['Infinity', '-Infinity', '1e999', '-1e999', '9'.repeat(309), 'NaN', '0x10', '0o17', '0b11', ' 5', '5 ', '', '1_000', '½', '５'];
+
+const CRLF = '\r\n';
+
+/** A multipart body by hand (boundary XX): parts given as [headers, content] pairs, optionally without the closing boundary. */
+function multipart(parts: [string, string | Buffer][], close = true): Buffer {
+  const chunks: Buffer[] = [];
+  for (const [headers, content] of parts) chunks.push(Buffer.from(`--XX${CRLF}${headers}${CRLF}${CRLF}`), Buffer.from(content), Buffer.from(CRLF));
+  if (close) chunks.push(Buffer.from(`--XX--${CRLF}`));
+  return Buffer.concat(chunks);
+}
+const field = (name: string, value: string): [string, string] => [`Content-Disposition: form-data; name="${name}"`, value];
+const demPart = (bytes: Buffer | string, name = 'dem.tif'): [string, Buffer | string] => [
+  `Content-Disposition: form-data; name="dem_file"; filename="${name}"${CRLF}Content-Type: image/tiff`,
+  bytes,
+];
+
+/** POSTs raw bytes to the submit endpoint with the given Content-Type. */
+async function postRaw(base: string, contentType: string | null, body: Buffer | string) {
+  return getJson(`${base}/api/submit-job`, { method: 'POST', headers: contentType ? { 'content-type': contentType } : {}, body });
+}
+
+/** What the upload folder holds: `<job id>:<bytes of dem.tif>` per entry. */
+function uploads(svc: TestService): string[] {
+  return readdirSync(svc.paths.dirs.uploadDir).map((id) => {
+    const dem = join(svc.paths.dirs.uploadDir, id, 'dem.tif');
+    return existsSync(dem) ? `${id}:${statSync(dem).size}` : id;
+  });
+}
+
+async function until<T>(what: string, probe: () => T | undefined | null | false, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = probe();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** A raw TCP client: what it has received so far, whether the server closed it, and a way to write or abort. */
+function rawClient(port: number) {
+  const socket = connect(port, '127.0.0.1');
+  const state = { received: '', closed: false, socket };
+  socket.on('data', (data) => (state.received += data.toString('latin1')));
+  socket.on('error', () => undefined);
+  socket.on('close', () => (state.closed = true));
+  return state;
+}
 
 function postJson(url: string, body: string): Promise<{ status: number; body: any }> {
   return getJson(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
@@ -124,5 +174,153 @@ describe('hostile requests', () => {
     assert.equal(real.status, 200);
     assert.equal(svc.store.get(failedJob), undefined);
     assert.ok(!readdirSync(svc.paths.dirs.uploadDir).includes(failedJob));
+  });
+});
+
+describe('hostile multipart bodies', () => {
+  let svc: TestService;
+  const log = logCapture();
+  before(async () => {
+    svc = await startTestService({ runtime: stubRuntime, logger: { level: 'info', stream: log.stream } });
+  });
+  after(() => svc.stop());
+
+  test('broken multipart bodies are 400 with a detail, never 500, and leave nothing behind', async () => {
+    const dem = fixture('mcn_10m.tif');
+    const valid = multipart([field('workflow_type', 'sol'), demPart(dem)]);
+    const cases: [string, string | null, Buffer | string, RegExp][] = [
+      ['only an opening boundary', 'multipart/form-data; boundary=XX', `--XX${CRLF}`, /^Malformed multipart request: /],
+      ['no boundary parameter', 'multipart/form-data', valid, /^Malformed multipart request: boundary not found$/],
+      ['upper case, no boundary', 'MULTIPART/FORM-DATA', valid, /^Malformed multipart request: boundary not found$/],
+      ['empty boundary', 'multipart/form-data; boundary=', valid, /^Malformed multipart request: /],
+      ['no closing boundary after a field', 'multipart/form-data; boundary=XX', multipart([field('workflow_type', 'sol')], false), /^Malformed multipart request: /],
+      ['no closing boundary after the file', 'multipart/form-data; boundary=XX', multipart([field('workflow_type', 'sol'), demPart(dem)], false), /^Malformed multipart request: /],
+      ['file cut inside its part headers', 'multipart/form-data; boundary=XX', `--XX${CRLF}Content-Disposition: form-data; name="dem_file"; filena`, /^Malformed multipart request: /],
+      ['a different boundary in the body', 'multipart/form-data; boundary=YY', valid, /^Malformed multipart request: /],
+      ['JSON sent as multipart', 'multipart/form-data; boundary=XX', '{"workflow_type":"sol"}', /^Malformed multipart request: /],
+      ['upper case with boundary, no file', 'MULTIPART/FORM-DATA; BOUNDARY=XX', multipart([field('workflow_type', 'sol')]), /^dem_file is required$/],
+      ['a part with no name', 'multipart/form-data; boundary=XX', multipart([['Content-Type: text/plain', 'sol']]), /^workflow_type is required$/],
+      ['field named __proto__', 'multipart/form-data; boundary=XX', multipart([field('__proto__', 'x'), field('workflow_type', 'sol')]), /./],
+      ['not multipart at all', 'text/plain', 'workflow_type=sol', /./],
+      ['no content type', null, 'workflow_type=sol', /./],
+    ];
+    const jobs = svc.store.list().length;
+    for (const [what, type, body, detail] of cases) {
+      const res = await postRaw(svc.base, type, body);
+      assert.equal(res.status, 400, `${what}: ${res.status} ${JSON.stringify(res.body)}`);
+      assert.deepEqual(Object.keys(res.body), ['detail'], what);
+      assert.match(res.body.detail, detail, what);
+    }
+    assert.equal(svc.store.list().length, jobs);
+    assert.deepEqual(uploads(svc), []);
+    assert.deepEqual(log.records.filter((r) => r.level >= 50), [], 'nothing is logged as an error');
+  });
+
+  test('the upper-case content type of the report is parsed like the lower-case one', async () => {
+    const body = multipart([field('workflow_type', 'sol'), demPart(fixture('mcn_10m.tif'))]);
+    const res = await postRaw(svc.base, 'MULTIPART/FORM-DATA; BOUNDARY=XX', body);
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const job = await waitForStatus(svc.base, res.body.job_id, ['completed', 'failed']);
+    assert.equal(job.status, 'completed');
+  });
+});
+
+describe('upload limits: size, slow bodies, aborted uploads', () => {
+  let svc: TestService;
+  let port: number;
+  const log = logCapture();
+  before(async () => {
+    svc = await startTestService({
+      runtime: stubRuntime,
+      // 1 MB uploads; a body gets 1 s, then must average 64 KiB/s.
+      env: { EEMT_MAX_UPLOAD_MB: '1', EEMT_REQUEST_TIMEOUT_S: '1', EEMT_MIN_UPLOAD_KIB_PER_S: '64' },
+      logger: { level: 'info', stream: log.stream },
+    });
+    port = Number(new URL(svc.base).port);
+  });
+  after(() => svc.stop());
+
+  test('a DEM over EEMT_MAX_UPLOAD_MB is 413 naming the limit, answered before the rest is read, and leaves no file', async () => {
+    const big = Buffer.alloc(20 * 1024 * 1024, 1);
+    const started = Date.now();
+    const res = await submit(svc.base, { workflow_type: 'sol' }, { name: 'big.tif', bytes: big });
+    assert.equal(res.status, 413, JSON.stringify(res.body));
+    assert.deepEqual(res.body, { detail: 'DEM file is larger than the upload limit of 1 MB (EEMT_MAX_UPLOAD_MB)' });
+    assert.deepEqual(uploads(svc), []);
+    assert.ok(Date.now() - started < 20_000);
+    // A file just under the limit still goes through to the DEM checks.
+    const under = await submit(svc.base, { workflow_type: 'sol' }, { name: 'x.tif', bytes: Buffer.alloc(1024 * 1024 - 1, 0) });
+    assert.equal(under.status, 400);
+    assert.match(under.body.detail, /^DEM file must be a GeoTIFF/);
+  });
+
+  test("an aborted upload's file is removed at once, and the abort is not an error in the log", async () => {
+    const client = rawClient(port);
+    const head = multipart([field('workflow_type', 'sol')], false).toString('latin1') + `--XX${CRLF}Content-Disposition: form-data; name="dem_file"; filename="a.tif"${CRLF}${CRLF}`;
+    client.socket.write(
+      `POST /api/submit-job HTTP/1.1${CRLF}Host: test${CRLF}Content-Type: multipart/form-data; boundary=XX${CRLF}Content-Length: 900000${CRLF}${CRLF}${head}`,
+    );
+    client.socket.write(Buffer.alloc(300_000, 7));
+    await until('the partial upload on disk', () => uploads(svc).some((u) => u.endsWith(':300000')), 5000);
+    client.socket.destroy();
+    await until('the partial upload removed', () => uploads(svc).length === 0, 2000);
+    await until('the abort logged', () => log.records.some((r) => /upload closed by the client/.test(r.msg)), 2000);
+    assert.deepEqual(log.records.filter((r) => r.level >= 40).map((r) => r.msg), []);
+  });
+
+  test('slow uploads are answered 408 and closed after the grace period; the service stays responsive', async () => {
+    const head =
+      `POST /api/submit-job HTTP/1.1${CRLF}Host: test${CRLF}Content-Type: multipart/form-data; boundary=XX${CRLF}Content-Length: 100000${CRLF}${CRLF}` +
+      `--XX${CRLF}Content-Disposition: form-data; name="dem_file"; filename="a.tif"${CRLF}${CRLF}`;
+    const clients = Array.from({ length: 30 }, () => rawClient(port));
+    for (const c of clients) c.socket.write(head);
+    const drip = setInterval(() => {
+      for (const c of clients) if (!c.closed) c.socket.write('0123456789');
+    }, 200);
+    try {
+      await until('some upload files', () => uploads(svc).length > 0, 5000);
+      // Meanwhile the service answers and accepts a normal submission.
+      const health = await getJson(`${svc.base}/health`);
+      assert.equal(health.status, 200);
+      const ok = await submit(svc.base, { workflow_type: 'sol' }, DEM);
+      assert.equal(ok.status, 200, JSON.stringify(ok.body));
+      await until('every slow upload closed', () => clients.every((c) => c.closed), 15_000);
+    } finally {
+      clearInterval(drip);
+      for (const c of clients) c.socket.destroy();
+    }
+    for (const c of clients) {
+      assert.match(c.received, /^HTTP\/1\.1 408 /);
+      const detail = JSON.parse(c.received.slice(c.received.indexOf('\r\n\r\n') + 4)).detail;
+      assert.match(detail, /^Request body arrived too slowly \(\d+ bytes in \d+ s; after the first 1 s at least 64 KiB\/s are needed\)$/);
+    }
+    await until('the slow uploads removed', () => uploads(svc).every((u) => svc.store.get(u.split(':')[0]!)), 2000);
+    assert.deepEqual(log.records.filter((r) => r.level >= 40).map((r) => r.msg), []);
+  });
+
+  test('a fast upload is never cut by the rate rule, however long it takes beyond the grace period', async () => {
+    // ~450 kB in 30 kB pieces every 150 ms (200 kB/s, well above 64 KiB/s) takes over 2 s, twice the grace period.
+    const client = rawClient(port);
+    const dem = fixture('mcn_10m.tif');
+    const body = multipart([field('workflow_type', 'sol'), field('padding', 'p'.repeat(60_000)), demPart(dem)]);
+    client.socket.write(`POST /api/submit-job HTTP/1.1${CRLF}Host: test${CRLF}Content-Type: multipart/form-data; boundary=XX${CRLF}Content-Length: ${body.length}${CRLF}Connection: close${CRLF}${CRLF}`);
+    for (let offset = 0; offset < body.length; offset += 30_000) {
+      client.socket.write(body.subarray(offset, offset + 30_000));
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    await until('the answer', () => client.closed, 10_000);
+    assert.match(client.received, /^HTTP\/1\.1 200 /, client.received.slice(0, 300));
+  });
+
+  test('headers that never finish are answered 408 and closed', async () => {
+    const client = rawClient(port);
+    client.socket.write(`GET /health HTTP/1.1${CRLF}Host: test${CRLF}X-Slow: `);
+    const drip = setInterval(() => !client.closed && client.socket.write('a'), 200);
+    try {
+      await until('the connection closed', () => client.closed, 10_000);
+    } finally {
+      clearInterval(drip);
+    }
+    assert.match(client.received, /^HTTP\/1\.1 408 /);
   });
 });
