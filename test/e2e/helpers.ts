@@ -36,7 +36,7 @@ export async function startPagesService(options: { stub?: boolean; env?: Record<
     ...(options.stub ? { childEntry: STUB_CHILD } : {}),
   });
   const service = await createService(config, { runtime, plugins: [pages] });
-  const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+  const base = await service.listen({ host: '127.0.0.1', port: 0 });
   return {
     ...service,
     root,

@@ -48,7 +48,7 @@ export async function startTestService(
     ...(options.runtime ? { runtime: options.runtime(config) } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
   });
-  const address = await service.app.listen({ host: '127.0.0.1', port: 0 });
+  const address = await service.listen({ host: '127.0.0.1', port: 0 });
   return {
     ...service,
     root,
