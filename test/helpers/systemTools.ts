@@ -1,0 +1,49 @@
+/**
+ * System tools that some tests need: GDAL's command-line tools, bubblewrap, Chromium, and iproute2 run as root for
+ * network namespaces. Locally, a test whose tool is missing is skipped with a one-line reason. `.ci/run` installs
+ * every tool and sets EEMT_TEST_REQUIRE_TOOLS=1: then a missing tool fails the test file instead, so CI skips nothing.
+ */
+import { accessSync, constants, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type SystemTool = 'gdal' | 'bwrap' | 'chromium' | 'netns';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+function onPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((dir) => {
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Why the tool is unusable here, or null when it is usable. */
+function problem(tool: SystemTool): string | null {
+  switch (tool) {
+    case 'gdal':
+      return onPath('gdalinfo') && onPath('gdal_translate') ? null : 'GDAL command-line tools (gdal-bin) not installed';
+    case 'bwrap':
+      return onPath('bwrap') ? null : 'bubblewrap not installed';
+    case 'chromium':
+      return existsSync(CHROMIUM_PATH) ? null : `chromium not installed (${CHROMIUM_PATH})`;
+    case 'netns':
+      if (!onPath('ip')) return 'iproute2 (ip) not installed';
+      return process.getuid?.() === 0 ? null : 'network namespaces need root';
+  }
+}
+
+/**
+ * The `skip` option of a test that needs `tools`: false when they are all there, else a one-line reason.
+ * With EEMT_TEST_REQUIRE_TOOLS=1 (CI) a missing tool throws instead.
+ */
+export function skipUnless(...tools: SystemTool[]): string | false {
+  const problems = tools.map(problem).filter((p): p is string => p !== null);
+  if (problems.length === 0) return false;
+  const reason = `skipped: ${problems.join('; ')}`;
+  if (process.env.EEMT_TEST_REQUIRE_TOOLS === '1') throw new Error(`${reason} — CI installs every tool and must not skip tests`);
+  return reason;
+}
