@@ -59,7 +59,10 @@ async function stopWith(signal: NodeJS.Signals, command?: { file: string; args: 
   const id = (await submit(base, EEMT, DEM)).body.job_id as string;
   await waitForStatus(base, id, ['running']);
   const pid = servicePid(service);
-  const jobPids = await waitUntil('the job process', () => jobProcesses(pid).length > 0 && jobProcesses(pid));
+  const jobPids = await waitUntil('the job process', () => {
+    const found = jobProcesses(pid);
+    return found.length > 0 ? found : null;
+  });
   for (const job of jobPids) jobs.add(job);
 
   const idle = connect(Number(new URL(base).port), '127.0.0.1');
