@@ -24,7 +24,7 @@ async function main(): Promise<void> {
 
   let service;
   try {
-    service = await createService(config, { plugins: [pages], logger: { level: process.env.EEMT_LOG_LEVEL ?? 'info' } });
+    service = await createService(config, { plugins: [pages], logger: { level: config.logLevel } });
   } catch (error) {
     if (error instanceof ServiceLockedError) {
       throw new StartupRefusal(
