@@ -5,12 +5,12 @@
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
-import { readFileSync } from 'node:fs';
 import type { CleanupService } from '../jobs/cleanup.js';
 import type { JobPaths } from '../jobs/paths.js';
 import type { JobScheduler } from '../jobs/scheduler.js';
 import type { JobStore } from '../jobs/store.js';
 import type { JobRuntime } from '../runtime/types.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import type { ServiceConfig } from './config.js';
 import { installErrorHandlers } from './errors.js';
 import { strictQueryNumbers } from './queryNumbers.js';
@@ -22,8 +22,6 @@ import jobRoutes from './routes/jobs.js';
 import submitRoutes from './routes/submit.js';
 import systemRoutes from './routes/system.js';
 import { ErrorDetail } from './schemas.js';
-
-export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** API path prefixes: the unversioned paths of the specification and their /api/v1 aliases. */
 export const API_PREFIXES = ['/api', '/api/v1'] as const;
@@ -80,7 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       openapi: '3.0.3',
       info: {
         title: 'EEMT service',
-        version: VERSION,
+        version: PACKAGE_VERSION,
         description:
           'Terrain solar radiation (sol) and EEMT (eemt) maps from a DEM GeoTIFF, as jobs. Every /api/... path is also ' +
           'served under /api/v1/.... Errors of job and submit endpoints have the body {detail}. Memory in the system ' +
@@ -109,7 +107,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   for (const prefix of API_PREFIXES) await app.register(api, { prefix, hide: prefix !== '/api' });
 
-  await app.register(healthRoutes, { store, runtime, version: VERSION });
+  await app.register(healthRoutes, { store, runtime, version: PACKAGE_VERSION });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   return app;
 }
