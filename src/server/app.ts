@@ -12,7 +12,7 @@ import type { JobStore } from '../jobs/store.js';
 import type { JobRuntime } from '../runtime/types.js';
 import { PACKAGE_VERSION } from '../util/version.js';
 import type { ServiceConfig } from './config.js';
-import { installErrorHandlers } from './errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandlers } from './errors.js';
 import { strictQueryNumbers } from './queryNumbers.js';
 import { closeSlowRequests, httpServerOptions } from './slowRequests.js';
 import cleanupRoutes from './routes/cleanup.js';
@@ -46,6 +46,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger: deps.logger ?? false,
     bodyLimit: 1024 * 1024,
     http: httpServerOptions(requestLimits),
+    clientErrorHandler,
+    frameworkErrors,
+    // Job ids longer than a UUID reach the route (and are "Job not found"); longer segments are 414.
+    routerOptions: { maxParamLength: 1000 },
     // No type coercion: a JSON body must carry the declared types (a cleanup with `"dry_run": null` is refused,
     // not run as a deletion); query-string numbers are converted strictly by strictQueryNumbers.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true } },

@@ -2,7 +2,8 @@
  * Errors of the HTTP layer and the one error handler that turns every error into the specification's
  * `{detail}` body. Routes throw; they never format errors. No stack trace ever reaches a client.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Duplex } from 'node:stream';
 import { JobError } from '../jobs/types.js';
 
 export class HttpError extends Error {
@@ -51,6 +52,38 @@ function validationDetail(error: FastifyError): string {
     error.validationContext ||
     'request';
   return `${field} ${first.message ?? 'is invalid'}`;
+}
+
+/**
+ * Fastify's `frameworkErrors`: a URL that cannot be decoded (`/api/jobs/%E0%A4%A`) or a path segment over the
+ * router's length limit, answered with `{detail}` like every other error.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const [status, detail] =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, 'A part of the URL path is too long'] : [400, 'Malformed URL: it cannot be decoded'];
+  void reply.code(status).type('application/json').send({ detail });
+}
+
+/**
+ * Node's `clientError`: a request that is not valid HTTP, or whose headers are too large or too slow, is
+ * answered with `{detail}` on the socket (no route ever sees it) and the connection is closed.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'Request headers arrived too slowly (EEMT_REQUEST_TIMEOUT_S)']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'Request headers are too large']
+        : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ detail });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }
 
 export function installErrorHandlers(app: FastifyInstance): void {

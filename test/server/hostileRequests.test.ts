@@ -322,5 +322,32 @@ describe('upload limits: size, slow bodies, aborted uploads', () => {
       clearInterval(drip);
     }
     assert.match(client.received, /^HTTP\/1\.1 408 /);
+    assert.deepEqual(JSON.parse(client.received.slice(client.received.indexOf('\r\n\r\n') + 4)), {
+      detail: 'Request headers arrived too slowly (EEMT_REQUEST_TIMEOUT_S)',
+    });
+  });
+
+  test('requests that are not HTTP, URLs that cannot be decoded and overlong ids get {detail}, never a stack', async () => {
+    const exchange = async (bytes: string) => {
+      const client = rawClient(port);
+      client.socket.write(bytes);
+      await until('the answer', () => client.closed || /\r\n\r\n.*\}/s.test(client.received), 5000);
+      client.socket.destroy();
+      const [head, body] = client.received.split('\r\n\r\n');
+      return { status: Number(/^HTTP\/1\.1 (\d+)/.exec(head!)?.[1]), body: JSON.parse(body!) };
+    };
+    for (const [bytes, status, detail] of [
+      [`GARBAGE\r\n\r\n`, 400, 'Malformed HTTP request'],
+      [`GET /health HTTP/1.1\r\nHost: test\r\nBad Header\r\n\r\n`, 400, 'Malformed HTTP request'],
+      [`GET /health HTTP/1.1\r\nHost: test\r\nX-Big: ${'x'.repeat(20_000)}\r\n\r\n`, 431, 'Request headers are too large'],
+      [`GET /api/jobs/%E0%A4%A HTTP/1.1\r\nHost: test\r\n\r\n`, 400, 'Malformed URL: it cannot be decoded'],
+      [`GET /api/jobs/${'a'.repeat(500)} HTTP/1.1\r\nHost: test\r\n\r\n`, 404, 'Job not found'],
+      [`GET /api/jobs/${'a'.repeat(1500)} HTTP/1.1\r\nHost: test\r\n\r\n`, 414, 'A part of the URL path is too long'],
+    ] as const) {
+      const res = await exchange(bytes);
+      assert.equal(res.status, status, bytes.slice(0, 60));
+      assert.deepEqual(res.body, { detail });
+    }
+    assert.deepEqual(log.records.filter((r) => r.level >= 50).map((r) => r.msg), []);
   });
 });
