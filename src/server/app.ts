@@ -14,7 +14,7 @@ import { PACKAGE_VERSION } from '../util/version.js';
 import type { ServiceConfig } from './config.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandlers } from './errors.js';
 import { strictQueryNumbers } from './queryNumbers.js';
-import { closeSlowRequests, httpServerOptions } from './slowRequests.js';
+import { closeSlowBodies, drainUnreadBodies, httpServerOptions } from './requestBodies.js';
 import cleanupRoutes from './routes/cleanup.js';
 import docsRoutes from './routes/docs.js';
 import healthRoutes from './routes/health.js';
@@ -56,7 +56,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installErrorHandlers(app);
   strictQueryNumbers(app);
-  closeSlowRequests(app, requestLimits);
+  closeSlowBodies(app, requestLimits);
+  drainUnreadBodies(app);
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');

@@ -216,6 +216,22 @@ describe('hostile multipart bodies', () => {
     assert.deepEqual(log.records.filter((r) => r.level >= 50), [], 'nothing is logged as an error');
   });
 
+  test('a keep-alive connection carries the next request after a multipart body refused half-read', async () => {
+    // An empty boundary is refused after the parser has started reading; the rest of the body must be drained,
+    // or the next request on the connection waits until the slow-body rule (30 s here) closes it.
+    const client = rawClient(Number(new URL(svc.base).port));
+    const body = Buffer.alloc(300_000, 0x41);
+    client.socket.write(`POST /api/submit-job HTTP/1.1${CRLF}Host: test${CRLF}Content-Type: multipart/form-data; boundary=${CRLF}Content-Length: ${body.length}${CRLF}${CRLF}`);
+    client.socket.write(body);
+    client.socket.write(`GET /health HTTP/1.1${CRLF}Host: test${CRLF}${CRLF}`);
+    try {
+      await until('both answers', () => /^HTTP\/1\.1 400 [^]*HTTP\/1\.1 200 [^]*"status":"ok"/.test(client.received), 10_000);
+    } finally {
+      client.socket.destroy();
+    }
+    assert.match(client.received, /"detail":"Malformed multipart request/);
+  });
+
   test('the upper-case content type of the report is parsed like the lower-case one', async () => {
     const body = multipart([field('workflow_type', 'sol'), demPart(fixture('mcn_10m.tif'))]);
     const res = await postRaw(svc.base, 'MULTIPART/FORM-DATA; BOUNDARY=XX', body);
@@ -252,6 +268,18 @@ describe('upload limits: size, slow bodies, aborted uploads', () => {
     const under = await submit(svc.base, { workflow_type: 'sol' }, { name: 'x.tif', bytes: Buffer.alloc(1024 * 1024 - 1, 0) });
     assert.equal(under.status, 400);
     assert.match(under.body.detail, /^DEM file must be a GeoTIFF/);
+  });
+
+  test('after a 413 the service closes the connection instead of reading the rest of the upload', async () => {
+    const client = rawClient(port);
+    const head = `--XX${CRLF}Content-Disposition: form-data; name="dem_file"; filename="a.tif"${CRLF}${CRLF}`;
+    client.socket.write(
+      `POST /api/submit-job HTTP/1.1${CRLF}Host: test${CRLF}Content-Type: multipart/form-data; boundary=XX${CRLF}Content-Length: 50000000${CRLF}${CRLF}${head}`,
+    );
+    client.socket.write(Buffer.alloc(2 * 1024 * 1024, 1));
+    await until('the connection closed', () => client.closed, 10_000);
+    assert.match(client.received, /^HTTP\/1\.1 413 [^]*\r\nconnection: close\r\n/i);
+    assert.deepEqual(uploads(svc), []);
   });
 
   test("an aborted upload's file is removed at once, and the abort is not an error in the log", async () => {

@@ -16,7 +16,7 @@ import { WORKFLOW_TYPES, WorkflowInputError, checkWorkflowInputs, workflowUnavai
 import { parseDecimal } from '../../util/decimal.js';
 import { badRequest, HttpError, unprocessable } from '../errors.js';
 import { ErrorDetail } from '../schemas.js';
-import { closedAsTooSlow } from '../slowRequests.js';
+import { closedAsTooSlow } from '../requestBodies.js';
 
 /** The numeric form fields: their bounds and defaults are the validation rules and the documentation. */
 export const SubmitParameters = {
@@ -155,8 +155,15 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
                 continue;
               }
               await mkdir(uploadDir, { recursive: true });
-              await pipeline(part.file, createWriteStream(demPath));
-              // Answered at once: the rest of an oversized upload is not worth reading.
+              // Answered as soon as the file passes the limit: the rest of an oversized upload is not worth
+              // reading (and a client may never send it).
+              const overLimit = new AbortController();
+              part.file.once('limit', () => overLimit.abort());
+              try {
+                await pipeline(part.file, createWriteStream(demPath), { signal: overLimit.signal });
+              } catch (error) {
+                throw overLimit.signal.aborted ? uploadTooLarge(maxUploadBytes) : error;
+              }
               if (part.file.truncated) throw uploadTooLarge(maxUploadBytes);
               demFilename = name;
             } else if (typeof part.value === 'string') {

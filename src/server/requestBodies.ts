@@ -1,9 +1,16 @@
 /**
+ * Request bodies and their connections.
+ *
  * Slow request bodies are closed, so a client that drips an upload (a few bytes every few seconds) cannot hold a
  * connection, a parser and an upload file for ever. The rule is that of Apache's mod_reqtimeout: a body gets
  * `graceSeconds`, plus the time its bytes so far take at `minBytesPerSecond`; a body still incomplete after that
  * is answered with 408 and its connection closed. A fast upload of any size is never cut; a body that stops or
  * crawls is closed soon after the grace period. Headers get the same time (`headersTimeout`, see `httpServerOptions`).
+ *
+ * A request answered before its body was read to the end (an error found early, e.g. a multipart body with an
+ * empty boundary) has the rest of its body drained, so its keep-alive connection can carry the next request
+ * instead of stalling until the slow-body rule closes it. After a 413 the connection is closed instead, so a client
+ * cannot make the service read an oversized upload to its end.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
@@ -41,7 +48,7 @@ export function httpServerOptions(limits: SlowRequestLimits): { headersTimeout: 
   return { headersTimeout: graceMs, connectionsCheckingInterval: Math.min(15_000, Math.max(250, graceMs / 4)) };
 }
 
-export function closeSlowRequests(app: FastifyInstance, limits: SlowRequestLimits): void {
+export function closeSlowBodies(app: FastifyInstance, limits: SlowRequestLimits): void {
   const graceMs = limits.graceSeconds * 1000;
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -79,5 +86,16 @@ export function closeSlowRequests(app: FastifyInstance, limits: SlowRequestLimit
       if (raw.complete) clearTimeout(timer);
     });
     done();
+  });
+}
+
+export function drainUnreadBodies(app: FastifyInstance): void {
+  app.addHook('onSend', async (request, reply) => {
+    if (reply.statusCode === 413 && !request.raw.complete) reply.header('connection', 'close');
+  });
+  app.addHook('onResponse', async (request) => {
+    const raw = request.raw;
+    // Unread and paused (a parser stopped reading it): discard the rest. Node itself drains only bodies nobody read.
+    if (!raw.complete && !raw.destroyed && raw.readableFlowing !== true) raw.resume();
   });
 }
