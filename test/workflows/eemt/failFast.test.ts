@@ -1,3 +1,4 @@
+// Needs: gdal
 /**
  * The eemt workflow fails fast, before any solar computation: DEM outside Daymet coverage, too many
  * Daymet points, bad years, climate download failures (HTTP 500, closed port, stalled server); and the
