@@ -4,17 +4,8 @@
  * for a TCP socket when the request is not valid HTTP.
  */
 
-/** A deterministic PRNG (mulberry32): uniform numbers in [0, 1). */
-export function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded PRNG (mulberry32) the synthetic Daymet data uses too. */
+export { seededRandom as prng } from '../helpers/syntheticDaymet.js';
 
 export type Rng = () => number;
 const pick = <T>(rng: Rng, items: readonly T[]): T => items[Math.floor(rng() * items.length)]!;

@@ -18,20 +18,22 @@ export interface TestService extends Service {
   stop(): Promise<void>;
 }
 
-/** Service configuration with every folder and the database inside `root`, on a random port. */
-export function testServiceConfig(root: string, env: Record<string, string> = {}): ServiceConfig {
-  return configFromEnv({
+/** Settings that put the database and every data folder inside `root`, with a random port and no automatic cleanup. */
+export function dataInRootEnv(root: string): Record<string, string> {
+  return {
     EEMT_PORT: '0',
     EEMT_DB_PATH: join(root, 'jobs.db'),
     EEMT_UPLOAD_DIR: join(root, 'uploads'),
     EEMT_RESULTS_DIR: join(root, 'results'),
     EEMT_TEMP_DIR: join(root, 'temp'),
     EEMT_CACHE_DIR: join(root, 'cache'),
-    CONTAINER_CPU_LIMIT: '2',
-    CONTAINER_MEMORY_LIMIT: '2G',
     EEMT_AUTO_CLEANUP: 'false',
-    ...env,
-  });
+  };
+}
+
+/** Service configuration with every folder and the database inside `root`, on a random port. */
+export function testServiceConfig(root: string, env: Record<string, string> = {}): ServiceConfig {
+  return configFromEnv({ ...dataInRootEnv(root), CONTAINER_CPU_LIMIT: '2', CONTAINER_MEMORY_LIMIT: '2G', ...env });
 }
 
 export async function startTestService(

@@ -4,8 +4,8 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dataInRootEnv } from './helpers.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -28,15 +28,9 @@ export function serviceEnv(root: string, env: Record<string, string> = {}): Reco
   );
   return {
     ...inherited,
+    ...dataInRootEnv(root),
     EEMT_HOST: '127.0.0.1',
-    EEMT_PORT: '0',
-    EEMT_DB_PATH: join(root, 'jobs.db'),
-    EEMT_UPLOAD_DIR: join(root, 'uploads'),
-    EEMT_RESULTS_DIR: join(root, 'results'),
-    EEMT_TEMP_DIR: join(root, 'temp'),
-    EEMT_CACHE_DIR: join(root, 'cache'),
     EEMT_RUNTIME: 'process',
-    EEMT_AUTO_CLEANUP: 'false',
     CONTAINER_CPU_LIMIT: '1',
     CONTAINER_MEMORY_LIMIT: '1G',
     ...env,
@@ -111,16 +105,5 @@ export function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** Polls `probe` every 50 ms until it is truthy or `timeoutMs` passes. */
-export async function waitUntil<T>(what: string, probe: () => T | Promise<T>, timeoutMs = 15_000): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }

@@ -13,9 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { JobStore } from '../../src/jobs/store.js';
+import { waitFor } from '../helpers/wait.js';
 import { startDaymetServer, type DaymetTestServer } from '../helpers/daymetServer.js';
 import { fixture, getJson, submit, waitForStatus } from './helpers.js';
-import { alive, jobProcesses, REPO_ROOT, serviceEnv, startServiceProcess, waitUntil, type ServiceProcess } from './serviceProcess.js';
+import { alive, jobProcesses, REPO_ROOT, serviceEnv, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
 
 const DEM = { name: 'mcn_10m.tif', bytes: fixture('mcn_10m.tif') };
 const EEMT = { workflow_type: 'eemt', step: '60', num_threads: '1', start_year: '2020', end_year: '2020' };
@@ -59,7 +60,7 @@ async function stopWith(signal: NodeJS.Signals, command?: { file: string; args: 
   const id = (await submit(base, EEMT, DEM)).body.job_id as string;
   await waitForStatus(base, id, ['running']);
   const pid = servicePid(service);
-  const jobPids = await waitUntil('the job process', () => {
+  const jobPids = await waitFor('the job process', () => {
     const found = jobProcesses(pid);
     return found.length > 0 ? found : null;
   });
@@ -76,10 +77,10 @@ async function stopWith(signal: NodeJS.Signals, command?: { file: string; args: 
   const exit = await Promise.race([service.exit, new Promise<null>((r) => setTimeout(() => r(null), 30_000).unref())]);
   assert.ok(exit, `the start command did not exit after ${signal}:\n${service.output()}`);
   assert.equal(exit.code, 0, service.output());
-  await waitUntil('the service process gone', () => !alive(pid), 5000);
-  await waitUntil('the job process gone', () => jobPids.every((job) => !alive(job)), 15_000);
+  await waitFor('the service process gone', () => !alive(pid), 5000);
+  await waitFor('the job process gone', () => jobPids.every((job) => !alive(job)), 15_000);
   assert.ok(!alive(-service.pid), 'nothing of the start command is left running');
-  await waitUntil('the idle connection closed', () => idleClosed, 5000);
+  await waitFor('the idle connection closed', () => idleClosed, 5000);
   assert.match(service.output(), new RegExp(`"msg":"${signal}: stopping"`));
   assert.match(service.output(), /"msg":"stopped"/);
 
