@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { format } from 'node:util';
-import { runWorkflow } from '../workflows/index.js';
+import { explainedByMessage, runWorkflow } from '../workflows/index.js';
 import { encodeMessage, type ChildJobSpec, type ChildMessage } from './protocol.js';
 
 const writeProtocol = process.stdout.write.bind(process.stdout);
@@ -69,7 +69,8 @@ async function main(): Promise<number> {
     return 0;
   } catch (error) {
     const { message, code } = describe(error);
-    if (error instanceof Error && error.stack) console.error(error.stack);
+    // Bad input or a failed download is one line in the job log (the service writes the message); faults get a stack.
+    if (error instanceof Error && error.stack && !explainedByMessage(error, controller.signal.aborted)) console.error(error.stack);
     send({ type: 'error', message: controller.signal.aborted ? 'Cancelled' : message, ...(code ? { code } : {}) });
     return 1;
   }

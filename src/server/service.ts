@@ -1,15 +1,26 @@
-/** Wiring: job store, runtime, scheduler, cleanup and the HTTP app, from a configuration. */
+/**
+ * Wiring: job store, runtime, scheduler, cleanup and the HTTP app, from a configuration.
+ *
+ * Start-up order (a second service on the same data must change nothing): lock the database and data folders
+ * (`createService`, ServiceLockedError when another service holds them) → open the database and build the app →
+ * bind the port (`listen`, which fails with EADDRINUSE before any job is touched) → recover interrupted jobs and
+ * start the queue and the cleanup timer → serve.
+ */
 import type { FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CleanupService } from '../jobs/cleanup.js';
 import { JobPaths } from '../jobs/paths.js';
 import { JobScheduler } from '../jobs/scheduler.js';
+import { ServiceLock } from '../jobs/serviceLock.js';
 import { JobStore } from '../jobs/store.js';
 import { selectRuntime } from '../runtime/select.js';
 import type { JobRuntime } from '../runtime/types.js';
 import { buildApp } from './app.js';
 import type { ServiceConfig } from './config.js';
+
+/** How long a shutdown waits for requests in flight before it closes their connections [ms]. */
+const SHUTDOWN_GRACE_MS = 3000;
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -20,7 +31,12 @@ export interface Service {
   readonly paths: JobPaths;
   /** Notes on the runtime choice (why faster runtimes were skipped). */
   readonly runtimeNotes: readonly string[];
-  /** Stops the HTTP server, the cleanup timer and running jobs, then closes the database. */
+  /** Binds the port, then recovers interrupted jobs and starts the queue and the cleanup timer. Returns the address. */
+  listen(options: { host: string; port: number }): Promise<string>;
+  /**
+   * Stops the HTTP server (requests in flight get a few seconds), the cleanup timer and running jobs, then closes
+   * the database and releases the locks.
+   */
   close(): Promise<void>;
 }
 
@@ -33,10 +49,24 @@ export interface ServiceOptions {
 
 export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<Service> {
   const paths = new JobPaths(config);
-  for (const dir of Object.values(paths.dirs)) mkdirSync(dir, { recursive: true });
-  const store = new JobStore(config.dbPath);
-  const dbPath = resolve(config.dbPath);
+  const lock = ServiceLock.acquire({
+    dbPath: config.dbPath,
+    folders: [paths.dirs.uploadDir, paths.dirs.resultsDir, paths.dirs.tempDir],
+  });
+  let store: JobStore | null = null;
+  try {
+    for (const dir of Object.values(paths.dirs)) mkdirSync(dir, { recursive: true });
+    store = new JobStore(config.dbPath);
+    return await assemble(config, options, paths, store, lock);
+  } catch (error) {
+    store?.close();
+    lock.release();
+    throw error;
+  }
+}
 
+async function assemble(config: ServiceConfig, options: ServiceOptions, paths: JobPaths, store: JobStore, lock: ServiceLock): Promise<Service> {
+  const dbPath = resolve(config.dbPath);
   let runtime = options.runtime;
   let runtimeNotes: string[] = [];
   if (!runtime) {
@@ -73,8 +103,6 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
-  scheduler.start();
-  cleanup.startSchedule();
 
   let closed = false;
   return {
@@ -85,13 +113,26 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     cleanup,
     paths,
     runtimeNotes,
+    async listen({ host, port }) {
+      const address = await app.listen({ host, port });
+      lock.setAddress(address);
+      scheduler.start();
+      cleanup.startSchedule();
+      return address;
+    },
     async close() {
       if (closed) return;
       closed = true;
       cleanup.stopSchedule();
-      await app.close();
+      const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(force);
+      }
       await scheduler.close();
       store.close();
+      lock.release();
     },
   };
 }

@@ -2,6 +2,7 @@
  * The one place the job layer reaches the workflow pipelines: which workflow types can run here, and
  * `runWorkflow(type, run)` dispatching to them.
  */
+import { WorkflowInputError, WorkflowUnavailableError } from './failures.js';
 import type { WorkflowResult, WorkflowRun, WorkflowType } from './types.js';
 
 export type { WorkflowParams, WorkflowResult, WorkflowRun, WorkflowType, ProgressUpdate } from './types.js';
@@ -18,21 +19,7 @@ export function workflowUnavailableReason(type: WorkflowType): string | null {
   }
 }
 
-/** Thrown when a workflow type is known but its pipeline is not part of this build. */
-export class WorkflowUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WorkflowUnavailableError';
-  }
-}
-
-/** Input that a workflow refuses before it starts (e.g. a DEM outside Daymet's coverage for eemt). */
-export class WorkflowInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WorkflowInputError';
-  }
-}
+export { WorkflowInputError, WorkflowUnavailableError, explainedByMessage } from './failures.js';
 
 /**
  * Checks what a workflow can check cheaply before a job is accepted, so a job never fails for it after

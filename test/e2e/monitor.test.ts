@@ -1,3 +1,4 @@
+// Needs: chromium, gdal
 /**
  * The job monitor (/monitor) in headless Chromium against the real service. Jobs run in real child processes with
  * the job layer's stand-in child (quick, and steered by parameters: step 60 keeps running, linke 7.5 fails), so

@@ -1,4 +1,5 @@
 /** Builds the whole service in a temp folder (real SQLite file, real child processes) on a free port. */
+import type { FastifyServerOptions } from 'fastify';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,29 +18,39 @@ export interface TestService extends Service {
   stop(): Promise<void>;
 }
 
-/** Service configuration with every folder and the database inside `root`, on a random port. */
-export function testServiceConfig(root: string, env: Record<string, string> = {}): ServiceConfig {
-  return configFromEnv({
+/** Settings that put the database and every data folder inside `root`, with a random port and no automatic cleanup. */
+export function dataInRootEnv(root: string): Record<string, string> {
+  return {
     EEMT_PORT: '0',
     EEMT_DB_PATH: join(root, 'jobs.db'),
     EEMT_UPLOAD_DIR: join(root, 'uploads'),
     EEMT_RESULTS_DIR: join(root, 'results'),
     EEMT_TEMP_DIR: join(root, 'temp'),
     EEMT_CACHE_DIR: join(root, 'cache'),
-    CONTAINER_CPU_LIMIT: '2',
-    CONTAINER_MEMORY_LIMIT: '2G',
     EEMT_AUTO_CLEANUP: 'false',
-    ...env,
-  });
+  };
+}
+
+/** Service configuration with every folder and the database inside `root`, on a random port. */
+export function testServiceConfig(root: string, env: Record<string, string> = {}): ServiceConfig {
+  return configFromEnv({ ...dataInRootEnv(root), CONTAINER_CPU_LIMIT: '2', CONTAINER_MEMORY_LIMIT: '2G', ...env });
 }
 
 export async function startTestService(
-  options: { runtime?: (config: ServiceConfig) => JobRuntime; env?: Record<string, string>; root?: string } = {},
+  options: {
+    runtime?: (config: ServiceConfig) => JobRuntime;
+    env?: Record<string, string>;
+    root?: string;
+    logger?: FastifyServerOptions['logger'];
+  } = {},
 ): Promise<TestService> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'eemt-api-'));
   const config = testServiceConfig(root, options.env);
-  const service = await createService(config, options.runtime ? { runtime: options.runtime(config) } : {});
-  const address = await service.app.listen({ host: '127.0.0.1', port: 0 });
+  const service = await createService(config, {
+    ...(options.runtime ? { runtime: options.runtime(config) } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
+  const address = await service.listen({ host: '127.0.0.1', port: 0 });
   return {
     ...service,
     root,
@@ -85,4 +96,10 @@ export async function waitForStatus(base: string, id: string, statuses: string[]
     if (Date.now() > deadline) throw new Error(`job ${id} still ${body.status}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A pino destination that keeps every log record, for tests that check what the service logs. */
+export function logCapture(): { stream: { write(line: string): void }; records: Array<{ level: number; msg: string; [key: string]: unknown }> } {
+  const records: Array<{ level: number; msg: string }> = [];
+  return { records, stream: { write: (line: string) => void records.push(JSON.parse(line)) } };
 }

@@ -1,3 +1,4 @@
+// Needs: bwrap, gdal
 /**
  * End to end: a real `sol` job through the HTTP API, the bubblewrap sandbox, the job child and the solar
  * pipeline, then the results ZIP checked entry by entry and opened with GDAL.
