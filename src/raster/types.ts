@@ -53,6 +53,8 @@ export class RasterFormatError extends Error {
     readonly code:
       | 'NOT_TIFF'
       | 'TRUNCATED'
+      | 'DAMAGED'
+      | 'TOO_LARGE'
       | 'NO_GEOREFERENCE'
       | 'ROTATED'
       | 'MULTIBAND'
