@@ -163,7 +163,7 @@ function translateParseError(err: unknown): RasterFormatError {
   if (err instanceof BlockTooLargeError) return new RasterFormatError('DAMAGED', `The TIFF is damaged: ${err.message}.`);
   const message = err instanceof Error ? err.message : String(err);
   if (isAllocationFailure(err)) {
-    return new RasterFormatError('TOO_LARGE', `There is not enough memory to read the raster (${message}).`);
+    return new RasterFormatError('OUT_OF_MEMORY', `There is not enough memory to read the raster (${message}).`);
   }
   return new RasterFormatError('DAMAGED', `The TIFF cannot be parsed (${message}).`);
 }

@@ -55,6 +55,7 @@ export class RasterFormatError extends Error {
       | 'TRUNCATED'
       | 'DAMAGED'
       | 'TOO_LARGE'
+      | 'OUT_OF_MEMORY'
       | 'NO_GEOREFERENCE'
       | 'ROTATED'
       | 'MULTIBAND'

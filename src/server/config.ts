@@ -4,6 +4,7 @@
  */
 import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
 import type { RuntimeChoice } from '../runtime/select.js';
+import { defaultMaxDemCells, MAX_DEM_CELLS_SETTING } from '../workflows/demLimits.js';
 
 export interface ServiceConfig {
   readonly host: string;
@@ -24,6 +25,8 @@ export interface ServiceConfig {
   readonly failedRetentionHours: number;
   /** Interval of the automatic cleanup [hours], or null when it is off. */
   readonly cleanupIntervalHours: number | null;
+  /** Largest DEM accepted [cells]: `EEMT_MAX_DEM_CELLS`, by default sized from the job memory limit. */
+  readonly maxDemCells: number;
 }
 
 export class ConfigError extends Error {
@@ -68,6 +71,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
   if (!['auto', 'docker', 'bubblewrap', 'process'].includes(runtime)) {
     throw new ConfigError(`EEMT_RUNTIME must be auto, docker, bubblewrap or process, got "${runtime}"`);
   }
+  const memoryBytes = wrap('CONTAINER_MEMORY_LIMIT', () => parseMemorySize(text(env, 'CONTAINER_MEMORY_LIMIT', '8G')));
   return {
     host: text(env, 'EEMT_HOST', '127.0.0.1'),
     port: integer(env, 'EEMT_PORT', 5000, 0, 65535),
@@ -78,12 +82,13 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     dbPath: text(env, 'EEMT_DB_PATH', './jobs.db'),
     containerImage: text(env, 'CONTAINER_IMAGE', 'eemt:ubuntu24.04'),
     cpuLimit: wrap('CONTAINER_CPU_LIMIT', () => parseCpuLimit(text(env, 'CONTAINER_CPU_LIMIT', '4'))),
-    memoryBytes: wrap('CONTAINER_MEMORY_LIMIT', () => parseMemorySize(text(env, 'CONTAINER_MEMORY_LIMIT', '8G'))),
+    memoryBytes,
     runtime: runtime as RuntimeChoice,
     maxConcurrentJobs: integer(env, 'EEMT_MAX_CONCURRENT_JOBS', 1, 1, 64),
     maxUploadBytes: integer(env, 'EEMT_MAX_UPLOAD_MB', 2048, 1, 1_048_576) * 1024 * 1024,
     successRetentionDays: integer(env, 'EEMT_SUCCESS_RETENTION_DAYS', 7, 0, 36500),
     failedRetentionHours: integer(env, 'EEMT_FAILED_RETENTION_HOURS', 12, 0, 876000),
     cleanupIntervalHours: boolean(env, 'EEMT_AUTO_CLEANUP', true) ? integer(env, 'EEMT_CLEANUP_INTERVAL_HOURS', 6, 1, 8760) : null,
+    maxDemCells: integer(env, MAX_DEM_CELLS_SETTING, defaultMaxDemCells(memoryBytes), 9, Number.MAX_SAFE_INTEGER),
   };
 }

@@ -42,7 +42,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
   if (!runtime) {
     const selected = await selectRuntime({
       choice: config.runtime,
-      limits: { cpus: config.cpuLimit, memoryBytes: config.memoryBytes },
+      limits: { cpus: config.cpuLimit, memoryBytes: config.memoryBytes, maxDemCells: config.maxDemCells },
       image: config.containerImage,
       // What a sandboxed job must not see: every job's data and the job database.
       hiddenPaths: [paths.dirs.uploadDir, paths.dirs.resultsDir, paths.dirs.tempDir, dbPath, `${dbPath}-wal`, `${dbPath}-shm`],
