@@ -16,6 +16,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dataLimitPrefix } from '../util/processLimits.js';
 import { childEnv, childNodeArgs, defaultChildEntry, LocalJobs, spawnJobProcess, writeHostSpec } from './spawnChild.js';
 import {
   RuntimeUnavailableError,
@@ -58,7 +59,6 @@ export class BubblewrapRuntime implements JobRuntime {
   private readonly hidden: readonly string[];
   private readonly jobs = new LocalJobs();
   private checked: Promise<string | null> | null = null;
-  private prlimit: Promise<boolean> | null = null;
 
   constructor(options: BubblewrapRuntimeOptions) {
     this.limits = options.limits;
@@ -73,11 +73,6 @@ export class BubblewrapRuntime implements JobRuntime {
       (r) => (r.ok ? null : `bubblewrap not available: ${r.output || 'bwrap failed'}`),
     );
     return this.checked;
-  }
-
-  private hasPrlimit(): Promise<boolean> {
-    this.prlimit ??= run('prlimit', ['--version']).then((r) => r.ok);
-    return this.prlimit;
   }
 
   /** The `bwrap` arguments (up to and including `--`) that sandbox `launch`. */
@@ -117,9 +112,7 @@ export class BubblewrapRuntime implements JobRuntime {
     if (reason) throw new RuntimeUnavailableError('bubblewrap', reason);
     const specPath = await writeHostSpec(launch, this.limits);
     const nodeCommand = [process.execPath, ...childNodeArgs(this.entry, specPath, this.limits)];
-    const limited = (await this.hasPrlimit())
-      ? ['prlimit', `--data=${this.limits.memoryBytes}`, '--', ...nodeCommand]
-      : nodeCommand;
+    const limited = [...(await dataLimitPrefix(this.limits.memoryBytes)), ...nodeCommand];
     const job = spawnJobProcess(
       this.bwrap,
       [...this.sandboxArgs(launch), ...limited],

@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import { readFileSync } from 'node:fs';
 import type { CleanupService } from '../jobs/cleanup.js';
+import { DemChecker } from '../jobs/demCheck.js';
 import type { JobPaths } from '../jobs/paths.js';
 import type { JobScheduler } from '../jobs/scheduler.js';
 import type { JobStore } from '../jobs/store.js';
@@ -37,6 +38,8 @@ export interface AppDeps {
   readonly plugins?: readonly FastifyPluginAsync[];
   /** Fastify logger option (default: off). */
   readonly logger?: FastifyServerOptions['logger'];
+  /** The submission's DEM check (default: limits from the configuration). */
+  readonly demChecker?: DemChecker;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -47,6 +50,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: true } },
   });
   installErrorHandlers(app);
+  const demChecker = deps.demChecker ?? new DemChecker({ maxCells: config.maxDemCells, log: (line) => app.log.warn(line) });
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -94,7 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         route.schema = { ...(route.schema ?? {}), hide: true };
       });
     }
-    await scope.register(submitRoutes, { store, scheduler, runtime, paths });
+    await scope.register(submitRoutes, { store, scheduler, runtime, paths, demChecker });
     await scope.register(jobRoutes, { store, scheduler, paths });
     await scope.register(systemRoutes, { runtime, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import '@fastify/multipart';
 import { Type, type TSchema } from 'typebox';
-import { demProblem } from '../../jobs/dem.js';
+import type { DemChecker } from '../../jobs/demCheck.js';
 import type { JobPaths } from '../../jobs/paths.js';
 import type { JobScheduler } from '../../jobs/scheduler.js';
 import type { JobStore } from '../../jobs/store.js';
@@ -84,9 +84,10 @@ export interface SubmitDeps {
   readonly scheduler: JobScheduler;
   readonly runtime: JobRuntime;
   readonly paths: JobPaths;
+  readonly demChecker: DemChecker;
 }
 
-export default async function submitRoutes(app: FastifyInstance, { store, scheduler, runtime, paths }: SubmitDeps) {
+export default async function submitRoutes(app: FastifyInstance, { store, scheduler, runtime, paths, demChecker }: SubmitDeps) {
   app.post(
     '/submit-job',
     {
@@ -141,10 +142,10 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         const parameters = parseParameters(type, fields);
         const unavailable = workflowUnavailableReason(type);
         if (unavailable) badRequest(unavailable);
-        const problem = await demProblem(demPath);
-        if (problem) badRequest(`${NOT_GEOTIFF}: ${problem}`);
+        const verdict = await demChecker.check(demPath);
+        if (!verdict.ok) badRequest(`${NOT_GEOTIFF}: ${verdict.problem}`);
         try {
-          await checkWorkflowInputs(type, demPath, parameters);
+          await checkWorkflowInputs(type, verdict.grid, parameters);
         } catch (error) {
           if (error instanceof WorkflowInputError) badRequest(error.message);
           throw error;
