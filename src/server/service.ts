@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from '
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CleanupService } from '../jobs/cleanup.js';
+import type { DemChecker } from '../jobs/demCheck.js';
 import { JobPaths } from '../jobs/paths.js';
 import { JobScheduler } from '../jobs/scheduler.js';
 import { JobStore } from '../jobs/store.js';
@@ -29,6 +30,8 @@ export interface ServiceOptions {
   readonly runtime?: JobRuntime;
   readonly plugins?: readonly FastifyPluginAsync[];
   readonly logger?: FastifyServerOptions['logger'];
+  /** A DEM check to use instead of one with the configuration's limits (tests). */
+  readonly demChecker?: DemChecker;
 }
 
 export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<Service> {
@@ -72,6 +75,7 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     paths,
     ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.demChecker ? { demChecker: options.demChecker } : {}),
   });
   scheduler.start();
   cleanup.startSchedule();

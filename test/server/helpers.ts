@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
 import { createService, type Service } from '../../src/server/service.js';
+import type { DemChecker } from '../../src/jobs/demCheck.js';
 import type { JobRuntime } from '../../src/runtime/types.js';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url);
@@ -34,11 +35,14 @@ export function testServiceConfig(root: string, env: Record<string, string> = {}
 }
 
 export async function startTestService(
-  options: { runtime?: (config: ServiceConfig) => JobRuntime; env?: Record<string, string>; root?: string } = {},
+  options: { runtime?: (config: ServiceConfig) => JobRuntime; env?: Record<string, string>; root?: string; demChecker?: DemChecker } = {},
 ): Promise<TestService> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'eemt-api-'));
   const config = testServiceConfig(root, options.env);
-  const service = await createService(config, options.runtime ? { runtime: options.runtime(config) } : {});
+  const service = await createService(config, {
+    ...(options.runtime ? { runtime: options.runtime(config) } : {}),
+    ...(options.demChecker ? { demChecker: options.demChecker } : {}),
+  });
   const address = await service.app.listen({ host: '127.0.0.1', port: 0 });
   return {
     ...service,
