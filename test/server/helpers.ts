@@ -1,5 +1,5 @@
 /** Builds the whole service in a temp folder (real SQLite file, real child processes) on a free port. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
@@ -38,6 +38,8 @@ export async function startTestService(
   options: { runtime?: (config: ServiceConfig) => JobRuntime; env?: Record<string, string>; root?: string; demChecker?: DemChecker } = {},
 ): Promise<TestService> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'eemt-api-'));
+  // As a deployment's data folders: searchable by the unprivileged user sandboxed jobs run as.
+  chmodSync(root, 0o755);
   const config = testServiceConfig(root, options.env);
   const service = await createService(config, {
     ...(options.runtime ? { runtime: options.runtime(config) } : {}),
