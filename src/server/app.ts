@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifySer
 import { readFileSync } from 'node:fs';
 import type { CleanupService } from '../jobs/cleanup.js';
 import { DemChecker } from '../jobs/demCheck.js';
+import { UploadsInProgress } from '../jobs/orphans.js';
 import type { JobPaths } from '../jobs/paths.js';
 import type { JobScheduler } from '../jobs/scheduler.js';
 import type { JobStore } from '../jobs/store.js';
@@ -40,6 +41,8 @@ export interface AppDeps {
   readonly logger?: FastifyServerOptions['logger'];
   /** The submission's DEM check (default: limits from the configuration). */
   readonly demChecker?: DemChecker;
+  /** Uploads being received, which the orphan sweep must leave alone. */
+  readonly uploads?: UploadsInProgress;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -51,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   installErrorHandlers(app);
   const demChecker = deps.demChecker ?? new DemChecker({ maxCells: config.maxDemCells, log: (line) => app.log.warn(line) });
+  const uploads = deps.uploads ?? new UploadsInProgress();
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -98,7 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         route.schema = { ...(route.schema ?? {}), hide: true };
       });
     }
-    await scope.register(submitRoutes, { store, scheduler, runtime, paths, demChecker });
+    await scope.register(submitRoutes, { store, scheduler, runtime, paths, demChecker, uploads });
     await scope.register(jobRoutes, { store, scheduler, paths });
     await scope.register(systemRoutes, { runtime, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });

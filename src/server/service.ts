@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CleanupService } from '../jobs/cleanup.js';
 import type { DemChecker } from '../jobs/demCheck.js';
+import { UploadsInProgress } from '../jobs/orphans.js';
 import { JobPaths } from '../jobs/paths.js';
 import { JobScheduler } from '../jobs/scheduler.js';
 import { JobStore } from '../jobs/store.js';
@@ -59,9 +60,11 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     error: (message: string) => app.log.error(message),
   };
   const scheduler = new JobScheduler({ store, runtime, paths, maxConcurrent: config.maxConcurrentJobs, logger });
+  const uploads = new UploadsInProgress();
   const cleanup = new CleanupService({
     store,
     paths,
+    isBusy: (id) => scheduler.isActive(id) || uploads.has(id),
     defaults: { success_retention_days: config.successRetentionDays, failed_retention_hours: config.failedRetentionHours },
     intervalMs: config.cleanupIntervalHours === null ? null : config.cleanupIntervalHours * 3_600_000,
     logger,
@@ -76,7 +79,11 @@ export async function createService(config: ServiceConfig, options: ServiceOptio
     ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
     ...(options.demChecker ? { demChecker: options.demChecker } : {}),
+    uploads,
   });
+  // Before any job starts: folders left by a crash (partial uploads, scratch space of interrupted jobs).
+  const orphans = await cleanup.removeOrphans();
+  if (orphans.length > 0) logger.info(`start-up: removed ${orphans.length} folders that belonged to no job: ${orphans.map((o) => o.path).join(', ')}`);
   scheduler.start();
   cleanup.startSchedule();
 

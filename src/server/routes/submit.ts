@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import '@fastify/multipart';
 import { Type, type TSchema } from 'typebox';
 import type { DemChecker } from '../../jobs/demCheck.js';
+import type { UploadsInProgress } from '../../jobs/orphans.js';
 import type { JobPaths } from '../../jobs/paths.js';
 import type { JobScheduler } from '../../jobs/scheduler.js';
 import type { JobStore } from '../../jobs/store.js';
@@ -85,9 +86,10 @@ export interface SubmitDeps {
   readonly runtime: JobRuntime;
   readonly paths: JobPaths;
   readonly demChecker: DemChecker;
+  readonly uploads: UploadsInProgress;
 }
 
-export default async function submitRoutes(app: FastifyInstance, { store, scheduler, runtime, paths, demChecker }: SubmitDeps) {
+export default async function submitRoutes(app: FastifyInstance, { store, scheduler, runtime, paths, demChecker, uploads }: SubmitDeps) {
   app.post(
     '/submit-job',
     {
@@ -111,6 +113,7 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
       const fields: Record<string, string> = {};
       let demFilename: string | null = null;
       let fileError: HttpError | null = null;
+      uploads.begin(jobId);
       try {
         for await (const part of request.parts()) {
           if (part.type === 'file') {
@@ -162,6 +165,8 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
       } catch (error) {
         await rm(uploadDir, { recursive: true, force: true });
         throw error;
+      } finally {
+        uploads.end(jobId);
       }
     },
   );
