@@ -1,28 +1,16 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { DemChecker, demCheckMemoryBytes, FULL_CHECK_MAX_BYTES } from '../../src/jobs/demCheck.js';
 import { judgeDem } from '../../src/jobs/demRules.js';
 import { inflateBombDem, selfLoopingDirectory, smallDem } from '../security/hostileTiffs.js';
 import { gdal, tempDir } from '../raster/gdal.js';
+import { processesMentioning } from '../security/serviceProcess.js';
 
 const { dir, cleanup } = tempDir('eemt-demcheck');
 after(cleanup);
 
-/** Command lines of the live processes that mention `text`. */
-function processesMentioning(text: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmdline.includes(text)) found.push(`${pid}: ${cmdline}`);
-    } catch {
-      /* gone */
-    }
-  }
-  return found;
-}
 
 describe('the DEM check process', () => {
   const small = smallDem(dir);

@@ -12,33 +12,12 @@ import { after, before, describe, test } from 'node:test';
 import { fixture, getJson, submit, waitForStatus } from '../server/helpers.js';
 import { zipEntries } from '../server/zip.js';
 import { smallDem } from './hostileTiffs.js';
-import { startServiceProcess, type ServiceProcess } from './serviceProcess.js';
+import { waitFor } from '../jobs/helpers.js';
+import { processesMentioning, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
 
 const ENV = { EEMT_RUNTIME: 'bubblewrap', EEMT_MAX_CONCURRENT_JOBS: '1' };
 
-/** Processes whose command line mentions `text` (job children name their job.json). */
-function processesMentioning(text: string): string[] {
-  const found: string[] = [];
-  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
-    try {
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmdline.includes(text)) found.push(`${pid}: ${cmdline.slice(0, 200)}`);
-    } catch {
-      /* gone */
-    }
-  }
-  return found;
-}
 
-async function until<T>(probe: () => T | null | undefined | false, what: string, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('kill -9 and restart', () => {
   const root = mkdtempSync(join(tmpdir(), 'eemt-crash-'));
@@ -123,7 +102,7 @@ describe('kill -9 and restart', () => {
     assert.ok(existsSync(join(data, 'temp', interrupted)), 'with its scratch folder');
 
     await service.kill9();
-    await until(() => processesMentioning(interrupted).length === 0, 'the job processes to end with the service', 15_000);
+    await waitFor(() => processesMentioning(interrupted).length === 0, 15_000, 'the job processes to end with the service');
 
     await restart();
     const failed = (await getJson(`${service.base}/api/jobs/${interrupted}`)).body;

@@ -4,12 +4,13 @@
  * where it started and /health keeps answering within 1 s. Then the service still runs a real job.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { DemChecker } from '../../src/jobs/demCheck.js';
 import { ProcessRuntime } from '../../src/runtime/process.js';
+import type { ServiceConfig } from '../../src/server/config.js';
 import { gdal } from '../raster/gdal.js';
 import { fixture, getJson, startTestService, submit, waitForStatus } from '../server/helpers.js';
 import {
@@ -141,36 +142,31 @@ describe('a DEM that passes the submission check but not the job', () => {
   const dir = mkdtempSync(join(tmpdir(), 'eemt-jobdem-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test('over the job’s cell limit: the job says so', async () => {
-    const svc = await startTestService({
-      runtime: (c) => new ProcessRuntime({ limits: { cpus: c.cpuLimit, memoryBytes: c.memoryBytes, maxDemCells: 1000 } }),
-    });
+  /** Submits `bytes` to a service built with `options`; the job must fail: returns its error message. */
+  async function jobFailure(options: Parameters<typeof startTestService>[0], bytes: Uint8Array): Promise<string> {
+    const svc = await startTestService(options);
     try {
-      const res = await submit(svc.base, { workflow_type: 'sol', step: '60' }, { name: 'small.tif', bytes: readFileSync(smallDem(dir)) });
+      const res = await submit(svc.base, { workflow_type: 'sol', step: '60' }, { name: 'dem.tif', bytes });
       assert.equal(res.status, 200, JSON.stringify(res.body));
       const job = await waitForStatus(svc.base, res.body.job_id, ['completed', 'failed'], 60_000);
       assert.equal(job.status, 'failed');
-      assert.equal(job.error_message, '40 × 30 cells is more than the limit of 1000 cells (EEMT_MAX_DEM_CELLS)');
+      return job.error_message;
     } finally {
       await svc.stop();
     }
+  }
+
+  test('over the job’s cell limit: the job says so', async () => {
+    const runtime = (c: ServiceConfig) => new ProcessRuntime({ limits: { cpus: c.cpuLimit, memoryBytes: c.memoryBytes, maxDemCells: 1000 } });
+    assert.equal(await jobFailure({ runtime }, readFileSync(smallDem(dir))), '40 × 30 cells is more than the limit of 1000 cells (EEMT_MAX_DEM_CELLS)');
   });
 
   test('a damaged tile in a file too large to decode at submission: the job names the damage', async () => {
-    const svc = await startTestService({
-      runtime: (c) => new ProcessRuntime({ limits: { cpus: c.cpuLimit, memoryBytes: c.memoryBytes, maxDemCells: c.maxDemCells } }),
-      demChecker: new DemChecker({ maxCells: 10_000_000, fullCheckMaxBytes: 0 }),
-    });
-    try {
-      const bomb = join(dir, 'bomb.tif');
-      writeFileSync(bomb, inflateBombDem(1024 ** 3));
-      const res = await submit(svc.base, { workflow_type: 'sol', step: '60' }, { name: 'bomb.tif', bytes: readFileSync(bomb) });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      const job = await waitForStatus(svc.base, res.body.job_id, ['completed', 'failed'], 60_000);
-      assert.equal(job.status, 'failed');
-      assert.equal(job.error_message, 'The TIFF is damaged: a compressed strip or tile decodes to more than the 4194304 bytes its cells hold.');
-    } finally {
-      await svc.stop();
-    }
+    const runtime = (c: ServiceConfig) => new ProcessRuntime({ limits: { cpus: c.cpuLimit, memoryBytes: c.memoryBytes, maxDemCells: c.maxDemCells } });
+    const demChecker = new DemChecker({ maxCells: 10_000_000, fullCheckMaxBytes: 0 });
+    assert.equal(
+      await jobFailure({ runtime, demChecker }, inflateBombDem(1024 ** 3)),
+      'The TIFF is damaged: a compressed strip or tile decodes to more than the 4194304 bytes its cells hold.',
+    );
   });
 });

@@ -3,9 +3,9 @@
  * that attack it, measure it from outside (/proc RSS, /health latency) or kill it with SIGKILL.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { testServiceEnv } from '../server/helpers.js';
 
 const MAIN = fileURLToPath(new URL('../../src/server/main.ts', import.meta.url));
 
@@ -25,25 +25,30 @@ export interface ServiceProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** The environment of a service whose folders and database are inside `root`. */
+/** The environment of a service whose folders and database are inside `root` (process runtime by default). */
 export function serviceEnv(root: string, env: Record<string, string> = {}): Record<string, string> {
-  return {
+  return testServiceEnv(root, {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: root,
     EEMT_HOST: '127.0.0.1',
-    EEMT_PORT: '0',
-    EEMT_DB_PATH: join(root, 'jobs.db'),
-    EEMT_UPLOAD_DIR: join(root, 'uploads'),
-    EEMT_RESULTS_DIR: join(root, 'results'),
-    EEMT_TEMP_DIR: join(root, 'temp'),
-    EEMT_CACHE_DIR: join(root, 'cache'),
     EEMT_RUNTIME: 'process',
-    CONTAINER_CPU_LIMIT: '2',
-    CONTAINER_MEMORY_LIMIT: '2G',
-    EEMT_AUTO_CLEANUP: 'false',
     EEMT_LOG_LEVEL: 'info',
     ...env,
-  };
+  });
+}
+
+/** Command lines of the live processes that mention `text` (e.g. a job id or a file path). */
+export function processesMentioning(text: string): string[] {
+  const found: string[] = [];
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      if (cmdline.includes(text)) found.push(`${pid}: ${cmdline.slice(0, 200)}`);
+    } catch {
+      /* gone */
+    }
+  }
+  return found;
 }
 
 /** VmRSS of process `pid` [bytes]. */

@@ -18,9 +18,9 @@ export interface TestService extends Service {
   stop(): Promise<void>;
 }
 
-/** Service configuration with every folder and the database inside `root`, on a random port. */
-export function testServiceConfig(root: string, env: Record<string, string> = {}): ServiceConfig {
-  return configFromEnv({
+/** Settings of a test service: every folder and the database inside `root`, a random port, 2 CPUs, 2G. */
+export function testServiceEnv(root: string, env: Record<string, string> = {}): Record<string, string> {
+  return {
     EEMT_PORT: '0',
     EEMT_DB_PATH: join(root, 'jobs.db'),
     EEMT_UPLOAD_DIR: join(root, 'uploads'),
@@ -31,7 +31,12 @@ export function testServiceConfig(root: string, env: Record<string, string> = {}
     CONTAINER_MEMORY_LIMIT: '2G',
     EEMT_AUTO_CLEANUP: 'false',
     ...env,
-  });
+  };
+}
+
+/** Service configuration with every folder and the database inside `root`, on a random port. */
+export function testServiceConfig(root: string, env: Record<string, string> = {}): ServiceConfig {
+  return configFromEnv(testServiceEnv(root, env));
 }
 
 export async function startTestService(
