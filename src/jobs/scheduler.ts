@@ -5,7 +5,7 @@
  * Progress bands (an integer that never goes back): 0–10 queueing and runtime start-up, 10–90 the workflow's
  * own progress mapped linearly, 90–100 collecting the results; 100 only when the job has completed.
  */
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { constants, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { ChildMessage } from '../runtime/protocol.js';
 import type { JobRuntime, RunningJob } from '../runtime/types.js';
@@ -13,6 +13,9 @@ import { resultFiles } from './results.js';
 import type { JobPaths } from './paths.js';
 import type { JobStore } from './store.js';
 import type { JobRecord } from './types.js';
+
+/** Open flags of job.log (numeric flags are accepted by fs.open; the typings only list strings). */
+const LOG_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 export const CANCELLED_MESSAGE = 'Cancelled by user';
 export const INTERRUPTED_MESSAGE = 'Interrupted: the service stopped while the job was running; please resubmit it';
@@ -97,7 +100,9 @@ export class JobScheduler {
       if (!next) return;
       if (!this.store.markRunning(next.id, this.runtime.name, 2, `starting ${this.runtime.name} runtime`)) continue;
       mkdirSync(this.paths.jobDir(next.id), { recursive: true });
-      const log = createWriteStream(this.paths.logPath(next.id), { flags: 'a' });
+      // Appended without following a link: a job must not point the service's writes elsewhere.
+      const log = createWriteStream(this.paths.logPath(next.id), { flags: LOG_FLAGS as unknown as string });
+      log.on('error', (error) => this.logger.error(`job ${next.id}: job.log: ${error.message}`));
       const active: ActiveJob = { id: next.id, handle: null, cancelled: false, log };
       this.active.set(next.id, active);
       const run = this.run(next, active).catch((error: unknown) => {

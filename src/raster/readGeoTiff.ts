@@ -7,12 +7,21 @@
  * Band scale/offset declared in GDAL metadata are applied, so values are in physical units.
  */
 import { readFile } from 'node:fs/promises';
-import { fromArrayBuffer, type GeoTIFFImage } from 'geotiff';
+import { fromArrayBuffer, fromFile, type GeoTIFFImage } from 'geotiff';
+import { BlockTooLargeError } from './boundedDecoders.js';
 import { crsFromGeoKeys } from './crs.js';
 import { GeoKey, decodeGeoKeyDirectory, geoKeyValue } from './geoKeys.js';
 import { geoTransformFromTags } from './georeference.js';
-import { assertBlocksInside, assertTiffHeader } from './tiffProbe.js';
+import { assertTiffHeader } from './tiffProbe.js';
+import { bytesSource, inspectTiff, inspectTiffFile, type TiffLimits } from './tiffStructure.js';
 import { RasterFormatError, type Dem, type GridSpec } from './types.js';
+
+/**
+ * Limits of a read: the cell limit (the structural bounds of `inspectTiff` always apply). Every file is
+ * walked by `inspectTiff` before geotiff.js parses it, and every compressed block is decoded by the bounded
+ * decoders of `boundedDecoders.ts`, so no file makes the reader loop or allocate beyond its declared size.
+ */
+export type ReadLimits = TiffLimits;
 
 /** A single-band raster: its grid, its values (NaN where nodata) and the nodata value it declared. */
 export interface RasterData {
@@ -44,20 +53,21 @@ const SUPPORTED_COMPRESSION: Readonly<Record<number, string>> = {
 };
 
 /** Reads a single-band GeoTIFF; nodata cells (GDAL_NODATA or NaN) become NaN. */
-export async function readRaster(path: string): Promise<RasterData> {
-  return readRasterFromBuffer(await readFile(path));
+export async function readRaster(path: string, limits: ReadLimits = {}): Promise<RasterData> {
+  return readRasterFromBuffer(await readFile(path), limits);
 }
 
 /** Like `readRaster`, from the bytes of the file (e.g. an upload). */
-export async function readRasterFromBuffer(bytes: Uint8Array): Promise<RasterData> {
+export async function readRasterFromBuffer(bytes: Uint8Array, limits: ReadLimits = {}): Promise<RasterData> {
   assertTiffHeader(bytes);
+  await inspectTiff(bytesSource(bytes), limits);
   try {
     const image = await openFirstImage(bytes);
-    const grid = await readGrid(image, bytes.length);
+    const grid = await readGrid(image);
     const { values, nodata } = await readValues(image, await takeOverPredictor2(image));
     return { grid, values, nodata };
   } catch (err) {
-    throw translateParseError(err, bytes.length);
+    throw translateParseError(err);
   }
 }
 
@@ -65,23 +75,46 @@ export async function readRasterFromBuffer(bytes: Uint8Array): Promise<RasterDat
  * Reads a DEM: a single-band GeoTIFF of elevations in metres on a north-up projected (metre) or geographic
  * (degree) grid, at least 3×3 cells, not all nodata. Nodata and non-finite cells become NaN.
  */
-export async function readDem(path: string): Promise<Dem> {
-  return readDemFromBuffer(await readFile(path));
+export async function readDem(path: string, limits: ReadLimits = {}): Promise<Dem> {
+  return readDemFromBuffer(await readFile(path), limits);
 }
 
 /** Like `readDem`, from the bytes of the file (e.g. an upload). */
-export async function readDemFromBuffer(bytes: Uint8Array): Promise<Dem> {
-  return demFromRaster(await readRasterFromBuffer(bytes));
+export async function readDemFromBuffer(bytes: Uint8Array, limits: ReadLimits = {}): Promise<Dem> {
+  return demFromRaster(await readRasterFromBuffer(bytes, limits));
+}
+
+/**
+ * The grid of the DEM at `path` from its header alone (size, georeferencing, CRS; single band, supported
+ * sample format and compression), reading only the directory and tag bytes. Throws RasterFormatError.
+ */
+export async function readDemGrid(path: string, limits: ReadLimits = {}): Promise<GridSpec> {
+  await inspectTiffFile(path, limits);
+  let tiff;
+  try {
+    tiff = await fromFile(path);
+  } catch (err) {
+    throw translateParseError(err);
+  }
+  try {
+    const grid = await readGrid(await tiff.getImage(0));
+    if (grid.width < 3 || grid.height < 3) throw tooSmall(grid.width, grid.height);
+    return grid;
+  } catch (err) {
+    throw translateParseError(err);
+  } finally {
+    (tiff as { close?: () => void }).close?.();
+  }
 }
 
 /** Checks that `path` is a usable DEM; returns a short summary or throws RasterFormatError. */
-export async function validateDem(path: string): Promise<DemSummary> {
-  return summarize(await readDem(path));
+export async function validateDem(path: string, limits: ReadLimits = {}): Promise<DemSummary> {
+  return summarize(await readDem(path, limits));
 }
 
 /** Like `validateDem`, from the bytes of the file (e.g. an upload). */
-export async function validateDemFromBuffer(bytes: Uint8Array): Promise<DemSummary> {
-  return summarize(await readDemFromBuffer(bytes));
+export async function validateDemFromBuffer(bytes: Uint8Array, limits: ReadLimits = {}): Promise<DemSummary> {
+  return summarize(await readDemFromBuffer(bytes, limits));
 }
 
 function summarize(dem: Dem): DemSummary {
@@ -91,12 +124,7 @@ function summarize(dem: Dem): DemSummary {
 /** Applies the DEM rules to a raster: at least 3×3, finite elevations (others → NaN), some valid cells. */
 export function demFromRaster(raster: RasterData): Dem {
   const { grid, values } = raster;
-  if (grid.width < 3 || grid.height < 3) {
-    throw new RasterFormatError(
-      'TOO_SMALL',
-      `The DEM is ${grid.width}×${grid.height} cells, too small to compute slope; at least 3×3 cells are required.`,
-    );
-  }
+  if (grid.width < 3 || grid.height < 3) throw tooSmall(grid.width, grid.height);
   let validCount = 0;
   for (let i = 0; i < values.length; i++) {
     if (Number.isFinite(values[i]!)) validCount++;
@@ -108,39 +136,45 @@ export function demFromRaster(raster: RasterData): Dem {
   return { grid, elevation: values, validCount, sourceNodata: raster.nodata };
 }
 
+function tooSmall(width: number, height: number): RasterFormatError {
+  return new RasterFormatError('TOO_SMALL', `The DEM is ${width}×${height} cells, too small to compute slope; at least 3×3 cells are required.`);
+}
+
 async function openFirstImage(bytes: Uint8Array): Promise<GeoTIFFImage> {
   const buffer =
     bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
       ? (bytes.buffer as ArrayBuffer)
       : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
-  try {
-    const tiff = await fromArrayBuffer(buffer);
-    return await tiff.getImage(0);
-  } catch (err) {
-    throw translateParseError(err, bytes.length);
-  }
+  const tiff = await fromArrayBuffer(buffer);
+  return await tiff.getImage(0);
+}
+
+/** True for the errors a JavaScript engine raises when memory for an array cannot be had. */
+function isAllocationFailure(err: unknown): boolean {
+  return err instanceof RangeError && /allocation failed|invalid (typed )?array length|array buffer/i.test(err.message);
 }
 
 /**
- * geotiff.js failures (RasterFormatErrors pass through): out-of-range reads mean the file was cut short
- * or its directory points nowhere; anything else means it is not a TIFF we can parse.
+ * geotiff.js failures after the structure walk (RasterFormatErrors pass through), each said as it is: a
+ * block that inflates past its size, memory that could not be had, or a parse error geotiff.js reports.
  */
-function translateParseError(err: unknown, fileLength: number): RasterFormatError {
+function translateParseError(err: unknown): RasterFormatError {
   if (err instanceof RasterFormatError) return err;
+  if (err instanceof BlockTooLargeError) return new RasterFormatError('DAMAGED', `The TIFF is damaged: ${err.message}.`);
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof RangeError || /out of bounds|outside the bounds|offset/i.test(message)) {
-    return new RasterFormatError('TRUNCATED', `The GeoTIFF is truncated or damaged: its directory cannot be read within its ${fileLength} bytes.`);
+  if (isAllocationFailure(err)) {
+    return new RasterFormatError('OUT_OF_MEMORY', `There is not enough memory to read the raster (${message}).`);
   }
-  return new RasterFormatError('NOT_TIFF', `The file is not a readable TIFF (${message}).`);
+  return new RasterFormatError('DAMAGED', `The TIFF cannot be parsed (${message}).`);
 }
 
-async function readGrid(image: GeoTIFFImage, fileLength: number): Promise<GridSpec> {
+async function readGrid(image: GeoTIFFImage): Promise<GridSpec> {
   const fd = image.fileDirectory;
   const load = async (tag: string): Promise<any> => {
     try {
       return fd.hasTag(tag as never) ? await fd.loadValue(tag as never) : undefined;
     } catch (err) {
-      throw translateParseError(err, fileLength);
+      throw translateParseError(err);
     }
   };
   const width = image.getWidth();
@@ -164,12 +198,7 @@ async function readGrid(image: GeoTIFFImage, fileLength: number): Promise<GridSp
   if (predictor !== 1 && predictor !== 2 && predictor !== 3) {
     throw new RasterFormatError('UNSUPPORTED_COMPRESSION', `The GeoTIFF uses an unknown predictor (${predictor}); re-save it with gdal_translate.`);
   }
-  const tiled = fd.hasTag('TileOffsets');
-  const offsets = await load(tiled ? 'TileOffsets' : 'StripOffsets');
-  const byteCounts = await load(tiled ? 'TileByteCounts' : 'StripByteCounts');
-  if (!offsets || !byteCounts) throw new RasterFormatError('TRUNCATED', 'The GeoTIFF is damaged: it lists no strips or tiles of pixel data.');
-  assertBlocksInside(offsets, byteCounts, fileLength);
-
+  // The strip/tile tables were checked against the file by the structure walk.
   const directory = await load('GeoKeyDirectory');
   const geoKeys = directory ? decodeGeoKeyDirectory(directory, await load('GeoDoubleParams'), await load('GeoAsciiParams')) : [];
   const rasterType = geoKeyValue(geoKeys, GeoKey.GTRasterType) === 2 ? 2 : 1;
@@ -246,8 +275,9 @@ async function readValues(image: GeoTIFFImage, predictor2BlockWidth: number | nu
   try {
     raw = (await image.readRasters({ interleave: true })) as unknown as ArrayLike<number>;
   } catch (err) {
+    if (err instanceof BlockTooLargeError || isAllocationFailure(err)) throw translateParseError(err);
     const message = err instanceof Error ? err.message : String(err);
-    throw new RasterFormatError('TRUNCATED', `The GeoTIFF's pixel data is damaged and cannot be decoded (${message}).`);
+    throw new RasterFormatError('DAMAGED', `The GeoTIFF's pixel data is damaged and cannot be decoded (${message}).`);
   }
   if (predictor2BlockWidth !== null) {
     undoHorizontalDifferencing(raw as unknown as ArrayBufferView, image.getBitsPerSample(), image.getWidth(), image.getHeight(), predictor2BlockWidth);

@@ -119,6 +119,7 @@ export class DockerRuntime implements JobRuntime {
       demPath: `/input/${basename(launch.demPath)}`,
       outDir: '/job/output',
       params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, this.limits.cpus) },
+      ...(this.limits.maxDemCells !== undefined ? { maxDemCells: this.limits.maxDemCells } : {}),
     };
     await writeFile(join(launch.jobDir, 'job.json'), JSON.stringify(spec, null, 2) + '\n');
 

@@ -58,6 +58,7 @@ async function main(): Promise<number> {
       demPath: spec.demPath,
       outDir: spec.outDir,
       params: spec.params,
+      ...(spec.maxDemCells !== undefined ? { maxDemCells: spec.maxDemCells } : {}),
       signal: controller.signal,
       onProgress: (update) => {
         lastFraction = Math.max(lastFraction, Math.min(1, Math.max(0, update.fraction)));

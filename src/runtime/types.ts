@@ -14,6 +14,8 @@ export interface RuntimeLimits {
   readonly cpus: number;
   /** Memory a job may use [bytes]. */
   readonly memoryBytes: number;
+  /** Largest DEM a job may read [cells] (`EEMT_MAX_DEM_CELLS`); no limit when absent. */
+  readonly maxDemCells?: number;
 }
 
 /** One job to launch. All paths are host paths; the runtime maps them into the sandbox. */

@@ -6,6 +6,8 @@ import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { CleanupService } from '../jobs/cleanup.js';
+import { DemChecker } from '../jobs/demCheck.js';
+import { UploadsInProgress } from '../jobs/orphans.js';
 import type { JobPaths } from '../jobs/paths.js';
 import type { JobScheduler } from '../jobs/scheduler.js';
 import type { JobStore } from '../jobs/store.js';
@@ -37,6 +39,10 @@ export interface AppDeps {
   readonly plugins?: readonly FastifyPluginAsync[];
   /** Fastify logger option (default: off). */
   readonly logger?: FastifyServerOptions['logger'];
+  /** The submission's DEM check (default: limits from the configuration). */
+  readonly demChecker?: DemChecker;
+  /** Uploads being received, which the orphan sweep must leave alone. */
+  readonly uploads?: UploadsInProgress;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -58,6 +64,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   strictQueryNumbers(app);
   closeSlowBodies(app, requestLimits);
   drainUnreadBodies(app);
+  const demChecker = deps.demChecker ?? new DemChecker({ maxCells: config.maxDemCells, log: (line) => app.log.warn(line) });
+  const uploads = deps.uploads ?? new UploadsInProgress();
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -105,7 +113,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         route.schema = { ...(route.schema ?? {}), hide: true };
       });
     }
-    await scope.register(submitRoutes, { store, scheduler, runtime, paths, maxUploadBytes: config.maxUploadBytes });
+    await scope.register(submitRoutes, { store, scheduler, runtime, paths, maxUploadBytes: config.maxUploadBytes, demChecker, uploads });
     await scope.register(jobRoutes, { store, scheduler, paths });
     await scope.register(systemRoutes, { runtime, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });

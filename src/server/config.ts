@@ -7,6 +7,7 @@ import { resolveDaymetBaseUrl, resolveDaymetMaxPoints } from '../climate/daymetS
 import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
 import type { RuntimeChoice } from '../runtime/select.js';
 import { parseDecimal } from '../util/decimal.js';
+import { defaultMaxDemCells, MAX_DEM_CELLS_SETTING } from '../workflows/demLimits.js';
 
 export interface ServiceConfig {
   readonly host: string;
@@ -37,6 +38,8 @@ export interface ServiceConfig {
   readonly daymetUrl: string;
   /** Largest number of Daymet cells an eemt job may need. */
   readonly daymetMaxPoints: number;
+  /** Largest DEM accepted [cells]: `EEMT_MAX_DEM_CELLS`, by default sized from the job memory limit. */
+  readonly maxDemCells: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -117,6 +120,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     throw new ConfigError(`EEMT_RUNTIME must be auto, docker, bubblewrap or process, got "${runtime}"`);
   }
   dockerHost(env, 'DOCKER_HOST');
+  const memoryBytes = wrap('CONTAINER_MEMORY_LIMIT', () => parseMemorySize(text(env, 'CONTAINER_MEMORY_LIMIT', '8G')));
   return {
     host: host(env, 'EEMT_HOST', '127.0.0.1'),
     port: integer(env, 'EEMT_PORT', 5000, 0, 65535),
@@ -131,7 +135,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
       if (parseDecimal(raw) === null) throw new Error(`invalid CPU limit "${raw}"`);
       return parseCpuLimit(raw);
     }),
-    memoryBytes: wrap('CONTAINER_MEMORY_LIMIT', () => parseMemorySize(text(env, 'CONTAINER_MEMORY_LIMIT', '8G'))),
+    memoryBytes,
     runtime: runtime as RuntimeChoice,
     maxConcurrentJobs: integer(env, 'EEMT_MAX_CONCURRENT_JOBS', 1, 1, 64),
     maxUploadBytes: integer(env, 'EEMT_MAX_UPLOAD_MB', 2048, 1, 1_048_576) * 1024 * 1024,
@@ -145,5 +149,6 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     // service at start-up instead of failing every eemt submission or job later.
     daymetUrl: wrap('EEMT_DAYMET_URL', () => resolveDaymetBaseUrl(undefined, env)),
     daymetMaxPoints: integer(env, 'EEMT_DAYMET_MAX_POINTS', resolveDaymetMaxPoints(undefined, {}), 1, 1_000_000),
+    maxDemCells: integer(env, MAX_DEM_CELLS_SETTING, defaultMaxDemCells(memoryBytes), 9, Number.MAX_SAFE_INTEGER),
   };
 }

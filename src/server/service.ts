@@ -10,6 +10,8 @@ import type { FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from '
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { CleanupService } from '../jobs/cleanup.js';
+import type { DemChecker } from '../jobs/demCheck.js';
+import { UploadsInProgress } from '../jobs/orphans.js';
 import { JobPaths } from '../jobs/paths.js';
 import { JobScheduler } from '../jobs/scheduler.js';
 import { ServiceLock } from '../jobs/serviceLock.js';
@@ -45,6 +47,8 @@ export interface ServiceOptions {
   readonly runtime?: JobRuntime;
   readonly plugins?: readonly FastifyPluginAsync[];
   readonly logger?: FastifyServerOptions['logger'];
+  /** A DEM check to use instead of one with the configuration's limits (tests). */
+  readonly demChecker?: DemChecker;
 }
 
 export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<Service> {
@@ -72,7 +76,7 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
   if (!runtime) {
     const selected = await selectRuntime({
       choice: config.runtime,
-      limits: { cpus: config.cpuLimit, memoryBytes: config.memoryBytes },
+      limits: { cpus: config.cpuLimit, memoryBytes: config.memoryBytes, maxDemCells: config.maxDemCells },
       image: config.containerImage,
       // What a sandboxed job must not see: every job's data and the job database.
       hiddenPaths: [paths.dirs.uploadDir, paths.dirs.resultsDir, paths.dirs.tempDir, dbPath, `${dbPath}-wal`, `${dbPath}-shm`],
@@ -86,9 +90,11 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
     error: (message: string) => app.log.error(message),
   };
   const scheduler = new JobScheduler({ store, runtime, paths, maxConcurrent: config.maxConcurrentJobs, logger });
+  const uploads = new UploadsInProgress();
   const cleanup = new CleanupService({
     store,
     paths,
+    isBusy: (id) => scheduler.isActive(id) || uploads.has(id),
     defaults: { success_retention_days: config.successRetentionDays, failed_retention_hours: config.failedRetentionHours },
     intervalMs: config.cleanupIntervalHours === null ? null : config.cleanupIntervalHours * 3_600_000,
     logger,
@@ -102,6 +108,8 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
     paths,
     ...(options.plugins ? { plugins: options.plugins } : {}),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    ...(options.demChecker ? { demChecker: options.demChecker } : {}),
+    uploads,
   });
 
   let closed = false;
@@ -116,6 +124,9 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
     async listen({ host, port }) {
       const address = await app.listen({ host, port });
       lock.setAddress(address);
+      // Before any job starts: folders left by a crash (partial uploads, scratch space of interrupted jobs).
+      const orphans = await cleanup.removeOrphans();
+      if (orphans.length > 0) logger.info(`start-up: removed ${orphans.length} folders that belonged to no job: ${orphans.map((o) => o.path).join(', ')}`);
       scheduler.start();
       cleanup.startSchedule();
       return address;

@@ -33,6 +33,8 @@ export interface WorkflowRun {
   readonly onProgress?: ProgressListener;
   /** Aborting stops the run as soon as possible and rejects with an AbortError. */
   readonly signal?: AbortSignal;
+  /** Largest DEM accepted [cells] (the service's `EEMT_MAX_DEM_CELLS`); no limit when absent. */
+  readonly maxDemCells?: number;
 }
 
 /** Summary a workflow returns when it completes. */

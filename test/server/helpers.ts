@@ -1,10 +1,11 @@
 /** Builds the whole service in a temp folder (real SQLite file, real child processes) on a free port. */
 import type { FastifyServerOptions } from 'fastify';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
 import { createService, type Service } from '../../src/server/service.js';
+import type { DemChecker } from '../../src/jobs/demCheck.js';
 import type { JobRuntime } from '../../src/runtime/types.js';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url);
@@ -33,7 +34,12 @@ export function dataInRootEnv(root: string): Record<string, string> {
 
 /** Service configuration with every folder and the database inside `root`, on a random port. */
 export function testServiceConfig(root: string, env: Record<string, string> = {}): ServiceConfig {
-  return configFromEnv({ ...dataInRootEnv(root), CONTAINER_CPU_LIMIT: '2', CONTAINER_MEMORY_LIMIT: '2G', ...env });
+  return configFromEnv(testServiceEnv(root, env));
+}
+
+/** Settings of a test service: every folder and the database inside `root`, a random port, 2 CPUs, 2G. */
+export function testServiceEnv(root: string, env: Record<string, string> = {}): Record<string, string> {
+  return { ...dataInRootEnv(root), CONTAINER_CPU_LIMIT: '2', CONTAINER_MEMORY_LIMIT: '2G', ...env };
 }
 
 export async function startTestService(
@@ -42,13 +48,17 @@ export async function startTestService(
     env?: Record<string, string>;
     root?: string;
     logger?: FastifyServerOptions['logger'];
+    demChecker?: DemChecker;
   } = {},
 ): Promise<TestService> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'eemt-api-'));
+  // As a deployment's data folders: searchable by the unprivileged user sandboxed jobs run as.
+  chmodSync(root, 0o755);
   const config = testServiceConfig(root, options.env);
   const service = await createService(config, {
     ...(options.runtime ? { runtime: options.runtime(config) } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.demChecker ? { demChecker: options.demChecker } : {}),
   });
   const address = await service.listen({ host: '127.0.0.1', port: 0 });
   return {

@@ -6,7 +6,8 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import '@fastify/multipart';
 import { Type, type TSchema } from 'typebox';
-import { demProblem } from '../../jobs/dem.js';
+import type { DemChecker } from '../../jobs/demCheck.js';
+import type { UploadsInProgress } from '../../jobs/orphans.js';
 import type { JobPaths } from '../../jobs/paths.js';
 import type { JobScheduler } from '../../jobs/scheduler.js';
 import type { JobStore } from '../../jobs/store.js';
@@ -88,6 +89,8 @@ export interface SubmitDeps {
   readonly paths: JobPaths;
   /** Upload size limit of the DEM file [bytes] (setting EEMT_MAX_UPLOAD_MB). */
   readonly maxUploadBytes: number;
+  readonly demChecker: DemChecker;
+  readonly uploads: UploadsInProgress;
 }
 
 /** 413 for a DEM over the upload limit, naming the limit and its setting. */
@@ -116,7 +119,7 @@ function uploadError(error: unknown, maxUploadBytes: number): unknown {
   return new HttpError(400, `Malformed multipart request: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`);
 }
 
-export default async function submitRoutes(app: FastifyInstance, { store, scheduler, runtime, paths, maxUploadBytes }: SubmitDeps) {
+export default async function submitRoutes(app: FastifyInstance, { store, scheduler, runtime, paths, maxUploadBytes, demChecker, uploads }: SubmitDeps) {
   app.post(
     '/submit-job',
     {
@@ -140,6 +143,7 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
       const fields: Record<string, string> = {};
       let demFilename: string | null = null;
       let fileError: HttpError | null = null;
+      uploads.begin(jobId);
       try {
         try {
           for await (const part of request.parts()) {
@@ -180,10 +184,10 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         const parameters = parseParameters(type, fields);
         const unavailable = workflowUnavailableReason(type);
         if (unavailable) badRequest(unavailable);
-        const problem = await demProblem(demPath);
-        if (problem) badRequest(`${NOT_GEOTIFF}: ${problem}`);
+        const verdict = await demChecker.check(demPath);
+        if (!verdict.ok) badRequest(`${NOT_GEOTIFF}: ${verdict.problem}`);
         try {
-          await checkWorkflowInputs(type, demPath, parameters);
+          await checkWorkflowInputs(type, verdict.grid, parameters);
         } catch (error) {
           if (error instanceof WorkflowInputError) badRequest(error.message);
           throw error;
@@ -203,6 +207,8 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
           request.log.info('upload closed by the client before it was complete; its file was removed');
         }
         throw error;
+      } finally {
+        uploads.end(jobId);
       }
     },
   );

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { createGeodesy } from '../../raster/geodesy.js';
 import { readDem } from '../../raster/readGeoTiff.js';
+import { demReadLimits } from '../demLimits.js';
 import type { Dem } from '../../raster/types.js';
 import { writeFloat32GeoTiffSync } from '../../raster/writeGeoTiff.js';
 import type { KernelParams } from '../../science/solar/dailyKernel.js';
@@ -316,7 +317,7 @@ export function kernelParams(run: WorkflowRun): KernelParams {
 export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> {
   const started = performance.now();
   validateWorkflowParams(run.params);
-  const dem = await readDem(run.demPath);
+  const dem = await readDem(run.demPath, demReadLimits(run.maxDemCells));
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
     params: kernelParams(run),
