@@ -4,7 +4,7 @@
  * Start-up order (a second service on the same data must change nothing): lock the database and data folders
  * (`createService`, ServiceLockedError when another service holds them) → open the database and build the app →
  * bind the port (`listen`, which fails with EADDRINUSE before any job is touched) → recover interrupted jobs and
- * start the queue and the cleanup timer → serve.
+ * start the queue and the cleanup timer → serve (requests that arrive during recovery wait for its end).
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
 import { mkdirSync } from 'node:fs';
@@ -112,6 +112,14 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
     uploads,
   });
 
+  // Requests that arrive between binding the port and the end of start-up recovery wait for it, so nobody sees a
+  // job as running that the recovery is about to mark failed, or a folder it is about to remove.
+  let startupDone: () => void = () => undefined;
+  const startup = new Promise<void>((resolve) => (startupDone = resolve));
+  app.addHook('onRequest', async () => {
+    await startup;
+  });
+
   let closed = false;
   return {
     app,
@@ -129,11 +137,13 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
       if (orphans.length > 0) logger.info(`start-up: removed ${orphans.length} folders that belonged to no job: ${orphans.map((o) => o.path).join(', ')}`);
       scheduler.start();
       cleanup.startSchedule();
+      startupDone();
       return address;
     },
     async close() {
       if (closed) return;
       closed = true;
+      startupDone();
       cleanup.stopSchedule();
       const force = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
       try {

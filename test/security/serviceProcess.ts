@@ -58,7 +58,7 @@ export function rssOf(pid: number): number {
   return Number(match[1]) * 1024;
 }
 
-/** Starts the service on a free loopback port and waits until it listens (at most `timeoutMs`). */
+/** Starts the service on a free loopback port and waits until it answers (start-up recovery done; at most `timeoutMs`). */
 export async function startServiceProcess(root: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ServiceProcess> {
   mkdirSync(root, { recursive: true });
   const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN], { cwd: root, env: serviceEnv(root, env), stdio: ['ignore', 'pipe', 'pipe'] });
@@ -87,6 +87,9 @@ export async function startServiceProcess(root: string, env: Record<string, stri
       reject(new Error(`the service exited (code ${code}, signal ${signal}) before listening:\n${output.join('')}`));
     });
   });
+  // The port is bound before start-up recovery ends; the first answer comes after it.
+  const health = await fetch(`${base}/health`, { signal: AbortSignal.timeout(timeoutMs) });
+  await health.arrayBuffer();
   const pid = child.pid!;
   return {
     child,
