@@ -8,7 +8,7 @@
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { ChildMessage } from '../runtime/protocol.js';
-import type { JobRuntime, RunningJob } from '../runtime/types.js';
+import type { JobExit, JobRuntime, RunningJob } from '../runtime/types.js';
 import { resultFiles } from './results.js';
 import type { JobPaths } from './paths.js';
 import type { JobStore } from './store.js';
@@ -173,7 +173,7 @@ export class JobScheduler {
         await this.collect(id, write);
         return;
       }
-      this.store.fail(id, error ?? this.exitMessage(exit.code, exit.signal));
+      this.store.fail(id, error ?? exit.lost ?? this.exitMessage(exit));
     } catch (failure) {
       const message = failure instanceof Error ? failure.message : String(failure);
       write(`failed to run: ${message}`);
@@ -184,10 +184,10 @@ export class JobScheduler {
     }
   }
 
-  private exitMessage(code: number | null, signal: string | null): string {
-    if (signal === 'SIGKILL' || code === 137) {
-      return `The job process was killed (out of memory? the limit is ${Math.round(this.runtime.limits.memoryBytes / 1024 ** 2)} MiB)`;
-    }
+  private exitMessage({ code, signal, outOfMemory }: JobExit): string {
+    const limit = `${Math.round(this.runtime.limits.memoryBytes / 1024 ** 2)} MiB`;
+    if (outOfMemory) return `The job process ran out of memory (the limit is ${limit})`;
+    if (signal === 'SIGKILL' || code === 137) return `The job process was killed (out of memory? the limit is ${limit})`;
     if (signal) return `The job process was stopped by signal ${signal}`;
     return `The job process exited with code ${code} without finishing`;
   }

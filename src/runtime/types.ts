@@ -43,6 +43,10 @@ export interface JobExit {
   /** Exit code of the child, or null when it was ended by a signal. */
   readonly code: number | null;
   readonly signal: string | null;
+  /** The runtime knows the child ran out of memory (the engine's OOM kill, or V8's heap limit). */
+  readonly outOfMemory?: boolean;
+  /** Why the runtime lost track of the child, for the user (e.g. the container engine went away). */
+  readonly lost?: string;
 }
 
 export interface RunningJob {
