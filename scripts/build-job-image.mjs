@@ -29,6 +29,7 @@ import {
   chmodSync,
   copyFileSync,
   cpSync,
+  createWriteStream,
   existsSync,
   lstatSync,
   mkdirSync,
@@ -43,6 +44,7 @@ import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
@@ -296,14 +298,17 @@ async function main() {
     stageRootfs(resolve(values.rootfs));
     return;
   }
+  const docker = values.tar ? null : new Docker();
+  await docker?.ping().catch((error) => {
+    const where = process.env.DOCKER_HOST || '/var/run/docker.sock';
+    throw new Error(`no container engine answers at ${where} (${error.message}); set DOCKER_HOST=unix:///path/to/podman.sock, or write a tar with --tar`);
+  });
   const root = mkdtempSync(join(tmpdir(), 'eemt-rootfs-'));
   try {
     stageRootfs(root);
     const digest = rootfsDigest(root);
     if (values.tar) {
       const { stream, exited } = tarStream(root);
-      const { createWriteStream } = await import('node:fs');
-      const { pipeline } = await import('node:stream/promises');
       await pipeline(stream, createWriteStream(values.tar));
       await exited;
       log(`wrote ${values.tar}; import it with:`);
@@ -311,7 +316,7 @@ async function main() {
       process.stdout.write(`podman import ${changes} ${values.tar} ${values.tag}\n`);
       return;
     }
-    await importRootfs(new Docker(), root, values.tag, digest);
+    await importRootfs(docker, root, values.tag, digest);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
