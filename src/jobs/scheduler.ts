@@ -65,12 +65,14 @@ export class JobScheduler {
   }
 
   /**
-   * Start-up: jobs left `running` by a previous service process fail with a clear message; pending jobs
-   * are resumed. Returns the ids of the interrupted jobs.
+   * Start-up: jobs left `running` by a previous service process fail with a clear message (and whatever of
+   * them still runs in the runtime, such as a container, is removed); pending jobs are resumed. Returns the
+   * ids of the interrupted jobs.
    */
   start(): string[] {
     const interrupted = this.store.failInterrupted(INTERRUPTED_MESSAGE);
     for (const id of interrupted) this.logger.info(`job ${id} was running when the service stopped; marked failed`);
+    if (interrupted.length > 0) void this.runtime.discard?.(interrupted);
     this.pump();
     return interrupted;
   }

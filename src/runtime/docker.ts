@@ -269,6 +269,14 @@ export class DockerRuntime implements JobRuntime {
     };
   }
 
+  /** Removes the containers of `jobIds` (left running by a service process that died) — killing them. */
+  async discard(jobIds: readonly string[]): Promise<void> {
+    for (const jobId of jobIds) {
+      const containers = await this.docker.listContainers({ all: true, filters: { label: [`${JOB_LABEL}=${jobId}`] } }).catch(() => []);
+      for (const { Id } of containers) await this.docker.getContainer(Id).remove({ force: true }).catch(() => undefined);
+    }
+  }
+
   async status(): Promise<RuntimeStatus> {
     const reason = await this.check();
     if (reason) {

@@ -79,6 +79,11 @@ export interface JobRuntime {
   check(): Promise<string | null>;
   start(launch: JobLaunch, handlers: JobHandlers): Promise<RunningJob>;
   status(): Promise<RuntimeStatus>;
+  /**
+   * Stops and removes what an earlier service process left running for these jobs (runtimes whose jobs can
+   * outlive the service, such as containers). Never rejects.
+   */
+  discard?(jobIds: readonly string[]): Promise<void>;
 }
 
 export function containerName(jobId: string): string {

@@ -7,10 +7,13 @@
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { JobStore } from '../../src/jobs/store.js';
 import { DockerRuntime, JOB_LABEL, jobUser } from '../../src/runtime/docker.js';
 import type { RuntimeLimits } from '../../src/runtime/types.js';
 import { startDaymetServer } from '../helpers/daymetServer.js';
@@ -258,6 +261,36 @@ describe('docker runtime on a real Podman engine', { skip: PODMAN_MISSING }, () 
         if (previousUrl === undefined) delete process.env.EEMT_DAYMET_URL;
         else process.env.EEMT_DAYMET_URL = previousUrl;
         await daymet.close();
+      }
+    });
+
+    test('a container left running by a service process that died is removed when the service starts again', async () => {
+      // the earlier process: its job record says running, and its container runs on
+      const root = mkdtempSync(join(tmpdir(), 'eemt-restart-'));
+      const store = new JobStore(join(root, 'jobs.db'));
+      const id = randomUUID();
+      store.create({ id, workflow_type: 'sol', parameters: { step: 3, linke_value: 3, albedo_value: 0.2, num_threads: 1 }, dem_filename: 'mcn.tif' });
+      store.markRunning(id, 'docker', 10, 'running');
+      store.close();
+      const orphan = makeLaunch(layout, id, { params: { step: 3, linke_value: 3, albedo_value: 0.2, num_threads: 1 } });
+      const handlers = collect();
+      const job = await runtime({ cpus: 1, memoryBytes: 512 * MiB }).start(orphan, handlers);
+      await until('the orphan runs', 30, async () => (handlers.messages.length > 0 ? true : undefined));
+
+      const restarted = await startTestService({ root, env: { EEMT_RUNTIME: 'docker', CONTAINER_IMAGE: engine.image } });
+      try {
+        await until('the orphan container is removed', 15, async () => {
+          const left = await engine.docker.listContainers({ all: true, filters: { label: [`${JOB_LABEL}=${id}`] } });
+          return left.length === 0 ? true : undefined;
+        });
+        await job.done;
+        assert.ok(!handlers.messages.some((m) => m.type === 'done'), 'the orphan was stopped, not finished');
+        const record = (await getJson(`${restarted.base}/api/jobs/${id}`)).body;
+        assert.equal(record.status, 'failed');
+        assert.match(record.error_message, /^Interrupted/);
+      } finally {
+        await restarted.stop();
+        rmSync(root, { recursive: true, force: true });
       }
     });
 
