@@ -166,7 +166,8 @@ describe('docker runtime on a real Podman engine', { skip: PODMAN_MISSING }, () 
       process.env.DOCKER_HOST = engine.dockerHost;
       const limits = { EEMT_RUNTIME: 'docker', CONTAINER_IMAGE: engine.image, CONTAINER_CPU_LIMIT: '1.5' };
       svc = await startTestService({ env: { ...limits, CONTAINER_MEMORY_LIMIT: '768M' } });
-      small = await startTestService({ env: { ...limits, CONTAINER_MEMORY_LIMIT: '64M' } });
+      // The DEM limit sized from 64M would refuse the DEM at submission; this service must let it reach the job.
+      small = await startTestService({ env: { ...limits, CONTAINER_MEMORY_LIMIT: '64M', EEMT_MAX_DEM_CELLS: '1000000' } });
       dem = readFileSync(tinyDem(layout.root));
     });
     after(async () => {
