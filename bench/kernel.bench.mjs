@@ -69,7 +69,7 @@ async function prepare(name, dist) {
   const whole = { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width };
   const started = performance.now();
   let layout;
-  let runDay;
+  let runDays;
   if (plan.rayTemplatesByRow) {
     // today's engine on main: whole-grid arrays, 32 far directions, 16 near steps, 128 near sectors
     const { computeHorizonRows } = await load(dist, 'science/solar/horizon.js');
@@ -88,10 +88,12 @@ async function prepare(name, dist) {
     computeHorizonRows(dem.elevation, width, height, 0, height, zMaxM, plan.rayTemplatesByRow(width, height, { dx: cellSizeX, dy: cellSizeY }, 32, 128, 16), terrain.angles, terrain.nearBound, terrain.nearLower);
     kernel.sunlitBounds(surface, terrain.angles, terrain.nearBound, 32, 128, 0, cells, terrain.litBound);
     const samples = kernel.allocateDaySamples(kernel.sampleCapacity(params.stepMinutes), 16);
-    runDay = (day) => {
-      for (const tile of tiles) {
-        kernel.sunSamplesForDay(day, tile, params, table, width, n, samples);
-        kernel.integrateBlock(tile, width, height, samples, surface, terrain, params.albedo, globalOut, hoursOut);
+    runDays = (days) => {
+      for (const day of days) {
+        for (const tile of tiles) {
+          kernel.sunSamplesForDay(day, tile, params, table, width, n, samples);
+          kernel.integrateBlock(tile, width, height, samples, surface, terrain, params.albedo, globalOut, hoursOut);
+        }
       }
     };
   } else {
@@ -103,16 +105,24 @@ async function prepare(name, dist) {
     const horizons = allocateTileHorizons(layout, cells);
     tileHorizons(horizonTracer(model, layout), whole, surface, horizons);
     const terrain = { model, layout, horizons };
-    const samples = kernel.allocateDaySamples(kernel.sampleCapacity(params.stepMinutes), layout.nearSteps);
-    runDay = (day) => {
-      for (const tile of tiles) {
-        kernel.sunSamplesForDay(day, tile, params, table, width, layout, samples);
-        kernel.integrateBlock(tile, whole, samples, surface, terrain, params.albedo, globalOut, hoursOut);
+    // days in batches where the kernel takes them (cells outer, days inner), one at a time before
+    const batch = kernel.integrateBlockDays ? kernel.KERNEL_DAY_BATCH : 1;
+    const samples = Array.from({ length: batch }, () => kernel.allocateDaySamples(kernel.sampleCapacity(params.stepMinutes), layout.nearSteps));
+    const globalOuts = Array.from({ length: batch }, () => new Float32Array(cells));
+    const hoursOuts = Array.from({ length: batch }, () => new Float32Array(cells));
+    runDays = (days) => {
+      for (let first = 0; first < days.length; first += batch) {
+        const chunk = days.slice(first, first + batch);
+        for (const tile of tiles) {
+          chunk.forEach((day, j) => kernel.sunSamplesForDay(day, tile, params, table, width, layout, samples[j]));
+          if (batch === 1) kernel.integrateBlock(tile, whole, samples[0], surface, terrain, params.albedo, globalOut, hoursOut);
+          else kernel.integrateBlockDays(tile, whole, samples.slice(0, chunk.length), surface, terrain, params.albedo, globalOuts, hoursOuts);
+        }
       }
     };
   }
   const horizonSeconds = (performance.now() - started) / 1000;
-  return { name, dist, layout, horizonSeconds, validCells: dem.validCount, cells, runDay, globalOut };
+  return { name, dist, layout, horizonSeconds, validCells: dem.validCount, cells, runDays, globalOut };
 }
 
 const builds = [await prepare('this build', join(repo, 'dist'))];
@@ -123,7 +133,7 @@ const seconds = builds.map(() => []);
 for (let round = 0; round < rounds; round++) {
   builds.forEach((build, i) => {
     const started = performance.now();
-    for (const day of days) build.runDay(day);
+    build.runDays(days);
     seconds[i].push((performance.now() - started) / 1000);
   });
 }

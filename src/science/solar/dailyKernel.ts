@@ -126,8 +126,12 @@ export interface DaySamples {
   readonly nearRow: Int32Array;
   /** Height above the cell [m] a near-field cell must exceed to hide the sun: (tan h + curvature slope) · d. */
   readonly nearThreshold: Float64Array;
-  /** Prefix sums: quantity q over samples [0, k) at prefix[q · (capacity + 1) + k]. */
+  /** Prefix sums, sample-major: quantity q over samples [0, k) at prefix[k · PREFIX_QUANTITIES + q]. */
   readonly prefix: Float64Array;
+  /** The sample with the highest sun (altitudes rise up to it and fall after it). */
+  peak: number;
+  /** Group of each sample. */
+  readonly sampleGroup: Int32Array;
   /** Runs of consecutive samples whose sun lies in the same group sector (tileHorizons.ts), with their altitude range (units). */
   groupCount: number;
   readonly groupSector: Int32Array;
@@ -167,6 +171,8 @@ export function allocateDaySamples(capacity: number, nearSteps: number): DaySamp
     nearRow: new Int32Array(nearCapacity),
     nearThreshold: f(nearCapacity),
     prefix: f(PREFIX_QUANTITIES * (capacity + 1)),
+    peak: 0,
+    sampleGroup: new Int32Array(capacity),
     groupCount: 0,
     groupSector: new Int32Array(capacity),
     groupStart: new Int32Array(capacity),
@@ -195,9 +201,8 @@ export function sunSamplesForDay(
   const c = diffuseCoefficients(params.linkeTurbidity);
   const pzMid = tile.pressureRatioCentre;
   const pzHalf = Math.max(tile.pressureRatioHalfRange, 1e-6);
-  const stride = out.capacity + 1;
   const prefix = out.prefix;
-  for (let q = 0; q < PREFIX_QUANTITIES; q++) prefix[q * stride] = 0;
+  for (let q = 0; q < PREFIX_QUANTITIES; q++) prefix[q] = 0;
   const values = new Float64Array(TAU_QUANTITIES * 3);
   let count = 0;
   let sumDiffuse = 0;
@@ -261,17 +266,19 @@ export function sunSamplesForDay(
         values[CIRCUMSOLAR_UP * 3 + j] = 0;
       }
     }
+    const before = count * PREFIX_QUANTITIES;
+    const after = before + PREFIX_QUANTITIES;
     for (let q = 0; q < TAU_QUANTITIES; q++) {
       const minus = values[q * 3]!;
       const centre = values[q * 3 + 1]!;
       const plus = values[q * 3 + 2]!;
-      const base = q * 3 * stride;
-      prefix[base + count + 1] = prefix[base + count]! + centre;
-      prefix[base + stride + count + 1] = prefix[base + stride + count]! + (plus - minus) / (2 * pzHalf);
-      prefix[base + 2 * stride + count + 1] = prefix[base + 2 * stride + count]! + (plus - 2 * centre + minus) / (2 * pzHalf * pzHalf);
+      const at = q * 3;
+      prefix[after + at] = prefix[before + at]! + centre;
+      prefix[after + at + 1] = prefix[before + at + 1]! + (plus - minus) / (2 * pzHalf);
+      prefix[after + at + 2] = prefix[before + at + 2]! + (plus - 2 * centre + minus) / (2 * pzHalf * pzHalf);
     }
-    prefix[DIFFUSE_LIT * stride + count + 1] = prefix[DIFFUSE_LIT * stride + count]! + diffuseH;
-    prefix[LIT_COUNT * stride + count + 1] = count + 1;
+    prefix[after + DIFFUSE_LIT] = prefix[before + DIFFUSE_LIT]! + diffuseH;
+    prefix[after + LIT_COUNT] = count + 1;
     sumDiffuse += diffuseH;
     count++;
   }
@@ -280,7 +287,9 @@ export function sunSamplesForDay(
   // group consecutive samples by group sector (about 32 around the horizon)
   const perGroup = directions > 0 ? farSectorsPerGroup(directions) : 1;
   let groups = 0;
+  let peak = 0;
   for (let k = 0; k < count; k++) {
+    if (out.altitudeUnits[k]! > out.altitudeUnits[peak]!) peak = k;
     const sector = directions > 0 ? Math.floor(out.horizonDirection0[k]! / perGroup) : 0;
     const altitude = out.altitudeUnits[k]!;
     if (groups > 0 && out.groupSector[groups - 1] === sector) {
@@ -295,8 +304,10 @@ export function sunSamplesForDay(
       out.groupMaxAltitude[groups] = altitude;
       groups++;
     }
+    out.sampleGroup[k] = groups - 1;
   }
   out.groupCount = groups;
+  out.peak = peak;
   out.stepHours = stepHours;
   out.extraterrestrialWM2 = g0;
   out.sumDiffuseHorizontal = sumDiffuse;
@@ -320,128 +331,245 @@ export function integrateBlock(
   globalOut: Float32Array,
   hoursOut: Float32Array,
 ): void {
-  const count = samples.count;
-  const stride = samples.capacity + 1;
-  const prefix = samples.prefix;
-  const g0 = samples.extraterrestrialWM2;
-  const stepHours = samples.stepHours;
-  const sumDiffuse = samples.sumDiffuseHorizontal;
-  const pzMid = samples.pressureRatioCentre;
-  const { sinAltitude, altitudeUnits, sunEast, sunNorth } = samples;
-  const { horizonDirection0, horizonDirection1, horizonWeight } = samples;
-  const { nearStart, nearOffset, nearCol, nearRow, nearThreshold } = samples;
+  integrateBlockDays(part, tile, [samples], surface, terrain, albedo, [globalOut], [hoursOut]);
+}
+
+/**
+ * Days per call of `integrateBlockDays` that keep a cell's data in the fastest cache while its days are
+ * computed, with the day samples (about 60 kB a day) in the next one; measured with bench/kernel.bench.mjs.
+ */
+export const KERNEL_DAY_BATCH = 8;
+
+/**
+ * `integrateBlock` for several days at once: day d's samples in `days[d]`, its outputs in `globalOuts[d]`
+ * and `hoursOuts[d]`. Cells outer, days inner, so that a cell's horizons and the terrain around it are
+ * read from memory once for all the days (they are most of the memory traffic of the kernel).
+ */
+export function integrateBlockDays(
+  part: CellBlock,
+  tile: CellBlock,
+  days: readonly DaySamples[],
+  surface: SurfaceTerms,
+  terrain: KernelTerrain | null,
+  albedo: number,
+  globalOuts: readonly Float32Array[],
+  hoursOuts: readonly Float32Array[],
+): void {
+  const dayCount = days.length;
   const width = terrain ? terrain.model.width : 0;
   const height = terrain ? terrain.model.height : 0;
-  const elevation = terrain ? terrain.model.elevation : null;
-  const angles = terrain ? terrain.horizons.far : null;
-  const nearBound = terrain ? terrain.horizons.nearUpper : null;
-  const nearLower = terrain ? terrain.horizons.nearLower : null;
-  const litBound = terrain ? terrain.horizons.litBound : null;
-  const darkBound = terrain ? terrain.horizons.darkBound : null;
-  const groupCountPerCell = terrain ? terrain.layout.directions / farSectorsPerGroup(terrain.layout.directions) : 0;
-  const nearDirections = terrain ? terrain.layout.nearSectors : 0;
-  const directions = terrain ? terrain.layout.directions : 0;
   const margin = terrain ? terrain.layout.nearSteps + 2 : 0;
-  const nearSector = samples.nearSector;
   const tileWidth = tile.colEnd - tile.colStart;
-  const { groupCount, groupSector, groupStart, groupEnd, groupMinAltitude, groupMaxAltitude } = samples;
   const sums = new Float64Array(PREFIX_QUANTITIES);
+  const cellState: CellState = {
+    row: 0,
+    col: 0,
+    cell: 0,
+    inclined: false,
+    normalEast: 0,
+    normalNorth: 0,
+    normalUp: 0,
+    interior: false,
+    gridCell: 0,
+    z0: 0,
+  };
   for (let row = part.rowStart; row < part.rowEnd; row++) {
     const rowInterior = row >= margin && row < height - margin;
     for (let col = part.colStart; col < part.colEnd; col++) {
       const cell = (row - tile.rowStart) * tileWidth + (col - tile.colStart);
       if (surface.valid[cell] === 0) {
-        globalOut[cell] = NaN;
-        hoursOut[cell] = NaN;
+        for (let d = 0; d < dayCount; d++) {
+          globalOuts[d]![cell] = NaN;
+          hoursOuts[d]![cell] = NaN;
+        }
         continue;
       }
-      const inclined = surface.inclined[cell] === 1;
-      const nE = surface.normalEast[cell]!;
-      const nN = surface.normalNorth[cell]!;
-      const nU = surface.normalUp[cell]!;
-      const interior = rowInterior && col >= margin && col < width - margin;
-      const gridCell = row * width + col;
-      const z0 = elevation !== null ? elevation[gridCell]! : 0;
-      const base = cell * directions;
-      const nearBase = cell * nearDirections;
-      let runs = 0;
-      let runStart = -1;
-      for (let g = 0; g < groupCount; g++) {
-        const first = groupStart[g]!;
-        const last = groupEnd[g]!;
-        const groupBase = cell * groupCountPerCell + groupSector[g]!;
-        if (litBound !== null) {
-          if (groupMinAltitude[g]! >= litBound[groupBase]!) {
-            // the whole group is above every horizon and in front of the plane
-            if (runStart < 0) runStart = first;
-            continue;
-          }
-          if (groupMaxAltitude[g]! < darkBound![groupBase]!) {
-            // the whole group is below the far-field horizon
-            if (runStart >= 0) {
-              addRun(sums, prefix, stride, runStart, first, runs++ === 0);
-              runStart = -1;
-            }
-            continue;
-          }
-        }
-        for (let k = first; k < last; k++) {
-          const sinh = sinAltitude[k]!;
-          let lit = (inclined ? nE * sunEast[k]! + nN * sunNorth[k]! + nU * sinh : sinh) > 0;
-          if (lit && angles !== null) {
-            const a0 = angles[base + horizonDirection0[k]!]!;
-            const a1 = angles[base + horizonDirection1[k]!]!;
-            if (a0 + horizonWeight[k]! * (a1 - a0) > altitudeUnits[k]!) {
-              lit = false;
-            } else if (altitudeUnits[k]! < nearLower![nearBase + nearSector[k]!]!) {
-              lit = false; // below the lowest near-field horizon of the sector
-            } else if (altitudeUnits[k]! < nearBound![nearBase + nearSector[k]!]!) {
-              for (let j = nearStart[k]!, end = nearStart[k + 1]!; j < end; j++) {
-                if (!interior) {
-                  const r = row + nearRow[j]!;
-                  const c = col + nearCol[j]!;
-                  if (r < 0 || r >= height || c < 0 || c >= width) break;
-                }
-                if (elevation![gridCell + nearOffset[j]!]! - z0 > nearThreshold[j]!) {
-                  lit = false;
-                  break;
-                }
-              }
-            }
-          }
-          if (lit) {
-            if (runStart < 0) runStart = k;
-          } else if (runStart >= 0) {
-            addRun(sums, prefix, stride, runStart, k, runs++ === 0);
-            runStart = -1;
-          }
-        }
+      cellState.row = row;
+      cellState.col = col;
+      cellState.cell = cell;
+      cellState.inclined = surface.inclined[cell] === 1;
+      cellState.normalEast = surface.normalEast[cell]!;
+      cellState.normalNorth = surface.normalNorth[cell]!;
+      cellState.normalUp = surface.normalUp[cell]!;
+      cellState.interior = rowInterior && col >= margin && col < width - margin;
+      cellState.gridCell = row * width + col;
+      cellState.z0 = terrain ? terrain.model.elevation[cellState.gridCell]! : 0;
+      for (let d = 0; d < dayCount; d++) {
+        const samples = days[d]!;
+        const lit = terrain ? sunlitSums(samples, cellState, terrain, sums) : unshadedSums(samples, cellState, sums);
+        const dailyWh = combineSums(samples, surface, cell, cellState, albedo, sums, lit);
+        globalOuts[d]![cell] = dailyWh;
+        hoursOuts[d]![cell] = (lit ? sums[LIT_COUNT]! : 0) * samples.stepHours;
       }
-      if (runStart >= 0) addRun(sums, prefix, stride, runStart, count, runs++ === 0);
-      if (runs === 0) sums.fill(0);
-      const delta = surface.pressureRatio[cell]! - pzMid;
-      const delta2 = delta * delta;
-      const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
-      let dailyWh: number;
-      if (inclined) {
-        const beam = g0 * (nE * quadratic(sums, TAU_SUN_EAST, delta, delta2) + nN * quadratic(sums, TAU_SUN_NORTH, delta, delta2) + nU * tauSinAltitude);
-        const shadedFactor = surface.shadedDiffuseFactor[cell]!;
-        const diffuse =
-          shadedFactor * (sumDiffuse - sums[DIFFUSE_LIT]!) +
-          surface.skyView[cell]! * quadratic(sums, DIFFUSE_ONE_MINUS_TAU, delta, delta2) +
-          surface.muneerSlope[cell]! * quadratic(sums, DIFFUSE_N_ONE_MINUS_TAU, delta, delta2) +
-          nE * quadratic(sums, CIRCUMSOLAR_EAST, delta, delta2) +
-          nN * quadratic(sums, CIRCUMSOLAR_NORTH, delta, delta2) +
-          nU * quadratic(sums, CIRCUMSOLAR_UP, delta, delta2);
-        const reflected = albedo * surface.groundView[cell]! * (g0 * tauSinAltitude + sumDiffuse);
-        dailyWh = (beam + diffuse + reflected) * stepHours;
-      } else {
-        dailyWh = (g0 * tauSinAltitude + sumDiffuse) * stepHours;
-      }
-      globalOut[cell] = dailyWh;
-      hoursOut[cell] = sums[LIT_COUNT]! * stepHours;
     }
   }
+}
+
+/** The cell being integrated, as `sunlitSums` and `combineSums` need it. */
+interface CellState {
+  row: number;
+  col: number;
+  /** Tile-local index. */
+  cell: number;
+  inclined: boolean;
+  normalEast: number;
+  normalNorth: number;
+  normalUp: number;
+  /** Every near-field ray cell lies inside the grid. */
+  interior: boolean;
+  /** Index in the resident grid. */
+  gridCell: number;
+  z0: number;
+}
+
+/**
+ * Sums over the samples of one day at which the cell is sunlit into `sums`; false if there is none. Groups
+ * of samples in one sector are decided at once where the cell's bounds allow; the samples above every lit
+ * bound of the cell (one run around noon) are not looked at; the rest are tested one by one: in front of
+ * the plane, above the interpolated far-field horizon, and above the near-field ray or its bounds.
+ */
+function sunlitSums(samples: DaySamples, state: CellState, terrain: KernelTerrain, sums: Float64Array): boolean {
+  const { count, prefix, peak, sampleGroup, altitudeUnits, sinAltitude, sunEast, sunNorth } = samples;
+  const { horizonDirection0, horizonDirection1, horizonWeight, nearSector } = samples;
+  const { nearStart, nearOffset, nearCol, nearRow, nearThreshold } = samples;
+  const { groupCount, groupSector, groupStart, groupEnd, groupMinAltitude, groupMaxAltitude } = samples;
+  const { far, nearUpper, nearLower, litBound, darkBound, litEverywhere } = terrain.horizons;
+  const { directions, nearSectors } = terrain.layout;
+  const { width, height, elevation } = terrain.model;
+  const groupsPerCell = directions / farSectorsPerGroup(directions);
+  const { row, col, cell, inclined, interior, gridCell, z0 } = state;
+  // the sun is in front of the surface when its dot product with this normal is positive (horizontal: sin h > 0)
+  const testEast = inclined ? state.normalEast : 0;
+  const testNorth = inclined ? state.normalNorth : 0;
+  const testUp = inclined ? state.normalUp : 1;
+  const base = cell * directions;
+  const nearBase = cell * nearSectors;
+  let runs = 0;
+  let runStart = -1;
+  // the groups strictly between `skipFrom` and `skipTo` have the sun above every lit bound of the cell
+  let skipFrom = groupCount;
+  let skipTo = groupCount;
+  const everywhere = litEverywhere[cell]!;
+  if (count > 0 && altitudeUnits[peak]! >= everywhere) {
+    // altitudes rise up to the peak and fall after it: the samples at or above the bound are one run
+    let lo = 0;
+    let hi = peak;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (altitudeUnits[mid]! >= everywhere) hi = mid;
+      else lo = mid + 1;
+    }
+    skipFrom = sampleGroup[lo]!;
+    lo = peak;
+    hi = count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (altitudeUnits[mid]! >= everywhere) lo = mid;
+      else hi = mid - 1;
+    }
+    skipTo = sampleGroup[lo]!;
+  }
+  for (let g = 0; g < groupCount; g++) {
+    if (g === skipFrom + 1 && g < skipTo) {
+      if (runStart < 0) runStart = groupStart[g]!;
+      g = skipTo - 1;
+      continue;
+    }
+    const first = groupStart[g]!;
+    const last = groupEnd[g]!;
+    const groupBase = cell * groupsPerCell + groupSector[g]!;
+    if (groupMinAltitude[g]! >= litBound[groupBase]!) {
+      // the whole group is above every horizon and in front of the plane
+      if (runStart < 0) runStart = first;
+      continue;
+    }
+    if (groupMaxAltitude[g]! < darkBound[groupBase]!) {
+      // the whole group is below a horizon or behind the plane
+      if (runStart >= 0) {
+        addRun(sums, prefix, runStart, first, runs++ === 0);
+        runStart = -1;
+      }
+      continue;
+    }
+    for (let k = first; k < last; k++) {
+      // every condition evaluated without branching (they are hard to predict); a branch only where the
+      // near-field ray must be traced (rare) and where the cell turns lit or dark (about twice a day)
+      const altitude = altitudeUnits[k]!;
+      const a0 = far[base + horizonDirection0[k]!]!;
+      const a1 = far[base + horizonDirection1[k]!]!;
+      const near = nearBase + nearSector[k]!;
+      // 1 where the sun is in front of the plane, above the far field and above the near field's lower bound
+      const open =
+        Number(testEast * sunEast[k]! + testNorth * sunNorth[k]! + testUp * sinAltitude[k]! > 0) &
+        Number(altitude >= a0 + horizonWeight[k]! * (a1 - a0)) &
+        Number(altitude >= nearLower[near]!);
+      let lit = (open & Number(altitude >= nearUpper[near]!)) === 1;
+      if (open === 1 && !lit) {
+        lit = true;
+        for (let j = nearStart[k]!, end = nearStart[k + 1]!; j < end; j++) {
+          if (!interior) {
+            const r = row + nearRow[j]!;
+            const c = col + nearCol[j]!;
+            if (r < 0 || r >= height || c < 0 || c >= width) break;
+          }
+          if (elevation[gridCell + nearOffset[j]!]! - z0 > nearThreshold[j]!) {
+            lit = false;
+            break;
+          }
+        }
+      }
+      if (lit !== runStart >= 0) {
+        if (lit) runStart = k;
+        else {
+          addRun(sums, prefix, runStart, k, runs++ === 0);
+          runStart = -1;
+        }
+      }
+    }
+  }
+  if (runStart >= 0) addRun(sums, prefix, runStart, count, runs++ === 0);
+  return runs > 0;
+}
+
+/** `sunlitSums` without terrain shadows: only the plane of the surface can hide the sun. */
+function unshadedSums(samples: DaySamples, state: CellState, sums: Float64Array): boolean {
+  const { count, prefix, sinAltitude, sunEast, sunNorth } = samples;
+  const { inclined, normalEast: nE, normalNorth: nN, normalUp: nU } = state;
+  let runs = 0;
+  let runStart = -1;
+  for (let k = 0; k < count; k++) {
+    const lit = (inclined ? nE * sunEast[k]! + nN * sunNorth[k]! + nU * sinAltitude[k]! : sinAltitude[k]!) > 0;
+    if (lit) {
+      if (runStart < 0) runStart = k;
+    } else if (runStart >= 0) {
+      addRun(sums, prefix, runStart, k, runs++ === 0);
+      runStart = -1;
+    }
+  }
+  if (runStart >= 0) addRun(sums, prefix, runStart, count, runs++ === 0);
+  return runs > 0;
+}
+
+/** Daily global irradiation [Wh m⁻² day⁻¹] of the cell from its sums over sunlit samples (none: `lit` false). */
+function combineSums(samples: DaySamples, surface: SurfaceTerms, cell: number, state: CellState, albedo: number, sums: Float64Array, lit: boolean): number {
+  if (!lit) sums.fill(0);
+  const g0 = samples.extraterrestrialWM2;
+  const sumDiffuse = samples.sumDiffuseHorizontal;
+  const delta = surface.pressureRatio[cell]! - samples.pressureRatioCentre;
+  const delta2 = delta * delta;
+  const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
+  if (!state.inclined) return (g0 * tauSinAltitude + sumDiffuse) * samples.stepHours;
+  const { normalEast: nE, normalNorth: nN, normalUp: nU } = state;
+  const beam = g0 * (nE * quadratic(sums, TAU_SUN_EAST, delta, delta2) + nN * quadratic(sums, TAU_SUN_NORTH, delta, delta2) + nU * tauSinAltitude);
+  const diffuse =
+    surface.shadedDiffuseFactor[cell]! * (sumDiffuse - sums[DIFFUSE_LIT]!) +
+    surface.skyView[cell]! * quadratic(sums, DIFFUSE_ONE_MINUS_TAU, delta, delta2) +
+    surface.muneerSlope[cell]! * quadratic(sums, DIFFUSE_N_ONE_MINUS_TAU, delta, delta2) +
+    nE * quadratic(sums, CIRCUMSOLAR_EAST, delta, delta2) +
+    nN * quadratic(sums, CIRCUMSOLAR_NORTH, delta, delta2) +
+    nU * quadratic(sums, CIRCUMSOLAR_UP, delta, delta2);
+  const reflected = albedo * surface.groundView[cell]! * (g0 * tauSinAltitude + sumDiffuse);
+  return (beam + diffuse + reflected) * samples.stepHours;
 }
 
 /** Value at δ of a quantity summed as quadratic coefficients a + bδ + cδ². */
@@ -450,9 +578,11 @@ function quadratic(sums: Float64Array, quantity: number, delta: number, delta2: 
 }
 
 /** Adds the prefix-summed quantities of the sunlit run of samples [first, end) to `sums` (sets them for the first run). */
-function addRun(sums: Float64Array, prefix: Float64Array, stride: number, first: number, end: number, firstRun: boolean): void {
-  if (firstRun) for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q] = prefix[base + end]! - prefix[base + first]!;
-  else for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q]! += prefix[base + end]! - prefix[base + first]!;
+function addRun(sums: Float64Array, prefix: Float64Array, first: number, end: number, firstRun: boolean): void {
+  const from = first * PREFIX_QUANTITIES;
+  const to = end * PREFIX_QUANTITIES;
+  if (firstRun) for (let q = 0; q < PREFIX_QUANTITIES; q++) sums[q] = prefix[to + q]! - prefix[from + q]!;
+  else for (let q = 0; q < PREFIX_QUANTITIES; q++) sums[q]! += prefix[to + q]! - prefix[from + q]!;
 }
 
 /**
@@ -461,12 +591,10 @@ function addRun(sums: Float64Array, prefix: Float64Array, stride: number, first:
  * (r.sun without slope and without terrain shadow), for EEMT's S_flat.
  */
 export function integrateBlockFlat(part: CellBlock, tile: CellBlock, samples: DaySamples, surface: SurfaceTerms, flatOut: Float32Array): void {
-  const stride = samples.capacity + 1;
-  const count = samples.count;
-  const base = TAU_SIN_ALTITUDE * 3 * stride;
-  const a = samples.prefix[base + count]!;
-  const b = samples.prefix[base + stride + count]!;
-  const c = samples.prefix[base + 2 * stride + count]!;
+  const base = samples.count * PREFIX_QUANTITIES + TAU_SIN_ALTITUDE * 3;
+  const a = samples.prefix[base]!;
+  const b = samples.prefix[base + 1]!;
+  const c = samples.prefix[base + 2]!;
   const g0 = samples.extraterrestrialWM2;
   const tileWidth = tile.colEnd - tile.colStart;
   for (let row = part.rowStart; row < part.rowEnd; row++) {

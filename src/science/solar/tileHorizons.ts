@@ -54,10 +54,14 @@ export interface TileHorizons {
    * Per cell and group sector g (G = groupSectors(layout) sectors of r = N/G far sectors: azimuths g·2π/G …
    * (g + 1)·2π/G), the altitude at and above which a sun in that sector certainly lights the surface (above
    * the stored far directions, the near-field upper bounds and the plane of the surface), and the altitude
-   * below which it certainly does not (below the lowest far direction bounding the sector). G per cell.
+   * below which it certainly does not (below the lowest far direction bounding the sector, below the lowest
+   * near-field lower bound of the sector, or behind the plane of the surface everywhere in the sector). G per
+   * cell.
    */
   readonly litBound: Int16Array;
   readonly darkBound: Int16Array;
+  /** Per cell, the largest of its G lit bounds: a sun at or above it lights the surface whatever its azimuth. */
+  readonly litEverywhere: Int16Array;
 }
 
 export function allocateTileHorizons(layout: HorizonLayout, capacity: number): TileHorizons {
@@ -68,6 +72,7 @@ export function allocateTileHorizons(layout: HorizonLayout, capacity: number): T
     nearLower: new Int16Array(capacity * layout.nearSectors),
     litBound: new Int16Array(capacity * groupSectors(layout)),
     darkBound: new Int16Array(capacity * groupSectors(layout)),
+    litEverywhere: new Int16Array(capacity),
   };
 }
 
@@ -160,25 +165,52 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
   const perGroup = farSectorsPerGroup(directions);
   for (let cell = 0; cell < cells; cell++) {
     sunlitBounds(surface, out.far, out.nearUpper, directions, nearSectors, cell, fine);
-    groupBounds(out.far, directions, perGroup, cell, fine, out.litBound, out.darkBound);
+    groupBounds(surface, out, layout, perGroup, cell, fine);
   }
 }
 
 /**
  * The bounds of one cell per group sector of r far sectors (G = N/r): the largest of its far sectors' lit
- * bounds (`fine`, N values) and the lowest far direction bounding it.
+ * bounds (`fine`, N values); and the largest of three altitudes below each of which the sun is certainly
+ * hidden anywhere in the sector — the lowest far direction bounding it, the lowest near-field lower bound
+ * of its near sectors, and the lowest altitude of the surface's plane over its azimuths (rounded down, one
+ * unit of margin). Also the cell's lit bound over all sectors (`litEverywhere`).
  */
-function groupBounds(far: Int16Array, directions: number, r: number, cell: number, fine: Int16Array, litBound: Int16Array, darkBound: Int16Array): void {
+function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLayout, r: number, cell: number, fine: Int16Array): void {
+  const { directions, nearSectors } = layout;
+  const { far, nearLower, litBound, darkBound } = out;
   const groups = directions / r;
+  const nearPerGroup = (nearSectors / directions) * r;
   const base = cell * directions;
+  const inclined = surface.valid[cell] === 1 && surface.inclined[cell] === 1;
+  const nE = surface.normalEast[cell]!;
+  const nN = surface.normalNorth[cell]!;
+  const nU = surface.normalUp[cell]!;
+  const hidden = (az: number) => -(nE * Math.sin(az) + nN * Math.cos(az)) / nU;
+  const downslope = Math.atan2(nE, nN);
+  const width = (2 * Math.PI) / groups;
+  let everywhere = -MAX_HORIZON_UNITS;
   for (let g = 0; g < groups; g++) {
     let lit = -MAX_HORIZON_UNITS;
-    let dark = MAX_HORIZON_UNITS;
+    let farDark = MAX_HORIZON_UNITS;
     for (let k = g * r; k < (g + 1) * r; k++) lit = Math.max(lit, fine[k]!);
-    for (let k = g * r; k <= (g + 1) * r; k++) dark = Math.min(dark, far[base + (k === directions ? 0 : k)]!);
+    for (let k = g * r; k <= (g + 1) * r; k++) farDark = Math.min(farDark, far[base + (k === directions ? 0 : k)]!);
+    let nearDark = MAX_HORIZON_UNITS;
+    for (let k = g * nearPerGroup; k < (g + 1) * nearPerGroup; k++) nearDark = Math.min(nearDark, nearLower[cell * nearSectors + k]!);
+    let dark = Math.max(farDark, nearDark);
+    if (inclined) {
+      // tan h below the plane's lowest tan over the sector: behind the plane at every azimuth of it
+      const from = g * width;
+      let lowest = Math.min(hidden(from), hidden(from + width));
+      const offset = (((downslope - from) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
+      if (offset <= width) lowest = Math.min(lowest, hidden(downslope));
+      if (lowest > 0) dark = Math.max(dark, Math.floor(Math.atan(lowest) / HORIZON_ANGLE_UNIT_RAD) - 1);
+    }
     litBound[cell * groups + g] = lit;
     darkBound[cell * groups + g] = dark;
+    everywhere = Math.max(everywhere, lit);
   }
+  out.litEverywhere[cell] = everywhere;
 }
 
 /**

@@ -294,13 +294,21 @@ test('tile horizons: far directions exact, near bounds per sector, and a cell\'s
     groundView: pick(surface.groundView),
     pressureRatio: pick(surface.pressureRatio),
   };
-  // lit bounds: never below the far field at the group's directions; dark bounds: never above it
+  // lit bounds: never below the far field at the group's directions; dark bounds: at least its lowest
+  // direction and the near field's lowest lower bound, never above the lit bound; lit everywhere: the largest
+  const nearPerGroup = (2 * layout.nearSectors) / layout.directions;
   for (let cell = 0; cell < width * height; cell++) {
     if (surface.valid[cell] !== 1) continue;
+    let largest = -Infinity;
     for (let g = 0; g < groups; g++) {
       const farAt = [0, 1, 2].map((i) => whole.far[cell * layout.directions + ((2 * g + i) % layout.directions)]!);
-      assert.ok(whole.litBound[cell * groups + g]! >= Math.max(...farAt) && whole.darkBound[cell * groups + g]! === Math.min(...farAt));
+      const nearLowest = Math.min(...whole.nearLower.subarray(cell * layout.nearSectors + g * nearPerGroup, cell * layout.nearSectors + (g + 1) * nearPerGroup));
+      const lit = whole.litBound[cell * groups + g]!;
+      const dark = whole.darkBound[cell * groups + g]!;
+      assert.ok(lit >= Math.max(...farAt) && dark >= Math.min(...farAt) && dark >= nearLowest && dark <= lit, `cell ${cell} group ${g}`);
+      largest = Math.max(largest, lit);
     }
+    assert.equal(whole.litEverywhere[cell], largest);
   }
   const tile = allocateTileHorizons(layout, 1000);
   tileHorizons(horizonTracer(tracer.model, layout), block, blockSurface, tile);
@@ -312,6 +320,7 @@ test('tile horizons: far directions exact, near bounds per sector, and a cell\'s
         [tile.far, whole.far, layout.directions],
         [tile.litBound, whole.litBound, groups],
         [tile.darkBound, whole.darkBound, groups],
+        [tile.litEverywhere, whole.litEverywhere, 1],
         [tile.nearUpper, whole.nearUpper, layout.nearSectors],
         [tile.nearLower, whole.nearLower, layout.nearSectors],
       ] as const) {
