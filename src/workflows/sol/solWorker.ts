@@ -8,6 +8,7 @@ import { encodeFloat32Tile } from '../../raster/writeGeoTiff.js';
 import type { TileTimings, WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
 import type { ComputeTile } from './plan.js';
 import { lastDayOfMonth, monthOfDay } from './products.js';
+import { KERNEL_DAY_BATCH } from '../../science/solar/dailyKernel.js';
 import { TileEngine, type DayOutputs } from './tileEngine.js';
 
 const setup = workerData as WorkerSetup;
@@ -58,15 +59,22 @@ function computeTile(index: number, tile: ComputeTile): void {
   timings.horizonSeconds += (performance.now() - t0) / 1000;
   send({ type: 'horizons', tile: index, fraction: 1 });
 
-  const out: DayOutputs = {
+  const outs: DayOutputs[] = Array.from({ length: KERNEL_DAY_BATCH }, () => ({
     global: new Float32Array(cells).fill(NaN),
     hours: new Float32Array(cells).fill(NaN),
     flat: setup.flat ? new Float32Array(cells).fill(NaN) : null,
-  };
+  }));
   const sums = new Map<number, { global: Float64Array; flat: Float64Array | null }>();
-  for (const day of setup.days) {
+  for (let i = 0; i < setup.days.length; i++) {
+    // the kernel computes a batch of days in one pass; they are then summed, encoded and sent one by one
+    const batchIndex = i % KERNEL_DAY_BATCH;
     t0 = performance.now();
-    if (tile.validCells > 0) engine.integrateDay(day, out);
+    if (batchIndex === 0 && tile.validCells > 0) {
+      const batch = setup.days.slice(i, i + KERNEL_DAY_BATCH);
+      engine.integrateDays(batch, outs.slice(0, batch.length));
+    }
+    const day = setup.days[i]!;
+    const out = outs[batchIndex]!;
     const month = monthOfDay(day);
     let sum = summedMonths.has(month) ? sums.get(month) : undefined;
     if (summedMonths.has(month) && !sum) {

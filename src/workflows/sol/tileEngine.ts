@@ -6,8 +6,9 @@
  * on the tile it is computed in.
  */
 import {
+  KERNEL_DAY_BATCH,
   allocateDaySamples,
-  integrateBlock,
+  integrateBlockDays,
   integrateBlockFlat,
   sampleCapacity,
   sunSamplesForDay,
@@ -44,7 +45,8 @@ const HORIZON_BANDS = 8;
 
 export class TileEngine {
   private readonly table: TransmittanceTable;
-  private readonly samples: DaySamples;
+  /** Sun samples of up to KERNEL_DAY_BATCH days. */
+  private readonly samples: DaySamples[];
   private readonly tracer: HorizonTracer | null;
   private horizons: TileHorizons | null = null;
   private tile: ComputeTile | null = null;
@@ -58,7 +60,7 @@ export class TileEngine {
     private readonly sunTiles: readonly (SunTile | null)[],
   ) {
     this.table = transmittanceTable(params.linkeTurbidity);
-    this.samples = allocateDaySamples(sampleCapacity(params.stepMinutes), layout?.nearSteps ?? 0);
+    this.samples = Array.from({ length: KERNEL_DAY_BATCH }, () => allocateDaySamples(sampleCapacity(params.stepMinutes), layout?.nearSteps ?? 0));
     this.tracer = layout ? horizonTracer(model, layout) : null;
   }
 
@@ -96,16 +98,32 @@ export class TileEngine {
 
   /** The products of `day` for the prepared tile, written into `out` (tile-local, NaN at nodata). */
   integrateDay(day: number, out: DayOutputs): void {
+    this.integrateDays([day], [out]);
+  }
+
+  /**
+   * The products of several days (at most KERNEL_DAY_BATCH; day i into outs[i]) in one pass over the
+   * tile's cells, which the kernel does faster than day by day (see `integrateBlockDays`).
+   */
+  integrateDays(days: readonly number[], outs: readonly DayOutputs[]): void {
     const { tile, surface } = this;
     if (!tile || !surface) throw new Error('prepare a tile first');
+    if (days.length > this.samples.length) throw new RangeError(`at most ${this.samples.length} days at once`);
     const terrain = this.layout && this.horizons ? { model: this.model, layout: this.layout, horizons: this.horizons } : null;
-    out.global.fill(NaN);
-    out.hours.fill(NaN);
-    out.flat?.fill(NaN);
+    for (const out of outs) {
+      out.global.fill(NaN);
+      out.hours.fill(NaN);
+      out.flat?.fill(NaN);
+    }
+    const samples = this.samples.slice(0, days.length);
+    const globals = outs.map((out) => out.global);
+    const hours = outs.map((out) => out.hours);
     for (const part of tile.parts) {
-      sunSamplesForDay(day, this.sunTiles[part.sun]!, this.params, this.table, this.model.width, this.layout, this.samples);
-      integrateBlock(part, tile, this.samples, surface, terrain, this.params.albedo, out.global, out.hours);
-      if (out.flat) integrateBlockFlat(part, tile, this.samples, surface, out.flat);
+      days.forEach((day, i) => sunSamplesForDay(day, this.sunTiles[part.sun]!, this.params, this.table, this.model.width, this.layout, samples[i]!));
+      integrateBlockDays(part, tile, samples, surface, terrain, this.params.albedo, globals, hours);
+      outs.forEach((out, i) => {
+        if (out.flat) integrateBlockFlat(part, tile, samples[i]!, surface, out.flat);
+      });
     }
   }
 }
@@ -136,6 +154,7 @@ function horizonCells(horizons: TileHorizons, layout: HorizonLayout, first: numb
     far: horizons.far.subarray(first * n, last * n),
     litBound: horizons.litBound.subarray(first * g, last * g),
     darkBound: horizons.darkBound.subarray(first * g, last * g),
+    litEverywhere: horizons.litEverywhere.subarray(first, last),
     nearUpper: horizons.nearUpper.subarray(first * k, last * k),
     nearLower: horizons.nearLower.subarray(first * k, last * k),
   };
