@@ -22,6 +22,7 @@ const CASES = [
   { name: 'ne_1m', what: '1 m, steep north-east window' },
   { name: 'arctic_10m', what: '10 m at 69° N (polar night on day 355, polar day on day 172)' },
   { name: 'south_10m', what: '10 m at 41° S' },
+  { name: 'geo_2m5', what: '2.5 m window in geographic coordinates (NAD83, EPSG:4269)' },
 ] as const;
 
 for (const { name, what } of CASES) {
