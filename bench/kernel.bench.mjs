@@ -7,7 +7,10 @@
 // side by side (this machine's timings drift by ±30 %). --baseline-ref builds that git ref's sources into
 // bench/baseline/<ref>/dist (git archive + tsc, reusing this checkout's node_modules). The baseline may be
 // today's engine (main: whole-grid horizon arrays) or a build with this one's interfaces.
-// Run `npm run build` first (this build is read from dist/).
+// Run `npm run build` first (this build is read from dist/). Each round is timed by the wall clock and by the
+// process's CPU time; on a shared machine the CPU time (kernel_cell_days_per_cpu_second, kernel_speedup_cpu)
+// leaves out the time spent waiting for a core. Builds with `integrateBlockDays` get KERNEL_DAY_BATCH days per
+// call, as the sol workers do.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -130,24 +133,34 @@ const baselineDist = option('baseline', option('baseline-ref', null) && baseline
 if (baselineDist) builds.push(await prepare(`baseline ${option('baseline-ref', baselineDist)}`, resolve(baselineDist)));
 
 const seconds = builds.map(() => []);
+const cpuSeconds = builds.map(() => []);
 for (let round = 0; round < rounds; round++) {
   builds.forEach((build, i) => {
     const started = performance.now();
+    const cpu = process.cpuUsage();
     build.runDays(days);
+    const used = process.cpuUsage(cpu);
     seconds[i].push((performance.now() - started) / 1000);
+    cpuSeconds[i].push((used.user + used.system) / 1e6);
   });
 }
 const results = builds.map((build, i) => {
   const best = Math.min(...seconds[i]);
+  const bestCpu = Math.min(...cpuSeconds[i]);
   return {
     build: build.name,
     layout: build.layout,
     horizon_seconds: Number(build.horizonSeconds.toFixed(3)),
     horizon_us_per_cell: Number(((build.horizonSeconds / build.cells) * 1e6).toFixed(2)),
     kernel_seconds_per_round: seconds[i].map((s) => Number(s.toFixed(3))),
+    kernel_cpu_seconds_per_round: cpuSeconds[i].map((s) => Number(s.toFixed(3))),
     kernel_cell_days_per_second: Math.round((build.validCells * days.length) / best),
+    kernel_cell_days_per_cpu_second: Math.round((build.validCells * days.length) / bestCpu),
   };
 });
 const report = { benchmark: 'solar core: horizons and daily kernel, one thread, no writing', dem: demPath, days: days.length, rounds, results };
-if (results.length === 2) report.kernel_speedup = Number((results[0].kernel_cell_days_per_second / results[1].kernel_cell_days_per_second).toFixed(2));
+if (results.length === 2) {
+  report.kernel_speedup = Number((results[0].kernel_cell_days_per_second / results[1].kernel_cell_days_per_second).toFixed(2));
+  report.kernel_speedup_cpu = Number((results[0].kernel_cell_days_per_cpu_second / results[1].kernel_cell_days_per_cpu_second).toFixed(2));
+}
 console.log(JSON.stringify(report, null, 2));
