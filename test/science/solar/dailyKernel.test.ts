@@ -3,7 +3,16 @@ import assert from 'node:assert/strict';
 import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
 import { surfaceTerms } from '../../../src/science/solar/surface.js';
 import { horizonAt, horizonTangentAlongRay } from '../../../src/science/solar/horizon.js';
-import { allocateDaySamples, integrateBlock, integrateBlockFlat, sampleCapacity, sunSamplesForDay, transmittanceTable } from '../../../src/science/solar/dailyKernel.js';
+import {
+  KERNEL_DAY_BATCH,
+  allocateDaySamples,
+  integrateBlock,
+  integrateBlockDays,
+  integrateBlockFlat,
+  sampleCapacity,
+  sunSamplesForDay,
+  transmittanceTable,
+} from '../../../src/science/solar/dailyKernel.js';
 import { buildTerrainModel } from '../../../src/science/solar/terrainModel.js';
 import { allocateTileHorizons, horizonTracer, tileHorizons } from '../../../src/science/solar/tileHorizons.js';
 import { dailyIrradiation } from '../../../src/science/solar/dailyIrradiation.js';
@@ -108,3 +117,32 @@ for (const [params, layout, latitudeDeg] of [
     }
   });
 }
+
+test('several days in one pass over the cells equal the same days one at a time, value for value', () => {
+  const z = hillyDem();
+  const gradient = hornGradient(z, width, height, cellM, cellM);
+  const surface = surfaceTerms(z, gradient.fallEast, gradient.fallNorth);
+  const layout = { directions: 64, nearSectors: 128, nearSteps: 8 };
+  const model = buildTerrainModel(Float32Array.from(z), width, height, new Float64Array(height).fill(cellM), new Float64Array(height).fill(cellM));
+  const horizons = allocateTileHorizons(layout, width * height);
+  const whole = { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width };
+  tileHorizons(horizonTracer(model, layout), whole, surface, horizons);
+  const terrain = { model, layout, horizons };
+  const params = { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 };
+  const tile = { latitudeRad: 40 * DEG, convergenceRad: 0, cellSizeXM: cellM, cellSizeYM: cellM, pressureRatioCentre: 0.83, pressureRatioHalfRange: 0.01 };
+  const table = transmittanceTable(params.linkeTurbidity);
+  // consecutive days (the run above every lit bound starts from the previous day's) and jumps across the year
+  const days = [1, 2, 3, 80, 81, 172, 266, 355];
+  assert.ok(days.length <= KERNEL_DAY_BATCH);
+  const samples = days.map((day) => sunSamplesForDay(day, tile, params, table, width, layout, allocateDaySamples(sampleCapacity(15), 8)));
+  const globals = days.map(() => new Float32Array(width * height));
+  const hours = days.map(() => new Float32Array(width * height));
+  integrateBlockDays(whole, whole, samples, surface, terrain, params.albedo, globals, hours);
+  const global1 = new Float32Array(width * height);
+  const hours1 = new Float32Array(width * height);
+  days.forEach((day, i) => {
+    integrateBlock(whole, whole, samples[i]!, surface, terrain, params.albedo, global1, hours1);
+    assert.deepEqual(globals[i], global1, `day ${day} global`);
+    assert.deepEqual(hours[i], hours1, `day ${day} hours`);
+  });
+});
