@@ -372,8 +372,6 @@ export function integrateBlockDays(
     interior: false,
     gridCell: 0,
     z0: 0,
-    riseHint: 0,
-    setHint: 0,
   };
   for (let row = part.rowStart; row < part.rowEnd; row++) {
     const rowInterior = row >= margin && row < height - margin;
@@ -396,8 +394,6 @@ export function integrateBlockDays(
       cellState.interior = rowInterior && col >= margin && col < width - margin;
       cellState.gridCell = row * width + col;
       cellState.z0 = terrain ? terrain.model.elevation[cellState.gridCell]! : 0;
-      cellState.riseHint = 0;
-      cellState.setHint = 0;
       for (let d = 0; d < dayCount; d++) {
         const samples = days[d]!;
         const lit = terrain ? sunlitSums(samples, cellState, terrain, sums) : unshadedSums(samples, cellState, sums);
@@ -424,9 +420,6 @@ interface CellState {
   /** Index in the resident grid. */
   gridCell: number;
   z0: number;
-  /** Where the run of samples above every lit bound began and ended on the previous day (a starting guess). */
-  riseHint: number;
-  setHint: number;
 }
 
 /**
@@ -458,18 +451,23 @@ function sunlitSums(samples: DaySamples, state: CellState, terrain: KernelTerrai
   let skipTo = groupCount;
   const everywhere = litEverywhere[cell]!;
   if (count > 0 && altitudeUnits[peak]! >= everywhere) {
-    // altitudes rise up to the peak and fall after it: the samples at or above the bound are one run,
-    // [rise, set]; both ends move little from one day to the next, so the search starts where it ended
-    let rise = Math.min(state.riseHint, peak);
-    if (altitudeUnits[rise]! >= everywhere) while (rise > 0 && altitudeUnits[rise - 1]! >= everywhere) rise--;
-    else while (altitudeUnits[rise]! < everywhere) rise++;
-    let set = Math.max(Math.min(state.setHint, count - 1), peak);
-    if (altitudeUnits[set]! >= everywhere) while (set < count - 1 && altitudeUnits[set + 1]! >= everywhere) set++;
-    else while (altitudeUnits[set]! < everywhere) set--;
-    state.riseHint = rise;
-    state.setHint = set;
-    skipFrom = sampleGroup[rise]!;
-    skipTo = sampleGroup[set]!;
+    // altitudes rise up to the peak and fall after it: the samples at or above the bound are one run
+    let lo = 0;
+    let hi = peak;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (altitudeUnits[mid]! >= everywhere) hi = mid;
+      else lo = mid + 1;
+    }
+    skipFrom = sampleGroup[lo]!;
+    lo = peak;
+    hi = count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (altitudeUnits[mid]! >= everywhere) lo = mid;
+      else hi = mid - 1;
+    }
+    skipTo = sampleGroup[lo]!;
   }
   for (let g = 0; g < groupCount; g++) {
     if (g === skipFrom + 1 && g < skipTo) {
