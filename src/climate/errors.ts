@@ -40,3 +40,18 @@ export class ClimateCoverageError extends Error {
     this.code = code;
   }
 }
+
+/**
+ * A user climate file (`climate_file`, CLI `--climate-file`) cannot be used: the archive breaks a bound, a
+ * member is missing or unknown, not a GeoTIFF, in the wrong units, or does not cover the DEM. The message
+ * names the file, month or area.
+ */
+export class ClimateInputError extends Error {
+  readonly code: 'ARCHIVE' | 'LAYOUT' | 'MISSING' | 'NOT_GEOTIFF' | 'UNITS' | 'COVERAGE';
+
+  constructor(code: ClimateInputError['code'], message: string) {
+    super(message);
+    this.name = 'ClimateInputError';
+    this.code = code;
+  }
+}
