@@ -2,6 +2,7 @@
  * The `eemt` command line (see main.ts for the entry point):
  *   eemt sol <dem.tif> --out <dir> [--step 15] [--linke 3] [--albedo 0.2] [--threads N] [--days 1-31,172] [--tile-size N]
  *   eemt eemt <dem.tif> --out <dir> --start-year 2020 --end-year 2020 [solar options] [--cache <dir>] [--daymet-url <url>]
+ *             [--climate-file grids.zip]
  * Parameter ranges are those of the service (step 3–60 min, linke 1–8, albedo 0–1, threads 1–32); a value
  * outside its range is an error naming the flag (`--linke must be in 1–8; got 9`), not a clamp. User errors
  * (bad options, unreadable DEM, DEM outside Daymet coverage or over the point limit, failed climate download)
@@ -157,12 +158,13 @@ export function buildProgram(): Command {
     program
       .command('eemt')
       .description('everything sol writes, plus terrain indices, Daymet climate grids and monthly, annual and multi-year EEMT maps')
-      .argument('<dem>', 'DEM GeoTIFF inside Daymet coverage (North America)')
+      .argument('<dem>', 'DEM GeoTIFF (inside Daymet coverage, North America, unless --climate-file is given)')
       .requiredOption('-o, --out <dir>', 'output folder')
       .option('--start-year <year>', 'first Daymet year, 1980–2024', number, DEFAULT_PARAMS.start_year)
       .option('--end-year <year>', 'last Daymet year, 1980–2024, not before --start-year', number, DEFAULT_PARAMS.end_year)
       .option('--cache <dir>', 'Daymet download cache (default: $EEMT_CACHE_DIR, else ./cache)')
-      .option('--daymet-url <url>', 'Daymet server (default: $EEMT_DAYMET_URL, else https://daymet.ornl.gov)'),
+      .option('--daymet-url <url>', 'Daymet server (default: $EEMT_DAYMET_URL, else https://daymet.ornl.gov)')
+      .option('--climate-file <zip>', 'ZIP of monthly climate grids used instead of Daymet (docs/climate-input.md)'),
   ).action(async (dem: string, options) => {
     const params = { ...solParams(options), start_year: options.startYear, end_year: options.endYear };
     checkParams(params);
@@ -175,6 +177,7 @@ export function buildProgram(): Command {
           params,
           ...(options.cache ? { cacheDir: resolve(options.cache) } : {}),
           daymetBaseUrl: options.daymetUrl,
+          ...(options.climateFile ? { climateFile: resolve(options.climateFile) } : {}),
           onProgress: listener,
         }),
       ),

@@ -52,7 +52,7 @@ export interface ClimateOnDem {
    * DEM elevation along the lapse rate. Without one (user grids without elevation.tif) it is the DEM elevation
    * itself, so the adjustment is zero.
    */
-  readonly referenceElevation_m: ArrayLike<number>;
+  readonly referenceElevation_m: Float32Array | Float64Array;
   /** False when `referenceElevation_m` is the DEM itself (no lapse adjustment). */
   readonly lapseAdjusted: boolean;
   /** Folder of the job output holding the monthly grids: `daymet` or `climate`. */
