@@ -47,10 +47,6 @@ export interface EemtWorkflowRun extends WorkflowRun {
   readonly eemtOptions?: EemtOptionsInput;
   /** Retry/timeout settings of the Daymet client. */
   readonly climateDownload?: ClimateDownloadSettings;
-  /** A ZIP of monthly climate grids used instead of Daymet (docs/climate-input.md). */
-  readonly climateFile?: string;
-  /** Name of the climate file to record (e.g. the uploaded file's name); default its own name. */
-  readonly climateFileName?: string;
 }
 
 export interface EemtWorkflowResult extends WorkflowResult {
