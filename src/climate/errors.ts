@@ -27,6 +27,10 @@ export class ClimateDownloadError extends Error {
   }
 }
 
+/** Appended to a failed download: how to do without the network. */
+export const PRESEEDED_CACHE_HINT =
+  ' A cache pre-seeded with `eemt climate prefetch` (EEMT_CACHE_DIR; docs/daymet-cache.md) avoids the download.';
+
 /**
  * The DEM cannot be served from Daymet: it lies (partly) outside Daymet's North American grid,
  * or it needs more Daymet cells than the per-point download limit allows. Raised before any download.

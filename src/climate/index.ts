@@ -12,3 +12,4 @@ export * from './climateOnDem.js';
 export * from './gridReprojection.js';
 export * from './plausibleValues.js';
 export * from './userClimate.js';
+export * from './daymetPrefetch.js';
