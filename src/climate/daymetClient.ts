@@ -218,7 +218,7 @@ async function getWithRetries(url: string, ctx: RequestContext): Promise<string>
         const said = body.trim().replace(/\s+/g, ' ').slice(0, 200);
         const hint = response.status === 400 ? ' (Daymet answers 400 for points outside its North American coverage)' : '';
         throw new ClimateDownloadError(
-          `${ctx.host} refused the request for point ${ctx.pointLabel} with HTTP ${response.status}${said ? `: ${said}` : ''}${hint}.${PRESEEDED_CACHE_HINT}`,
+          `${ctx.host} refused the request for point ${ctx.pointLabel} with HTTP ${response.status}${said ? `: ${said}` : ''}${hint}${PRESEEDED_CACHE_HINT}`,
           { status: response.status, attempts: attempt },
         );
       }

@@ -29,7 +29,7 @@ export class ClimateDownloadError extends Error {
 
 /** Appended to a failed download: how to do without the network. */
 export const PRESEEDED_CACHE_HINT =
-  ' A cache pre-seeded with `eemt climate prefetch` (EEMT_CACHE_DIR; docs/daymet-cache.md) avoids the download.';
+  '. A cache pre-seeded with `eemt climate prefetch` (EEMT_CACHE_DIR; docs/daymet-cache.md) avoids the download.';
 
 /**
  * The DEM cannot be served from Daymet: it lies (partly) outside Daymet's North American grid,

@@ -170,39 +170,32 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
       const demPath = paths.demPath(jobId);
       const fields: Record<string, string> = {};
       const climatePath = paths.climatePath(jobId);
-      let demFilename: string | null = null;
-      let climateFilename: string | null = null;
+      // The file fields: the name each must have, the refusal otherwise, where it is stored.
+      const uploadFields = new Map([
+        ['dem_file', { pattern: GEOTIFF_NAME, refusal: NOT_GEOTIFF, path: demPath, label: 'DEM file' }],
+        ['climate_file', { pattern: ZIP_NAME, refusal: NOT_ZIP, path: climatePath, label: 'climate_file' }],
+      ]);
+      const received = new Map<string, string>();
       let fileError: HttpError | null = null;
       uploads.begin(jobId);
       try {
         try {
           for await (const part of request.parts()) {
             if (part.type === 'file') {
-              if (part.fieldname === 'climate_file' && climateFilename === null && !fileError) {
-                const name = part.filename ?? '';
-                if (!ZIP_NAME.test(name)) {
-                  fileError = new HttpError(400, NOT_ZIP);
-                  part.file.resume();
-                  continue;
-                }
-                await mkdir(uploadDir, { recursive: true });
-                await saveUpload(part.file, climatePath, maxUploadBytes, 'climate_file');
-                climateFilename = name;
-                continue;
-              }
-              if (part.fieldname !== 'dem_file' || demFilename !== null || fileError) {
+              const upload = uploadFields.get(part.fieldname);
+              if (!upload || received.has(part.fieldname) || fileError) {
                 part.file.resume();
                 continue;
               }
               const name = part.filename ?? '';
-              if (!GEOTIFF_NAME.test(name)) {
-                fileError = new HttpError(400, NOT_GEOTIFF);
+              if (!upload.pattern.test(name)) {
+                fileError = new HttpError(400, upload.refusal);
                 part.file.resume();
                 continue;
               }
               await mkdir(uploadDir, { recursive: true });
-              await saveUpload(part.file, demPath, maxUploadBytes, 'DEM file');
-              demFilename = name;
+              await saveUpload(part.file, upload.path, maxUploadBytes, upload.label);
+              received.set(part.fieldname, name);
             } else if (typeof part.value === 'string') {
               fields[part.fieldname] = part.value;
             }
@@ -211,6 +204,8 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
           throw uploadError(error, maxUploadBytes);
         }
 
+        const demFilename = received.get('dem_file') ?? null;
+        const climateFilename = received.get('climate_file') ?? null;
         const type = parseWorkflowType(fields.workflow_type);
         if (fileError) throw fileError;
         if (demFilename === null) badRequest('dem_file is required');
