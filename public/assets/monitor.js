@@ -288,6 +288,10 @@ const PARAMETER_LABELS = {
   num_threads: ['CPU threads', String],
   start_year: ['Start year', String],
   end_year: ['End year', String],
+  climate_source: [
+    'Climate',
+    (v) => (v.type === 'daymet' ? `Daymet, ${v.cells.length} cells of 1 km` : `${v.archive.name} (${v.layout}, ${v.files.length} grids${v.elevation ? '' : ', no elevation grid'})`),
+  ],
 };
 const JOB_FIELDS = [
   'id',

@@ -30,7 +30,7 @@ const submitButton = $('submit-button');
 const years = $('years');
 const fileInput = $('dem_file');
 const NUMERIC_FIELDS = ['step', 'linke_value', 'albedo_value', 'num_threads', 'start_year', 'end_year'];
-const FIELDS = ['workflow_type', 'dem_file', ...NUMERIC_FIELDS];
+const FIELDS = ['workflow_type', 'dem_file', ...NUMERIC_FIELDS, 'climate_file'];
 const announcer = $('announcer');
 const DEM_HINT = $('dem_file-hint').textContent;
 
@@ -168,7 +168,9 @@ function submitJob() {
     const input = $(name);
     if (!input.disabled) data.append(name, input.value.trim());
   }
-  // The file goes last: the small fields reach the server first.
+  // The files go last: the small fields reach the server first.
+  const climate = $('climate_file');
+  if (!climate.disabled && climate.files.length > 0) data.append('climate_file', climate.files[0], climate.files[0].name);
   data.append('dem_file', file, file.name);
 
   const xhr = new XMLHttpRequest();

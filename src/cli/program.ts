@@ -2,6 +2,9 @@
  * The `eemt` command line (see main.ts for the entry point):
  *   eemt sol <dem.tif> --out <dir> [--step 15] [--linke 3] [--albedo 0.2] [--threads N] [--days 1-31,172] [--tile-size N]
  *   eemt eemt <dem.tif> --out <dir> --start-year 2020 --end-year 2020 [solar options] [--cache <dir>] [--daymet-url <url>]
+ *             [--climate-file grids.zip]
+ *   eemt climate points <dem.tif>                      the Daymet cells the DEM needs, as CSV (lat,lon,x,y)
+ *   eemt climate prefetch <dem.tif> --start-year 2020 --end-year 2021 [--cache <dir>] [--daymet-url <url>]
  * Parameter ranges are those of the service (step 3–60 min, linke 1–8, albedo 0–1, threads 1–32); a value
  * outside its range is an error naming the flag (`--linke must be in 1–8; got 9`), not a clamp. User errors
  * (bad options, unreadable DEM, DEM outside Daymet coverage or over the point limit, failed climate download)
@@ -14,7 +17,9 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
 import { parseDecimal } from '../util/decimal.js';
 import { PACKAGE_VERSION } from '../util/version.js';
-import { runEemtWorkflow } from '../workflows/eemt/index.js';
+import { daymetCellsForDem, prefetchDaymet, resolveDaymetBaseUrl } from '../climate/index.js';
+import { readDemGrid } from '../raster/index.js';
+import { DEFAULT_EEMT_CACHE_DIR, runEemtWorkflow } from '../workflows/eemt/index.js';
 import { explainedByMessage } from '../workflows/failures.js';
 import { DEFAULT_PARAMS, PARAMETER_RANGES, ParameterRangeError, validateWorkflowParams } from '../workflows/params.js';
 import { DaySpecError, MAX_REQUESTED_TILE_SIZE, checkTileSize, parseDaySpec, runSolWorkflow } from '../workflows/sol/index.js';
@@ -157,12 +162,13 @@ export function buildProgram(): Command {
     program
       .command('eemt')
       .description('everything sol writes, plus terrain indices, Daymet climate grids and monthly, annual and multi-year EEMT maps')
-      .argument('<dem>', 'DEM GeoTIFF inside Daymet coverage (North America)')
+      .argument('<dem>', 'DEM GeoTIFF (inside Daymet coverage, North America, unless --climate-file is given)')
       .requiredOption('-o, --out <dir>', 'output folder')
       .option('--start-year <year>', 'first Daymet year, 1980–2024', number, DEFAULT_PARAMS.start_year)
       .option('--end-year <year>', 'last Daymet year, 1980–2024, not before --start-year', number, DEFAULT_PARAMS.end_year)
       .option('--cache <dir>', 'Daymet download cache (default: $EEMT_CACHE_DIR, else ./cache)')
-      .option('--daymet-url <url>', 'Daymet server (default: $EEMT_DAYMET_URL, else https://daymet.ornl.gov)'),
+      .option('--daymet-url <url>', 'Daymet server (default: $EEMT_DAYMET_URL, else https://daymet.ornl.gov)')
+      .option('--climate-file <zip>', 'ZIP of monthly climate grids used instead of Daymet (docs/climate-input.md)'),
   ).action(async (dem: string, options) => {
     const params = { ...solParams(options), start_year: options.startYear, end_year: options.endYear };
     checkParams(params);
@@ -175,6 +181,7 @@ export function buildProgram(): Command {
           params,
           ...(options.cache ? { cacheDir: resolve(options.cache) } : {}),
           daymetBaseUrl: options.daymetUrl,
+          ...(options.climateFile ? { climateFile: resolve(options.climateFile) } : {}),
           onProgress: listener,
         }),
       ),
@@ -187,6 +194,48 @@ export function buildProgram(): Command {
     );
     for (const warning of result.warnings) process.stderr.write(`eemt: warning: ${warning}\n`);
   });
+  const climate = program.command('climate').description('Daymet for machines without internet: the cells a DEM needs, and their download into the cache');
+  climate
+    .command('points')
+    .description('the Daymet 1 km cells an eemt job on the DEM downloads, as CSV: lat,lon (cell centre, WGS84) and Daymet x,y (LCC, m)')
+    .argument('<dem>', 'DEM GeoTIFF inside Daymet coverage')
+    .action(async (dem: string) => {
+      const cells = daymetCellsForDem(await readDemGrid(resolve(dem)));
+      const lines = ['lat,lon,x,y', ...cells.map((c) => `${c.lat.toFixed(6)},${c.lon.toFixed(6)},${Math.round(c.x)},${Math.round(c.y)}`)];
+      process.stdout.write(lines.join('\n') + '\n');
+    });
+  climate
+    .command('prefetch')
+    .description('download every Daymet cell-year the DEM needs into the cache (resumable: what is cached is not fetched again)')
+    .argument('<dem>', 'DEM GeoTIFF inside Daymet coverage')
+    .option('--start-year <year>', 'first Daymet year, 1980–2024', number, DEFAULT_PARAMS.start_year)
+    .option('--end-year <year>', 'last Daymet year, 1980–2024, not before --start-year', number, DEFAULT_PARAMS.end_year)
+    .option('--cache <dir>', 'Daymet cache to fill (default: $EEMT_CACHE_DIR, else ./cache)')
+    .option('--daymet-url <url>', 'Daymet server (default: $EEMT_DAYMET_URL, else https://daymet.ornl.gov)')
+    .action(async (dem: string, options) => {
+      checkParams({ ...DEFAULT_PARAMS, start_year: options.startYear, end_year: options.endYear });
+      const cells = daymetCellsForDem(await readDemGrid(resolve(dem)));
+      const years = Array.from({ length: options.endYear - options.startYear + 1 }, (_, i) => options.startYear + i);
+      const cacheDir = resolve(options.cache ?? (process.env['EEMT_CACHE_DIR']?.trim() || DEFAULT_EEMT_CACHE_DIR));
+      const baseUrl = resolveDaymetBaseUrl(options.daymetUrl);
+      const summary = await withProgress((listener) =>
+        prefetchDaymet(cells, years, {
+          cacheDir,
+          baseUrl,
+          onPoint: (done, total, message) => listener({ fraction: done / total, message: `${done}/${total} points — ${message}` }),
+        }),
+      );
+      const cellYears = summary.cells * years.length;
+      process.stdout.write(
+        `prefetch: ${summary.cells} Daymet cells × ${years.length} year${years.length === 1 ? '' : 's'} = ${cellYears} cell-years in ${cacheDir}: ` +
+          `${summary.cellYearsFromCache} already cached, ${summary.cellYearsDownloaded} downloaded, ` +
+          `${summary.failed.length * years.length} missing (${summary.failed.length} points failed)\n`,
+      );
+      for (const f of summary.failed) process.stderr.write(`prefetch: ${f.cell.lat.toFixed(6)},${f.cell.lon.toFixed(6)} (${Math.round(f.cell.x)}_${Math.round(f.cell.y)}): ${f.reason}\n`);
+      if (summary.failed.length > 0) {
+        throw new UsageError(`${summary.failed.length} of ${summary.cells} points could not be downloaded; run the same command again to fetch only what is missing`);
+      }
+    });
   return program;
 }
 

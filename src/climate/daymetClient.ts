@@ -14,7 +14,7 @@
  * Failures become a `ClimateDownloadError` whose message starts with `Climate download failed: `.
  * Aborting `signal` stops all requests and rejects with the signal's reason.
  */
-import { describePoint, ClimateDownloadError } from './errors.js';
+import { describePoint, ClimateDownloadError, PRESEEDED_CACHE_HINT } from './errors.js';
 import {
   daymetCellAt,
   daymetCellContaining,
@@ -218,7 +218,7 @@ async function getWithRetries(url: string, ctx: RequestContext): Promise<string>
         const said = body.trim().replace(/\s+/g, ' ').slice(0, 200);
         const hint = response.status === 400 ? ' (Daymet answers 400 for points outside its North American coverage)' : '';
         throw new ClimateDownloadError(
-          `${ctx.host} refused the request for point ${ctx.pointLabel} with HTTP ${response.status}${said ? `: ${said}` : ''}${hint}`,
+          `${ctx.host} refused the request for point ${ctx.pointLabel} with HTTP ${response.status}${said ? `: ${said}` : ''}${hint}${PRESEEDED_CACHE_HINT}`,
           { status: response.status, attempts: attempt },
         );
       }
@@ -237,7 +237,7 @@ async function getWithRetries(url: string, ctx: RequestContext): Promise<string>
       await sleep(delay, ctx.signal);
     }
   }
-  throw new ClimateDownloadError(failureReason(last, ctx), {
+  throw new ClimateDownloadError(failureReason(last, ctx) + PRESEEDED_CACHE_HINT, {
     attempts: ctx.attempts,
     ...(last.kind === 'status' ? { status: last.status } : {}),
   });

@@ -254,7 +254,8 @@ export function assertFootprintInsideDaymet(footprint: DemFootprint): void {
     `The DEM lies outside Daymet's coverage: it spans ${formatLat(f.south)}–${formatLat(f.north)}, ` +
       `${formatLon(f.west)}–${formatLon(f.east)}, but Daymet (V4, North America) covers only about ` +
       `${formatLat(b.south)}–${formatLat(b.north)}, ${formatLon(b.west)}–${formatLon(b.east)}. ` +
-      `The EEMT workflow needs Daymet climate data; use the sol workflow for DEMs elsewhere.`,
+      `For a DEM elsewhere, upload monthly climate grids as climate_file (CLI: --climate-file; docs/climate-input.md), ` +
+      `or use the sol workflow.`,
   );
 }
 

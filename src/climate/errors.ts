@@ -27,6 +27,10 @@ export class ClimateDownloadError extends Error {
   }
 }
 
+/** Appended to a failed download: how to do without the network. */
+export const PRESEEDED_CACHE_HINT =
+  '. A cache pre-seeded with `eemt climate prefetch` (EEMT_CACHE_DIR; docs/daymet-cache.md) avoids the download.';
+
 /**
  * The DEM cannot be served from Daymet: it lies (partly) outside Daymet's North American grid,
  * or it needs more Daymet cells than the per-point download limit allows. Raised before any download.
@@ -37,6 +41,21 @@ export class ClimateCoverageError extends Error {
   constructor(code: ClimateCoverageError['code'], message: string) {
     super(message);
     this.name = 'ClimateCoverageError';
+    this.code = code;
+  }
+}
+
+/**
+ * A user climate file (`climate_file`, CLI `--climate-file`) cannot be used: the archive breaks a bound, a
+ * member is missing or unknown, not a GeoTIFF, in the wrong units, or does not cover the DEM. The message
+ * names the file, month or area.
+ */
+export class ClimateInputError extends Error {
+  readonly code: 'ARCHIVE' | 'LAYOUT' | 'MISSING' | 'NOT_GEOTIFF' | 'UNITS' | 'COVERAGE';
+
+  constructor(code: ClimateInputError['code'], message: string) {
+    super(message);
+    this.name = 'ClimateInputError';
     this.code = code;
   }
 }

@@ -15,9 +15,11 @@ import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { dataLimitPrefix } from '../util/processLimits.js';
 import { nodeArgsFor, siblingModuleUrl } from '../util/modules.js';
+import type { ClimateVerdict } from './climateRules.js';
 import type { DemRuleLimits, DemVerdict } from './demRules.js';
 
 export type { DemVerdict } from './demRules.js';
+export type { ClimateVerdict } from './climateRules.js';
 
 /** Files up to this size are decoded completely at submission [bytes]; larger ones get the header rules. */
 export const FULL_CHECK_MAX_BYTES = 256 * 1024 * 1024;
@@ -31,6 +33,12 @@ export const DEM_CHECK_HEAP_MB = 256;
 const CHECK_BASE_BYTES = 256 * 1024 ** 2;
 /** Per cell, at most: the decoded samples (≤ 8 bytes), geotiff.js's block copies (≤ 8) and the Float64 values (8). */
 const CHECK_BYTES_PER_CELL = 24;
+/** A climate ZIP check may take longer: it reads every grid of the years [ms]. */
+export const CLIMATE_CHECK_TIMEOUT_MS = 120_000;
+/** Largest climate grid member [bytes] and its decoded cells' share of the check's memory. */
+const CLIMATE_MEMBER_BYTES = 256 * 1024 ** 2;
+/** Per DEM cell in the climate check: elevations (8), source positions (16), a sampled month (4 × 4) and spare. */
+const CLIMATE_BYTES_PER_DEM_CELL = 64;
 /** The verdict line is small; more output than this is not a verdict. */
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
@@ -39,6 +47,8 @@ export interface DemCheckOptions {
   readonly maxCells: number;
   readonly fullCheckMaxBytes?: number;
   readonly timeoutMs?: number;
+  /** Deadline of a climate-file check [ms]; default 120 s. */
+  readonly climateTimeoutMs?: number;
   readonly concurrency?: number;
   /** Data memory of the check process [bytes]; default from the cell limit and the file size. */
   readonly memoryBytes?: number;
@@ -63,7 +73,15 @@ function duration(ms: number): string {
   return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
 }
 
-/** Runs DEM checks in limited child processes, at most `concurrency` at a time. */
+/**
+ * Memory the climate check may use: the process, one member's bytes twice, its decoded cells (at most the cell
+ * limit) and the DEM-sized arrays of the reprojection.
+ */
+export function climateCheckMemoryBytes(maxCells: number): number {
+  return CHECK_BASE_BYTES + 2 * CLIMATE_MEMBER_BYTES + CHECK_BYTES_PER_CELL * maxCells + CLIMATE_BYTES_PER_DEM_CELL * maxCells;
+}
+
+/** Runs DEM checks (and climate-file checks) in limited child processes, at most `concurrency` at a time. */
 export class DemChecker {
   private readonly limits: DemRuleLimits;
   private readonly timeoutMs: number;
@@ -71,12 +89,15 @@ export class DemChecker {
   private readonly memoryBytes: number | undefined;
   private readonly log: (line: string) => void;
   private readonly entry = siblingModuleUrl(import.meta.url, 'demCheckChild');
+  private readonly climateEntry = siblingModuleUrl(import.meta.url, 'climateCheckChild');
+  private readonly climateTimeoutMs: number;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
   constructor(options: DemCheckOptions) {
     this.limits = { maxCells: options.maxCells, fullCheckMaxBytes: options.fullCheckMaxBytes ?? FULL_CHECK_MAX_BYTES };
     this.timeoutMs = options.timeoutMs ?? DEM_CHECK_TIMEOUT_MS;
+    this.climateTimeoutMs = options.climateTimeoutMs ?? CLIMATE_CHECK_TIMEOUT_MS;
     this.concurrency = Math.max(1, options.concurrency ?? DEM_CHECKS_AT_ONCE);
     this.memoryBytes = options.memoryBytes;
     this.log = options.log ?? (() => undefined);
@@ -86,7 +107,24 @@ export class DemChecker {
   async check(path: string): Promise<DemVerdict> {
     await this.acquire();
     try {
-      return await this.runCheck(path);
+      const { size } = await stat(path);
+      const memory = this.memoryBytes ?? demCheckMemoryBytes(this.limits.maxCells, size, this.limits.fullCheckMaxBytes);
+      return await this.runChild<DemVerdict>(this.entry, [path, JSON.stringify(this.limits)], memory, this.timeoutMs, `DEM check of ${path}`);
+    } finally {
+      this.release();
+    }
+  }
+
+  /**
+   * The verdict on a climate ZIP for an accepted DEM and the job's years (`climateRules.ts`): bounded archive,
+   * layout, every grid present, GeoTIFF rules, coverage of the DEM, units. Same process limits as the DEM check.
+   */
+  async checkClimate(zipPath: string, demPath: string, years: readonly number[]): Promise<ClimateVerdict> {
+    await this.acquire();
+    try {
+      const memory = this.memoryBytes ?? climateCheckMemoryBytes(this.limits.maxCells);
+      const args = [zipPath, demPath, JSON.stringify({ maxCells: this.limits.maxCells, years })];
+      return await this.runChild<ClimateVerdict>(this.climateEntry, args, memory, this.climateTimeoutMs, `climate check of ${zipPath}`);
     } finally {
       this.release();
     }
@@ -106,18 +144,11 @@ export class DemChecker {
     else this.running--;
   }
 
-  private async runCheck(path: string): Promise<DemVerdict> {
-    const { size } = await stat(path);
-    const memory = this.memoryBytes ?? demCheckMemoryBytes(this.limits.maxCells, size, this.limits.fullCheckMaxBytes);
-    const command = [
-      ...(await dataLimitPrefix(memory)),
-      process.execPath,
-      `--max-old-space-size=${DEM_CHECK_HEAP_MB}`,
-      ...nodeArgsFor(this.entry),
-      path,
-      JSON.stringify(this.limits),
-    ];
-    return new Promise<DemVerdict>((resolve) => {
+  /** Runs `entry` with `args` under the memory limit and deadline; its last stdout line is the verdict. */
+  private async runChild<V extends { ok: boolean }>(entry: URL, args: string[], memory: number, timeoutMs: number, label: string): Promise<V | { ok: false; problem: string }> {
+    const command = [...(await dataLimitPrefix(memory)), process.execPath, `--max-old-space-size=${DEM_CHECK_HEAP_MB}`, ...nodeArgsFor(entry), ...args];
+    type Verdict = V | { ok: false; problem: string; outOfMemory?: true };
+    return new Promise<Verdict>((resolve) => {
       const child = spawn(command[0]!, command.slice(1), {
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
@@ -134,30 +165,31 @@ export class DemChecker {
       const timer = setTimeout(() => {
         timedOut = true;
         child.kill('SIGKILL');
-      }, this.timeoutMs);
-      const finish = (verdict: DemVerdict) => {
+      }, timeoutMs);
+      const finish = (verdict: Verdict) => {
         clearTimeout(timer);
         resolve(verdict);
       };
       child.once('error', (error) => finish({ ok: false, problem: `the file could not be checked (${error.message})` }));
       child.once('close', (code, signal) => {
         if (timedOut) {
-          finish({ ok: false, problem: `checking the file took longer than the limit of ${duration(this.timeoutMs)}` });
+          finish({ ok: false, problem: `checking the file took longer than the limit of ${duration(timeoutMs)}` });
           return;
         }
         const memoryProblem = `checking the file needed more than the ${mib(memory)} of memory the check may use`;
         const line = stdout.trim().split('\n').at(-1) ?? '';
         if (code === 0 && line.startsWith('{')) {
           try {
-            const verdict = JSON.parse(line) as DemVerdict;
-            if (!verdict.ok && verdict.outOfMemory) this.log(`DEM check of ${path} ran out of memory: ${verdict.problem}`);
-            finish(!verdict.ok && verdict.outOfMemory ? { ok: false, problem: memoryProblem } : verdict);
+            const verdict = JSON.parse(line) as Verdict;
+            const outOfMemory = !verdict.ok && 'outOfMemory' in verdict && verdict.outOfMemory;
+            if (outOfMemory) this.log(`${label} ran out of memory: ${(verdict as { problem: string }).problem}`);
+            finish(outOfMemory ? { ok: false, problem: memoryProblem } : verdict);
             return;
           } catch {
             /* not a verdict: reported below */
           }
         }
-        if (stderr.trim()) this.log(`DEM check of ${path} failed (code ${code}, signal ${signal}): ${stderr.trim()}`);
+        if (stderr.trim()) this.log(`${label} failed (code ${code}, signal ${signal}): ${stderr.trim()}`);
         const outOfMemory = /heap limit|allocation failed|out of memory|ENOMEM|Cannot allocate/i.test(stderr) || signal === 'SIGABRT' || signal === 'SIGTRAP' || signal === 'SIGSEGV';
         finish({
           ok: false,

@@ -30,6 +30,11 @@ export class JobPaths {
     return join(this.uploadDir(jobId), 'dem.tif');
   }
 
+  /** The uploaded climate grids of an eemt job (`climate_file`), stored beside the DEM under a fixed name. */
+  climatePath(jobId: string): string {
+    return join(this.uploadDir(jobId), 'climate.zip');
+  }
+
   /** The job folder: `job.json`, `job.log` and the outputs under `output/`. */
   jobDir(jobId: string): string {
     return join(this.dirs.resultsDir, jobId);

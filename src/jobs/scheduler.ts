@@ -138,16 +138,21 @@ export class JobScheduler {
         num_threads: job.parameters.num_threads,
         ...(job.workflow_type === 'eemt' ? { start_year: job.parameters.start_year, end_year: job.parameters.end_year } : {}),
       };
+      const usesClimateFile = job.parameters.climate_source?.type === 'user';
       active.handle = await this.runtime.start(
         {
           jobId: id,
           workflowType: job.workflow_type,
           params,
           demPath: this.paths.demPath(id),
+          ...(job.parameters.climate_source?.type === 'user'
+            ? { climatePath: this.paths.climatePath(id), climateFileName: job.parameters.climate_source.archive.name }
+            : {}),
           jobDir,
           tempDir: this.paths.tempDir(id),
-          cacheDir: job.workflow_type === 'eemt' ? this.paths.dirs.cacheDir : null,
-          network: job.workflow_type === 'eemt',
+          // eemt jobs with their own climate grids need neither the Daymet cache nor the network
+          cacheDir: job.workflow_type === 'eemt' && !usesClimateFile ? this.paths.dirs.cacheDir : null,
+          network: job.workflow_type === 'eemt' && !usesClimateFile,
         },
         {
           onLog: (line) => write(line),

@@ -1,11 +1,15 @@
 /** Job records as the job layer stores and returns them (field names as in the service's API). */
+import type { ClimateSource } from '../climate/climateOnDem.js';
 import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
 
 export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed'];
 
 /** Parameters of a job as submitted (the workflow's own parameters); `start_year`/`end_year` only for eemt jobs. */
-export type JobParameters = WorkflowParams;
+export type JobParameters = WorkflowParams & {
+  /** eemt jobs: where the climate comes from (Daymet cells, or the uploaded climate file's grids and checksums). */
+  readonly climate_source?: ClimateSource;
+};
 
 export interface JobRecord {
   readonly id: string;

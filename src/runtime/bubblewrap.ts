@@ -125,6 +125,7 @@ export class BubblewrapRuntime implements JobRuntime {
     args.push('--bind', launch.tempDir, launch.tempDir);
     if (launch.cacheDir) args.push('--bind', launch.cacheDir, launch.cacheDir);
     args.push('--ro-bind', launch.demPath, launch.demPath);
+    if (launch.climatePath) args.push('--ro-bind', launch.climatePath, launch.climatePath);
     for (const path of emptied) args.push('--remount-ro', path);
     args.push(...NAMESPACE_ARGS);
     if (launch.network) args.push('--share-net');
@@ -159,6 +160,7 @@ export class BubblewrapRuntime implements JobRuntime {
     await handOverTree(launch.tempDir);
     if (launch.cacheDir) await handOverTree(launch.cacheDir);
     await makeReadable(launch.demPath);
+    if (launch.climatePath) await makeReadable(launch.climatePath);
     await makeReadable(specPath);
     const unreachable = await unreachableForJobUser([launch.jobDir, launch.tempDir, launch.demPath, ...(launch.cacheDir ? [launch.cacheDir] : [])]);
     if (unreachable) throw new Error(unreachable);

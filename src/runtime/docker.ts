@@ -17,6 +17,7 @@ import { PassThrough } from 'node:stream';
 import { heapMegabytesFor, isHeapLimitMessage, threadsFor } from './limits.js';
 import { lineSplitter, parseMessage, type ChildJobSpec } from './protocol.js';
 import { forwardedWorkflowSettings } from './workflowSettings.js';
+import { climateSpec } from './spawnChild.js';
 import {
   containerName,
   RuntimeUnavailableError,
@@ -175,6 +176,7 @@ export class DockerRuntime implements JobRuntime {
       jobId: launch.jobId,
       workflowType: launch.workflowType,
       demPath: `/input/${basename(launch.demPath)}`,
+      ...climateSpec(launch, launch.climatePath && `/input/${basename(launch.climatePath)}`),
       outDir: '/job/output',
       params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, this.limits.cpus) },
       ...(this.limits.maxDemCells !== undefined ? { maxDemCells: this.limits.maxDemCells } : {}),

@@ -56,6 +56,7 @@ async function main(): Promise<number> {
   try {
     const result = await runWorkflow(spec.workflowType, {
       demPath: spec.demPath,
+      ...(spec.climatePath ? { climateFile: spec.climatePath, ...(spec.climateFileName ? { climateFileName: spec.climateFileName } : {}) } : {}),
       outDir: spec.outDir,
       params: spec.params,
       ...(spec.maxDemCells !== undefined ? { maxDemCells: spec.maxDemCells } : {}),

@@ -38,6 +38,9 @@ export interface ChildJobSpec {
   readonly jobId: string;
   readonly workflowType: WorkflowType;
   readonly demPath: string;
+  /** eemt: the climate ZIP and its client-side name, when the job brings its own climate grids. */
+  readonly climatePath?: string;
+  readonly climateFileName?: string;
   readonly outDir: string;
   readonly params: WorkflowParams;
   /** Largest DEM the job may read [cells]; no limit when absent. */

@@ -17,6 +17,12 @@ export function defaultChildEntry(): URL {
 /** Seconds between asking a child to stop (SIGTERM) and killing it (SIGKILL). */
 export const KILL_GRACE_MS = 3000;
 
+/** The climate-file part of a child's job description, with the path as the child sees it. */
+export function climateSpec(launch: JobLaunch, childPath: string | undefined): Pick<ChildJobSpec, 'climatePath' | 'climateFileName'> {
+  if (!launch.climatePath || !childPath) return {};
+  return { climatePath: childPath, ...(launch.climateFileName ? { climateFileName: launch.climateFileName } : {}) };
+}
+
 /** Writes `<jobDir>/job.json` for a child that sees the host paths unchanged; returns its path. */
 export async function writeHostSpec(launch: JobLaunch, limits: RuntimeLimits): Promise<string> {
   const outDir = join(launch.jobDir, 'output');
@@ -26,6 +32,7 @@ export async function writeHostSpec(launch: JobLaunch, limits: RuntimeLimits): P
     jobId: launch.jobId,
     workflowType: launch.workflowType,
     demPath: launch.demPath,
+    ...climateSpec(launch, launch.climatePath),
     outDir,
     params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, limits.cpus) },
     ...(limits.maxDemCells !== undefined ? { maxDemCells: limits.maxDemCells } : {}),

@@ -25,6 +25,10 @@ export interface JobLaunch {
   readonly params: WorkflowParams;
   /** The uploaded DEM (read-only inside the sandbox). */
   readonly demPath: string;
+  /** eemt: the uploaded climate ZIP beside the DEM (read-only inside the sandbox), or absent. */
+  readonly climatePath?: string;
+  /** eemt: the climate file's name as the client gave it (recorded in README.txt). */
+  readonly climateFileName?: string;
   /** The job folder: the only writable place besides `tempDir`. Outputs go to `<jobDir>/output`. */
   readonly jobDir: string;
   /** Scratch space for the job (TMPDIR). */

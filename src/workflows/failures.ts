@@ -1,9 +1,9 @@
 /**
  * Failures a workflow run explains by its message alone: input the workflow refuses (parameters, the DEM, its
- * place on Daymet's grid), climate data that could not be downloaded or read, a workflow this build lacks, and
+ * place on Daymet's grid, a user climate file), climate data that could not be downloaded or read, a workflow this build lacks, and
  * cancellation. Anything else is a fault in the program, whose stack trace belongs in the log.
  */
-import { ClimateCoverageError, ClimateDownloadError } from '../climate/errors.js';
+import { ClimateCoverageError, ClimateDownloadError, ClimateInputError } from '../climate/errors.js';
 import { DaymetCsvFormatError } from '../climate/daymetCsv.js';
 import { RasterFormatError } from '../raster/types.js';
 import { ParameterRangeError } from './params.js';
@@ -33,6 +33,7 @@ export function explainedByMessage(error: unknown, aborted = false): boolean {
     error instanceof RasterFormatError ||
     error instanceof ClimateCoverageError ||
     error instanceof ClimateDownloadError ||
+    error instanceof ClimateInputError ||
     error instanceof DaymetCsvFormatError ||
     error instanceof WorkflowInputError ||
     error instanceof WorkflowUnavailableError

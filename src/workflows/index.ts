@@ -2,6 +2,7 @@
  * The one place the job layer reaches the workflow pipelines: which workflow types can run here, and
  * `runWorkflow(type, run)` dispatching to them.
  */
+import type { ClimateSource } from '../climate/climateOnDem.js';
 import type { GridSpec } from '../raster/index.js';
 import { WorkflowInputError, WorkflowUnavailableError } from './failures.js';
 import type { WorkflowResult, WorkflowRun, WorkflowType } from './types.js';
@@ -25,15 +26,22 @@ export { WorkflowInputError, WorkflowUnavailableError, explainedByMessage } from
 /**
  * Checks what a workflow can check cheaply before a job is accepted, so a job never fails for it after
  * hours of work: for eemt, that the DEM lies inside Daymet's coverage and needs no more climate points
- * than allowed. Throws WorkflowInputError with a message for the user.
+ * than allowed — unless the job brings its own climate grids (`hasClimateFile`, checked separately). Throws
+ * WorkflowInputError with a message for the user. Returns the Daymet cells an eemt job will use, else null.
  * @param dem the DEM's path, or its grid (as the submission check reports it, so the service never reads the DEM)
  */
-export async function checkWorkflowInputs(type: WorkflowType, dem: string | GridSpec, params: WorkflowRun['params']): Promise<void> {
-  if (type !== 'eemt') return;
+export async function checkWorkflowInputs(
+  type: WorkflowType,
+  dem: string | GridSpec,
+  params: WorkflowRun['params'],
+  options: { readonly hasClimateFile?: boolean } = {},
+): Promise<ClimateSource | null> {
+  if (type !== 'eemt' || options.hasClimateFile) return null;
   const { checkEemtJobInputs } = await import('./eemt/index.js');
-  const { ClimateCoverageError } = await import('../climate/index.js');
+  const { ClimateCoverageError, daymetCellKey, resolveDaymetBaseUrl } = await import('../climate/index.js');
   try {
-    await checkEemtJobInputs(dem, { start: params.start_year ?? 2020, end: params.end_year ?? params.start_year ?? 2020 });
+    const { coverage } = await checkEemtJobInputs(dem, { start: params.start_year ?? 2020, end: params.end_year ?? params.start_year ?? 2020 });
+    return { type: 'daymet', server: resolveDaymetBaseUrl(), cells: coverage.cells.map(daymetCellKey) };
   } catch (error) {
     if (error instanceof ClimateCoverageError) throw new WorkflowInputError(error.message);
     throw error;

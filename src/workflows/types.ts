@@ -39,6 +39,10 @@ export interface WorkflowRun {
   readonly tileSize?: number;
   /** Largest DEM accepted [cells] (the service's `EEMT_MAX_DEM_CELLS`); no limit when absent. */
   readonly maxDemCells?: number;
+  /** `eemt` only: a ZIP of monthly climate grids used instead of Daymet (docs/climate-input.md). */
+  readonly climateFile?: string;
+  /** `eemt` only: the climate file's name to record (e.g. the uploaded file's name). */
+  readonly climateFileName?: string;
 }
 
 /**

@@ -136,7 +136,7 @@ test('gives up after the attempts with the last status', async () => {
   try {
     await assert.rejects(
       fetchDaymetPoint(POINT, [2018], { baseUrl: server.url, ...FAST, attempts: 3 }),
-      isDownloadError(/^Climate download failed: 127\.0\.0\.1:\d+ answered HTTP 500 Internal Server Error \(3 attempts\) for point 35\.81N 106\.63W$/),
+      isDownloadError(/^Climate download failed: 127\.0\.0\.1:\d+ answered HTTP 500 Internal Server Error \(3 attempts\) for point 35\.81N 106\.63W\. A cache pre-seeded with `eemt climate prefetch` \(EEMT_CACHE_DIR; docs\/daymet-cache\.md\) avoids the download\.$/),
     );
     assert.equal(server.requests.length, 3);
   } finally {
@@ -150,7 +150,7 @@ test('timeout: a server that never answers → ClimateDownloadError after the at
     const t0 = performance.now();
     await assert.rejects(
       fetchDaymetPoint(POINT, [2018], { baseUrl: server.url, timeout_ms: 150, attempts: 2, retryDelay_ms: 5 }),
-      isDownloadError(/^Climate download failed: 127\.0\.0\.1:\d+ did not answer within 0\.15 s \(2 attempts\) for point 35\.81N 106\.63W$/),
+      isDownloadError(/^Climate download failed: 127\.0\.0\.1:\d+ did not answer within 0\.15 s \(2 attempts\) for point 35\.81N 106\.63W\. A cache pre-seeded with `eemt climate prefetch` \(EEMT_CACHE_DIR; docs\/daymet-cache\.md\) avoids the download\.$/),
     );
     assert.ok(performance.now() - t0 < 2000);
     assert.equal(server.requests.length, 2);

@@ -158,7 +158,7 @@ test('a failing point fails the whole preparation with ClimateDownloadError', as
       prepareDaymetForDem(mcn10mGrid(), YEARS, { baseUrl: server.url, attempts: 2, retryDelay_ms: 1, concurrency: 2 }),
       (err: unknown) =>
         err instanceof ClimateDownloadError &&
-        /^Climate download failed: 127\.0\.0\.1:\d+ answered HTTP 500 Internal Server Error \(2 attempts\) for point 35\.8\dN 106\.6\dW$/.test(err.message),
+        /^Climate download failed: 127\.0\.0\.1:\d+ answered HTTP 500 Internal Server Error \(2 attempts\) for point 35\.8\dN 106\.6\dW\. A cache pre-seeded with `eemt climate prefetch` \(EEMT_CACHE_DIR; docs\/daymet-cache\.md\) avoids the download\.$/.test(err.message),
     );
     // The first failure stops the run: far fewer than 9 points × 2 attempts.
     assert.ok(server.requests.length <= 4, `${server.requests.length} requests`);

@@ -5,12 +5,13 @@
  * to completion and downloaded.
  */
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { workflowUnavailableReason } from '../../src/workflows/index.js';
 import { zipEntries } from '../server/zip.js';
+import { climateFiles, europeDem, zipOf } from '../helpers/climateGrids.js';
 import { launchBrowser, smallDem, startPagesService, watchErrors, type PagesService } from './helpers.js';
 
 // Page functions run in the browser; this Node-side program has no DOM types.
@@ -185,6 +186,27 @@ describe('web interface page', () => {
       await fetch(`${svc.base}/api/jobs/${job_id}/cancel`, { method: 'POST' });
     }
     assert.deepEqual(errors, []);
+  });
+
+  it('eemt: a DEM outside Daymet, then a climate ZIP that lacks a month: each refusal shows at the climate-grids field', async () => {
+    const alps = europeDem(svc.root);
+    await load();
+    await page.getByRole('radio', { name: /Full EEMT analysis/ }).check();
+    await page.getByLabel('DEM file (GeoTIFF)').setInputFiles(alps);
+    await page.getByRole('button', { name: 'Submit job' }).click();
+    assert.match(await visibleError('climate_file'), /outside Daymet's coverage.*climate_file/);
+
+    const files = climateFiles(mkdtempSync(join(svc.root, 'grids-')), 'climatology');
+    delete files['vp_07.tif'];
+    const zip = await zipOf(join(svc.root, 'grids.zip'), files);
+    await page.getByLabel('Climate grids (optional ZIP)').setInputFiles(zip);
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith('/api/submit-job')),
+      page.getByRole('button', { name: 'Submit job' }).click(),
+    ]);
+    assert.equal(response.status(), 400);
+    assert.equal(await visibleError('climate_file'), 'climate_file lacks 1 grid needed for a 12-month climatology: vp_07.tif');
+    assert.equal(await page.locator('#job').isVisible(), false);
   });
 
   it('submits a sol job, follows its status and progress to completion, and downloads the ZIP', async () => {

@@ -29,7 +29,8 @@ function onPath(command: string): boolean {
 function problem(tool: SystemTool): string | null {
   switch (tool) {
     case 'gdal':
-      return onPath('gdalinfo') && onPath('gdal_translate') ? null : 'GDAL command-line tools (gdal-bin) not installed';
+      if (!onPath('gdalinfo') || !onPath('gdal_translate')) return 'GDAL command-line tools (gdal-bin) not installed';
+      return existsSync('/usr/lib/python3/dist-packages/osgeo') ? null : "GDAL's Python bindings (python3-gdal) not installed";
     case 'bwrap':
       return onPath('bwrap') ? null : 'bubblewrap not installed';
     case 'chromium':

@@ -16,6 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { JobStore } from '../../src/jobs/store.js';
 import { DockerRuntime, JOB_LABEL, jobUser } from '../../src/runtime/docker.js';
 import type { RuntimeLimits } from '../../src/runtime/types.js';
+import { climateFiles, europeDem, zipOf } from '../helpers/climateGrids.js';
 import { startDaymetServer } from '../helpers/daymetServer.js';
 import { getJson, startTestService, submit, waitForStatus, type TestService } from '../server/helpers.js';
 import { zipEntries } from '../server/zip.js';
@@ -262,6 +263,29 @@ describe('docker runtime on a real Podman engine', { skip: PODMAN_MISSING }, () 
         if (previousUrl === undefined) delete process.env.EEMT_DAYMET_URL;
         else process.env.EEMT_DAYMET_URL = previousUrl;
         await daymet.close();
+      }
+    });
+
+    test('an eemt job in the Alps with a climate file reads it from /input, without network', async () => {
+      const grids = mkdtempSync(join(tmpdir(), 'eemt-docker-grids-'));
+      try {
+        const zip = await zipOf(join(grids, 'grids.zip'), climateFiles(grids, 'climatology'));
+        const res = await submit(
+          svc.base,
+          { workflow_type: 'eemt', step: '60', num_threads: '2', start_year: '2020', end_year: '2020' },
+          { name: 'alps.tif', bytes: readFileSync(europeDem(grids)) },
+          { name: 'grids.zip', bytes: readFileSync(zip) },
+        );
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        const id = res.body.job_id as string;
+        const job = await waitForStatus(svc.base, id, ['completed', 'failed'], 180_000);
+        const logs = (await getJson(`${svc.base}/api/jobs/${id}/logs?tail=20`)).body.lines.join('\n');
+        assert.equal(job.status, 'completed', `${job.error_message}\n${logs}`);
+        assert.equal(job.parameters.climate_source.archive.name, 'grids.zip');
+        const names = zipEntries(Buffer.from(await (await fetch(`${svc.base}/api/jobs/${id}/results`)).arrayBuffer())).map((e) => e.name);
+        assert.ok(names.includes('climate/tmin/tmin_2020_jan.tif') && names.includes('eemt/EEMT_Trad_annual_2020.tif'));
+      } finally {
+        rmSync(grids, { recursive: true, force: true });
       }
     });
 

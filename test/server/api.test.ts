@@ -217,6 +217,12 @@ describe('HTTP API (stub job child in real processes)', () => {
     const form = doc.paths['/api/submit-job'].post.requestBody.content['multipart/form-data'].schema;
     assert.equal(form.properties.step.minimum, 3);
     assert.equal(form.properties.step.maximum, 60);
+    assert.equal(form.properties.climate_file.format, 'binary');
+    assert.match(form.properties.climate_file.description, /wc2\.1_\{res\}_\{tmin,tmax,prec,vapr\}_\{MM\}\.tif/);
+    assert.ok(!form.required.includes('climate_file'));
+    const detail = doc.paths['/api/jobs/{job_id}'].get.responses['200'].content['application/json'].schema;
+    const parameters = detail.properties?.parameters ?? doc.components?.schemas?.[detail.$ref?.split('/').pop()]?.properties?.parameters;
+    assert.ok(parameters?.properties?.climate_source, 'the job detail documents climate_source');
     const docs = await fetch(`${svc.base}/docs`);
     assert.equal(docs.status, 200);
     assert.match(await docs.text(), /swagger/i);

@@ -90,6 +90,7 @@ test('an eemt submission for a DEM outside Daymet coverage is refused at once wi
   const res = await submit(svc.base, { workflow_type: 'eemt', start_year: '2020', end_year: '2020' }, { name: 'alps.tif', bytes: readFileSync(europe) });
   assert.equal(res.status, 400, JSON.stringify(res.body));
   assert.match(res.body.detail, /Daymet/);
+  assert.match(res.body.detail, /upload monthly climate grids as climate_file/);
   const jobs = (await getJson(`${svc.base}/api/jobs`)).body as any[];
   assert.ok(!jobs.some((j) => j.dem_filename === 'alps.tif'), 'no job row left behind');
 });

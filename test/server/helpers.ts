@@ -73,15 +73,17 @@ export async function startTestService(
   };
 }
 
-/** POSTs a multipart submission (fields, optionally a file as dem_file). */
+/** POSTs a multipart submission (fields, optionally a file as dem_file and one as climate_file). */
 export async function submit(
   base: string,
   fields: Record<string, string>,
   file?: { name: string; bytes: Uint8Array },
+  climate?: { name: string; bytes: Uint8Array },
 ): Promise<{ status: number; body: any }> {
   const form = new FormData();
   for (const [k, v] of Object.entries(fields)) form.append(k, v);
   if (file) form.append('dem_file', new Blob([file.bytes]), file.name);
+  if (climate) form.append('climate_file', new Blob([climate.bytes]), climate.name);
   const res = await fetch(`${base}/api/submit-job`, { method: 'POST', body: form });
   return { status: res.status, body: await res.json() };
 }

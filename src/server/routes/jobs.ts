@@ -11,6 +11,30 @@ import type { JobRecord, JobStatus } from '../../jobs/types.js';
 import { badRequest, notFound } from '../errors.js';
 import { ErrorDetail, JobIdParams, JobStatusSchema, JobTimestamp, WorkflowTypeSchema } from '../schemas.js';
 
+const ClimateFileSchema = Type.Object({
+  name: Type.String({ description: 'File name (inside the ZIP, or the uploaded ZIP as the client named it)' }),
+  sha256: Type.String({ description: 'SHA-256 of the file, hex' }),
+});
+
+export const ClimateSourceSchema = Type.Union(
+  [
+    Type.Object({
+      type: Type.Literal('daymet'),
+      server: Type.String({ description: 'Daymet server' }),
+      cells: Type.Array(Type.String(), { description: 'Daymet 1 km cells used, <x>_<y> (cell centre in Daymet LCC, m)' }),
+    }),
+    Type.Object({
+      type: Type.Literal('user'),
+      archive: ClimateFileSchema,
+      layout: Type.Union([Type.Literal('time-series'), Type.Literal('climatology')]),
+      naming: Type.Union([Type.Literal('plain'), Type.Literal('worldclim')]),
+      files: Type.Array(ClimateFileSchema, { description: 'The grids used, with checksums' }),
+      elevation: Type.Union([Type.String(), Type.Null()], { description: 'Reference-elevation grid, or null (no lapse-rate adjustment)' }),
+    }),
+  ],
+  { description: 'eemt jobs: where the climate comes from (Daymet cells, or the uploaded climate_file)' },
+);
+
 export const JobParametersSchema = Type.Object(
   {
     step: Type.Number({ description: 'Time step [minutes]' }),
@@ -19,8 +43,9 @@ export const JobParametersSchema = Type.Object(
     num_threads: Type.Integer({ description: 'CPU threads requested' }),
     start_year: Type.Optional(Type.Integer({ description: 'First climate year (eemt jobs only)' })),
     end_year: Type.Optional(Type.Integer({ description: 'Last climate year (eemt jobs only)' })),
+    climate_source: Type.Optional(ClimateSourceSchema),
   },
-  { description: 'Job parameters; start_year and end_year are present for eemt jobs only' },
+  { description: 'Job parameters; start_year, end_year and climate_source are present for eemt jobs only' },
 );
 
 export const JobSummary = Type.Object({

@@ -4,8 +4,9 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
-import '@fastify/multipart';
+import type { MultipartFile } from '@fastify/multipart';
 import { Type, type TSchema } from 'typebox';
+import type { ClimateSource } from '../../climate/climateOnDem.js';
 import type { DemChecker } from '../../jobs/demCheck.js';
 import type { UploadsInProgress } from '../../jobs/orphans.js';
 import type { JobPaths } from '../../jobs/paths.js';
@@ -33,6 +34,16 @@ type ParameterName = keyof typeof SubmitParameters;
 export const SubmitForm = Type.Object({
   workflow_type: Type.Union([Type.Literal('sol'), Type.Literal('eemt')], { description: 'Workflow to run' }),
   dem_file: Type.String({ format: 'binary', description: 'DEM: a georeferenced single-band GeoTIFF (.tif or .tiff)' }),
+  climate_file: Type.Optional(
+    Type.String({
+      format: 'binary',
+      description:
+        'eemt only, optional: a ZIP of monthly climate GeoTIFFs used instead of Daymet (any CRS, covering the DEM) — ' +
+        'a time series {tmin,tmax,prcp,vp}_{YYYY}_{MM}.tif (°C, °C, mm/month, Pa) for every month of start_year–end_year, ' +
+        'or a 12-month climatology {tmin,tmax,prcp,vp}_{MM}.tif or WorldClim 2.1 wc2.1_{res}_{tmin,tmax,prec,vapr}_{MM}.tif ' +
+        '(vapr in kPa); optional elevation.tif for the lapse-rate adjustment. See docs/climate-input.md.',
+    }),
+  ),
   ...Object.fromEntries(Object.entries(SubmitParameters).map(([k, v]) => [k, Type.Optional(v)])),
 });
 
@@ -80,7 +91,9 @@ export function parseWorkflowType(raw: string | undefined): WorkflowType {
 }
 
 const GEOTIFF_NAME = /\.tiff?$/i;
+const ZIP_NAME = /\.zip$/i;
 export const NOT_GEOTIFF = 'DEM file must be a GeoTIFF (.tif)';
+export const NOT_ZIP = 'climate_file must be a ZIP archive (.zip) of monthly GeoTIFFs';
 
 export interface SubmitDeps {
   readonly store: JobStore;
@@ -93,10 +106,22 @@ export interface SubmitDeps {
   readonly uploads: UploadsInProgress;
 }
 
-/** 413 for a DEM over the upload limit, naming the limit and its setting. */
-export function uploadTooLarge(maxUploadBytes: number): HttpError {
+/** 413 for a DEM (or climate file) over the upload limit, naming the limit and its setting. */
+export function uploadTooLarge(maxUploadBytes: number, what = 'DEM file'): HttpError {
   const limit = maxUploadBytes % (1024 * 1024) === 0 ? `${maxUploadBytes / (1024 * 1024)} MB` : `${maxUploadBytes} bytes`;
-  return new HttpError(413, `DEM file is larger than the upload limit of ${limit} (EEMT_MAX_UPLOAD_MB)`);
+  return new HttpError(413, `${what} is larger than the upload limit of ${limit} (EEMT_MAX_UPLOAD_MB)`);
+}
+
+/** Streams an uploaded file part to `path`; 413 as soon as it passes the limit (the rest is not worth reading). */
+async function saveUpload(file: MultipartFile['file'], path: string, maxUploadBytes: number, what: string): Promise<void> {
+  const overLimit = new AbortController();
+  file.once('limit', () => overLimit.abort());
+  try {
+    await pipeline(file, createWriteStream(path), { signal: overLimit.signal });
+  } catch (error) {
+    throw overLimit.signal.aborted ? uploadTooLarge(maxUploadBytes, what) : error;
+  }
+  if (file.truncated) throw uploadTooLarge(maxUploadBytes, what);
 }
 
 /** Whether an error comes from the file system (writing the upload), not from the client's request. */
@@ -127,7 +152,10 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         summary: 'Submit a workflow job',
         description:
           'Uploads a DEM GeoTIFF (multipart/form-data) and queues a job. The DEM is checked by content: it must be a ' +
-          'readable, georeferenced, single-band GeoTIFF. Rejected submissions leave no job and no file behind.',
+          'readable, georeferenced, single-band GeoTIFF. An eemt job may bring its own monthly climate grids ' +
+          '(climate_file, a ZIP), checked with the same bounds: every grid present, a GeoTIFF, covering the DEM, in ' +
+          'the expected units; without one, the DEM must lie inside Daymet (North America). Rejected submissions ' +
+          'leave no job and no file behind.',
         tags: ['jobs'],
         consumes: ['multipart/form-data'],
         body: SubmitForm,
@@ -141,35 +169,33 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
       const uploadDir = paths.uploadDir(jobId);
       const demPath = paths.demPath(jobId);
       const fields: Record<string, string> = {};
-      let demFilename: string | null = null;
+      const climatePath = paths.climatePath(jobId);
+      // The file fields: the name each must have, the refusal otherwise, where it is stored.
+      const uploadFields = new Map([
+        ['dem_file', { pattern: GEOTIFF_NAME, refusal: NOT_GEOTIFF, path: demPath, label: 'DEM file' }],
+        ['climate_file', { pattern: ZIP_NAME, refusal: NOT_ZIP, path: climatePath, label: 'climate_file' }],
+      ]);
+      const received = new Map<string, string>();
       let fileError: HttpError | null = null;
       uploads.begin(jobId);
       try {
         try {
           for await (const part of request.parts()) {
             if (part.type === 'file') {
-              if (part.fieldname !== 'dem_file' || demFilename !== null || fileError) {
+              const upload = uploadFields.get(part.fieldname);
+              if (!upload || received.has(part.fieldname) || fileError) {
                 part.file.resume();
                 continue;
               }
               const name = part.filename ?? '';
-              if (!GEOTIFF_NAME.test(name)) {
-                fileError = new HttpError(400, NOT_GEOTIFF);
+              if (!upload.pattern.test(name)) {
+                fileError = new HttpError(400, upload.refusal);
                 part.file.resume();
                 continue;
               }
               await mkdir(uploadDir, { recursive: true });
-              // Answered as soon as the file passes the limit: the rest of an oversized upload is not worth
-              // reading (and a client may never send it).
-              const overLimit = new AbortController();
-              part.file.once('limit', () => overLimit.abort());
-              try {
-                await pipeline(part.file, createWriteStream(demPath), { signal: overLimit.signal });
-              } catch (error) {
-                throw overLimit.signal.aborted ? uploadTooLarge(maxUploadBytes) : error;
-              }
-              if (part.file.truncated) throw uploadTooLarge(maxUploadBytes);
-              demFilename = name;
+              await saveUpload(part.file, upload.path, maxUploadBytes, upload.label);
+              received.set(part.fieldname, name);
             } else if (typeof part.value === 'string') {
               fields[part.fieldname] = part.value;
             }
@@ -178,16 +204,28 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
           throw uploadError(error, maxUploadBytes);
         }
 
+        const demFilename = received.get('dem_file') ?? null;
+        const climateFilename = received.get('climate_file') ?? null;
         const type = parseWorkflowType(fields.workflow_type);
         if (fileError) throw fileError;
         if (demFilename === null) badRequest('dem_file is required');
         const parameters = parseParameters(type, fields);
+        if (climateFilename !== null && type !== 'eemt') badRequest('climate_file is used by eemt jobs only');
         const unavailable = workflowUnavailableReason(type);
         if (unavailable) badRequest(unavailable);
         const verdict = await demChecker.check(demPath);
         if (!verdict.ok) badRequest(`${NOT_GEOTIFF}: ${verdict.problem}`);
+        let climateSource: ClimateSource | null = null;
+        if (climateFilename !== null) {
+          const years = Array.from({ length: parameters.end_year! - parameters.start_year! + 1 }, (_, i) => parameters.start_year! + i);
+          const climate = await demChecker.checkClimate(climatePath, demPath, years);
+          if (!climate.ok) badRequest(climate.problem.startsWith('climate_file') ? climate.problem : `climate_file: ${climate.problem}`);
+          if (climate.source.type === 'user') {
+            climateSource = { ...climate.source, archive: { ...climate.source.archive, name: climateFilename.slice(0, 255) } };
+          }
+        }
         try {
-          await checkWorkflowInputs(type, verdict.grid, parameters);
+          climateSource ??= await checkWorkflowInputs(type, verdict.grid, parameters, { hasClimateFile: climateFilename !== null });
         } catch (error) {
           if (error instanceof WorkflowInputError) badRequest(error.message);
           throw error;
@@ -198,7 +236,12 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
           throw new HttpError(500, `Container execution failed: ${runtime.name} not available`);
         }
 
-        store.create({ id: jobId, workflow_type: type, parameters, dem_filename: demFilename.slice(0, 255) });
+        store.create({
+          id: jobId,
+          workflow_type: type,
+          parameters: climateSource ? { ...parameters, climate_source: climateSource } : parameters,
+          dem_filename: demFilename.slice(0, 255),
+        });
         scheduler.enqueue();
         return { job_id: jobId, status: 'submitted' as const };
       } catch (error) {

@@ -2,12 +2,12 @@
  * Climate phase of the `eemt` workflow: the Daymet cells of the DEM, from the cache or the server, with
  * progress reports after every point, retry and received chunk, and a heartbeat while nothing arrives
  * (so a stalled server shows as a growing wait, not a frozen bar). The raw CSVs are copied into the
- * job's `daymet/` folder.
+ * job's `daymet/` folder. Or, with a user climate file, its grids opened and checked (`loadUserClimate`).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { prepareDaymetForDem, type DaymetForDem, type DaymetYearRange, type PrepareDaymetOptions } from '../../climate/index.js';
-import type { GridSpec } from '../../raster/index.js';
+import { basename, dirname, join } from 'node:path';
+import { openUserClimate, prepareDaymetForDem, type DaymetForDem, type DaymetYearRange, type PrepareDaymetOptions, type UserClimateOnDem } from '../../climate/index.js';
+import type { Dem, GridSpec, ReadLimits } from '../../raster/index.js';
 import type { PhaseReporter } from './progress.js';
 import { daymetCsvPath } from './products.js';
 
@@ -89,4 +89,38 @@ export async function downloadClimate(
   const fromCache = daymet.cells.length - daymet.downloadedPoints;
   say(`${daymet.cells.length} Daymet cells ready (${daymet.downloadedPoints} downloaded, ${fromCache} from the cache)`);
   return { daymet, files };
+}
+
+/**
+ * Opens the user's climate ZIP for the DEM and reads every grid the years need once (bounds, layout, missing
+ * members, GeoTIFF rules, coverage, units), so a bad grid ends the job before the solar phase.
+ */
+export async function loadUserClimate(
+  dem: Dem,
+  years: readonly number[],
+  zipPath: string,
+  options: { readonly archiveName?: string; readonly readLimits?: ReadLimits; readonly signal?: AbortSignal },
+  report: PhaseReporter,
+): Promise<UserClimateOnDem> {
+  report(0, `opening ${options.archiveName ?? basename(zipPath)}`);
+  const climate = await openUserClimate(zipPath, dem, years, {
+    ...(options.archiveName ? { archiveName: options.archiveName } : {}),
+    ...(options.readLimits ? { readLimits: options.readLimits } : {}),
+  });
+  try {
+    const yearsToCheck = climate.layout.kind === 'time-series' ? years : years.slice(0, 1);
+    const steps = yearsToCheck.length * 12;
+    for (const [y, year] of yearsToCheck.entries()) {
+      for (let month = 0; month < 12; month++) {
+        options.signal?.throwIfAborted();
+        await climate.monthAt(year, month);
+        report((y * 12 + month + 1) / steps, `checked the grids of ${climate.layout.kind === 'time-series' ? `${year}-` : 'month '}${String(month + 1).padStart(2, '0')}`);
+      }
+    }
+    report(1, `${climate.source.type === 'user' ? climate.source.files.length : 0} climate grids cover the DEM (${climate.layout.kind}${climate.lapseAdjusted ? ', with a reference elevation' : ', no reference elevation: no lapse-rate adjustment'})`);
+    return climate;
+  } catch (error) {
+    climate.close();
+    throw error;
+  }
 }

@@ -9,9 +9,9 @@
  * multi-year sums of both models): about 30 × 8 bytes per DEM cell, whatever the number of years.
  */
 import { join } from 'node:path';
-import { downscaleDaymetMonthToDem, type DaymetForDem } from '../../climate/index.js';
+import type { ClimateMonthOnDem, ClimateOnDem } from '../../climate/index.js';
 import { cellCentreLatitudes, readRaster, writeFloat32GeoTiff, type Dem } from '../../raster/index.js';
-import { resampleNearestToDem } from '../../science/climate/downscale.js';
+import { monthlyLapseRates_K_per_km } from '../../science/climate/lapseRate.js';
 import {
   eemtTopoMonth,
   eemtTradMonth,
@@ -43,7 +43,8 @@ const LATITUDE_STEP_DEG = 1e-5;
 
 export interface EnergyPhaseInputs {
   readonly dem: Dem;
-  readonly daymet: DaymetForDem;
+  /** Monthly climate on the DEM grid (Daymet or the user's grids). */
+  readonly climate: ClimateOnDem;
   readonly terrain: TerrainInputs;
   readonly options: EemtOptions;
   readonly outDir: string;
@@ -66,10 +67,10 @@ export interface AnnualSummary {
 
 /** Computes and writes every climate grid and EEMT map (see the module doc). */
 export async function computeEnergy(inputs: EnergyPhaseInputs, report: PhaseReporter): Promise<EnergyPhaseResult> {
-  const { dem, daymet, terrain, options, outDir, signal } = inputs;
+  const { dem, climate: source, terrain, options, outDir, signal } = inputs;
   const { grid, elevation } = dem;
   const cells = elevation.length;
-  const years = daymet.years;
+  const years = source.years;
   const files: string[] = [];
   const write = async (path: string, values: ArrayLike<number>, description: string, metadata: Record<string, string>) => {
     await writeFloat32GeoTiff(join(outDir, path), grid, values, { description, metadata: { ...inputs.metadata, ...metadata } });
@@ -77,8 +78,8 @@ export async function computeEnergy(inputs: EnergyPhaseInputs, report: PhaseRepo
   };
 
   const latitudeDeg = cellCentreLatitudes(grid).map((lat) => Math.round(lat / LATITUDE_STEP_DEG) * LATITUDE_STEP_DEG);
-  const referenceElevationM = resampleNearestToDem(Float64Array.from(daymet.cells, (c) => c.zRef), daymet.nearestCellIndex, elevation);
-  const lapse = { lapseRateTmax_K_per_km: options.lapseRateTmaxKPerKm, lapseRateTmin_K_per_km: options.lapseRateTminKPerKm };
+  const referenceElevationM = source.referenceElevation_m;
+  const lapse = { tmax: monthlyLapseRates_K_per_km(options.lapseRateTmaxKPerKm), tmin: monthlyLapseRates_K_per_km(options.lapseRateTminKPerKm) };
   const trad: TradGridMonth = { ePptMJ: new Float64Array(cells), eBioMJ: new Float64Array(cells), eemtMJ: new Float64Array(cells), petMm: new Float64Array(cells) };
   const topoOut = { ePptMJ: new Float64Array(cells), eBioMJ: new Float64Array(cells), eemtMJ: new Float64Array(cells), petMm: new Float64Array(cells), aetMm: new Float64Array(cells) };
   const annual: Record<EemtModel, Float64Array> = { Topo: new Float64Array(cells), Trad: new Float64Array(cells) };
@@ -90,26 +91,26 @@ export async function computeEnergy(inputs: EnergyPhaseInputs, report: PhaseRepo
   for (const [yearIndex, year] of years.entries()) {
     annual.Topo.fill(0);
     annual.Trad.fill(0);
-    const heatIndex = options.petVariant === 'thornthwaite' ? thornthwaiteHeatIndexOfYear(daymet, year, elevation, lapse) : undefined;
+    const heatIndex = options.petVariant === 'thornthwaite' ? await thornthwaiteHeatIndexOfYear(source, year, elevation, lapse) : undefined;
     for (let month = 0; month < 12; month++) {
       signal?.throwIfAborted();
       const step = yearIndex * 12 + month;
       report(step / steps, `${MONTH_NAMES[month]} ${year} (${step + 1}/${steps} months)`);
 
-      const climate = downscaleDaymetMonthToDem(daymet, year, month, elevation, lapse);
+      const atReference = await source.monthAt(year, month);
+      const climate = lapseAdjusted(atReference, elevation, referenceElevationM, lapse, month);
       for (const variable of CLIMATE_GRID_VARIABLES) {
         const info = CLIMATE_GRID_INFO[variable];
-        await write(climateGridPath(variable, year, month), climate[variable], `Daymet ${variable}, ${MONTH_NAMES[month]} ${year}: ${info.quantity}`, {
+        const origin = source.gridFolder === 'daymet' ? 'Daymet' : 'user grid';
+        await write(climateGridPath(variable, year, month, source.gridFolder), climate[variable], `${origin} ${variable}, ${MONTH_NAMES[month]} ${year}: ${info.quantity}`, {
           QUANTITY: info.quantity,
           UNITS: info.units,
           YEAR: String(year),
           MONTH: String(month + 1),
         });
       }
-      // The kernels apply the lapse rate themselves, from the Daymet cell value and its elevation z_ref.
-      const fields = daymet.monthly.find((y) => y.year === year)!.months[month]!;
-      const tmaxC = resampleNearestToDem(fields.tmax, daymet.nearestCellIndex, elevation);
-      const tminC = resampleNearestToDem(fields.tmin, daymet.nearestCellIndex, elevation);
+      // The kernels apply the lapse rate themselves, from the value at the reference elevation z_ref.
+      const { tmax: tmaxC, tmin: tminC } = atReference;
       const common = { tmaxC, tminC, prcpMm: climate.prcp, elevationM: elevation, referenceElevationM };
 
       eemtTradMonth(month + 1, { ...common, latitudeDeg, ...(heatIndex ? { heatIndex } : {}) }, options, trad);
@@ -166,17 +167,38 @@ export async function computeEnergy(inputs: EnergyPhaseInputs, report: PhaseRepo
   return { files, diagnostics: checks.result(annualSummaries) };
 }
 
+type MonthlyLapseRates = { readonly tmax: Float64Array; readonly tmin: Float64Array };
+
+/**
+ * The month's climate with temperatures moved from the reference elevation to the DEM elevation
+ * (T' = T − Γ (z − z_ref) / 1000, eemt-model.md §3.2 step 3); precipitation and vapour pressure unchanged.
+ */
+function lapseAdjusted(
+  month: ClimateMonthOnDem,
+  elevation: ArrayLike<number>,
+  referenceElevation: ArrayLike<number>,
+  lapse: MonthlyLapseRates,
+  monthIndex: number,
+): ClimateMonthOnDem {
+  const adjust = (values: Float32Array, rate_K_per_km: number) => {
+    const out = new Float32Array(values.length);
+    for (let i = 0; i < out.length; i++) out[i] = values[i]! - (rate_K_per_km * (elevation[i]! - referenceElevation[i]!)) / 1000;
+    return out;
+  };
+  return { ...month, tmax: adjust(month.tmax, lapse.tmax[monthIndex]!), tmin: adjust(month.tmin, lapse.tmin[monthIndex]!) };
+}
+
 /** Thornthwaite heat index I of `year` per DEM cell, from the 12 lapse-adjusted monthly mean temperatures. */
-function thornthwaiteHeatIndexOfYear(
-  daymet: DaymetForDem,
+async function thornthwaiteHeatIndexOfYear(
+  source: ClimateOnDem,
   year: number,
   elevation: Float64Array,
-  lapse: Parameters<typeof downscaleDaymetMonthToDem>[4],
-): Float64Array {
+  lapse: MonthlyLapseRates,
+): Promise<Float64Array> {
   const index = new Float64Array(elevation.length);
   const one = new Float64Array(1);
   for (let month = 0; month < 12; month++) {
-    const { tmax, tmin } = downscaleDaymetMonthToDem(daymet, year, month, elevation, lapse);
+    const { tmax, tmin } = lapseAdjusted(await source.monthAt(year, month), elevation, source.referenceElevation_m, lapse, month);
     for (let i = 0; i < index.length; i++) {
       one[0] = meanAirTemperature(tmax[i]!, tmin[i]!);
       index[i]! += thornthwaiteHeatIndex(one);

@@ -4,9 +4,11 @@
  *
  * Order of the phases, cheapest failure first:
  *   1. inputs  – parameters, DEM, Daymet coverage and point limit (no network; fails in seconds);
- *   2. climate – Daymet download or cache. Done BEFORE the solar year so that an unreachable or failing
- *                server ends the job at once, not after the hours of the solar phase. The download is
- *                bounded by the point limit and cached, so a retried job starts the solar phase at once;
+ *                with a user climate file (`climateFile`), no Daymet check;
+ *   2. climate – Daymet download or cache, or the user's grids read and checked. Done BEFORE the solar
+ *                year so that an unreachable or failing server or a bad grid ends the job at once, not
+ *                after the hours of the solar phase. The download is bounded by the point limit and
+ *                cached, so a retried job starts the solar phase at once;
  *   3. solar   – `computeSolarYear` with the flat-surface sums (most of the run time);
  *   4. terrain – slope, aspect, wetness index, α, northness;
  *   5. energy  – monthly climate grids and EEMT maps, annual sums, multi-year means;
@@ -14,14 +16,14 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { resolveDaymetBaseUrl } from '../../climate/index.js';
+import { daymetClimateOnDem, resolveDaymetBaseUrl, type ClimateOnDem, type ClimateSource } from '../../climate/index.js';
 import { readDem } from '../../raster/index.js';
 import { demReadLimits } from '../demLimits.js';
 import { resolveEemtOptions, type EemtOptionsInput } from '../../science/eemt/index.js';
 import { computeSolarYear, kernelParams } from '../sol/pipeline.js';
 import { DAYS_PER_YEAR } from '../sol/products.js';
 import type { WorkflowResult, WorkflowRun } from '../types.js';
-import { downloadClimate, type ClimateDownloadSettings } from './climatePhase.js';
+import { downloadClimate, loadUserClimate, type ClimateDownloadSettings } from './climatePhase.js';
 import type { EemtDiagnostics } from './diagnostics.js';
 import { computeEnergy } from './energyPhase.js';
 import { checkEemtJobInputs, eemtYearRange } from './jobInputs.js';
@@ -52,6 +54,8 @@ export interface EemtWorkflowResult extends WorkflowResult {
   readonly diagnostics: EemtDiagnostics;
   /** Things the user should know (also in README.txt), e.g. cells outside the NPP_TOPO elevation range. */
   readonly warnings: readonly string[];
+  /** Where the climate came from (also in README.txt). */
+  readonly climateSource: ClimateSource;
 }
 
 /** Runs the eemt workflow (see the module doc). Rejects with ParameterRangeError, RasterFormatError,
@@ -71,94 +75,124 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
   const inputs = progress.phase('inputs');
   inputs(0, `reading ${basename(run.demPath)}`);
   const dem = await readDem(run.demPath, demReadLimits(run.maxDemCells));
-  const { coverage } = await checkEemtJobInputs(dem, yearRange, { maxPoints: run.daymetMaxPoints });
-  inputs(1, `${dem.grid.width}×${dem.grid.height} cells inside Daymet coverage; ${coverage.cells.length} Daymet cells, years ${yearRange.start}–${yearRange.end}`);
+  const years = Array.from({ length: yearCount }, (_, i) => yearRange.start + i);
+  if (run.climateFile) {
+    inputs(1, `${dem.grid.width}×${dem.grid.height} cells; climate from ${run.climateFileName ?? basename(run.climateFile)}, years ${yearRange.start}–${yearRange.end}`);
+  } else {
+    const { coverage } = await checkEemtJobInputs(dem, yearRange, { maxPoints: run.daymetMaxPoints });
+    inputs(1, `${dem.grid.width}×${dem.grid.height} cells inside Daymet coverage; ${coverage.cells.length} Daymet cells, years ${yearRange.start}–${yearRange.end}`);
+  }
   signal?.throwIfAborted();
   await mkdir(run.outDir, { recursive: true });
 
   // 2. Climate.
-  const climate = await downloadClimate(
-    dem.grid,
-    yearRange,
-    run.outDir,
-    { ...run.climateDownload, cacheDir, baseUrl, maxPoints: run.daymetMaxPoints, signal },
-    progress.phase('climate'),
-  );
-  signal?.throwIfAborted();
-
-  // 3. Solar year with the flat-surface monthly sums.
-  const solarReport = progress.phase('solar');
-  const solar = await computeSolarYear(dem, {
-    outDir: run.outDir,
-    params: kernelParams(run),
-    threads: run.params.num_threads,
-    flatMonthly: true,
-    onProgress: (update) => solarReport(update.fraction, update.message),
-    signal,
-  });
-  signal?.throwIfAborted();
-
-  // 4. Terrain.
-  const terrain = await computeTerrain(dem, run.outDir, progress.phase('terrain'), signal);
-  signal?.throwIfAborted();
-
-  // 5. Climate grids and EEMT maps.
-  const energy = await computeEnergy(
-    {
+  let climate: ClimateOnDem;
+  let climateFiles: string[] = [];
+  let daymetSummary: { cells: number; downloaded: number } | null = null;
+  let closeClimate = () => {};
+  if (run.climateFile) {
+    const user = await loadUserClimate(
       dem,
-      daymet: climate.daymet,
-      terrain,
-      options: eemtOptions,
-      outDir: run.outDir,
-      metadata: { EEMT_YEARS: `${yearRange.start}-${yearRange.end}`, DEM: basename(run.demPath) },
-      signal,
-    },
-    progress.phase('energy'),
-  );
-  signal?.throwIfAborted();
+      years,
+      run.climateFile,
+      { ...(run.climateFileName ? { archiveName: run.climateFileName } : {}), readLimits: demReadLimits(run.maxDemCells), ...(signal ? { signal } : {}) },
+      progress.phase('climate'),
+    );
+    climate = user;
+    closeClimate = () => user.close();
+  } else {
+    const daymet = await downloadClimate(
+      dem.grid,
+      yearRange,
+      run.outDir,
+      { ...run.climateDownload, cacheDir, baseUrl, maxPoints: run.daymetMaxPoints, signal },
+      progress.phase('climate'),
+    );
+    climate = daymetClimateOnDem(daymet.daymet, dem.elevation, baseUrl);
+    climateFiles = daymet.files;
+    daymetSummary = { cells: daymet.daymet.cells.length, downloaded: daymet.daymet.downloadedPoints };
+  }
+  try {
+    signal?.throwIfAborted();
 
-  // 6. README.txt.
-  const warnings = runWarnings(energy.diagnostics);
-  progress.phase('readme')(0, 'writing README.txt');
-  const files = [...solar.files, ...climate.files, ...terrain.files, ...energy.files];
-  await writeFile(
-    join(run.outDir, README_PATH),
-    eemtReadme({
-      demName: basename(run.demPath),
-      width: dem.grid.width,
-      height: dem.grid.height,
-      crsName: dem.grid.crs.name,
-      validCells: dem.validCount,
-      years: climate.daymet.years,
-      solar: {
-        step: run.params.step,
-        linke: run.params.linke_value,
-        albedo: run.params.albedo_value,
-        threads: solar.threads,
-        horizonDirections: solar.directions,
+    // 3. Solar year with the flat-surface monthly sums.
+    const solarReport = progress.phase('solar');
+    const solar = await computeSolarYear(dem, {
+      outDir: run.outDir,
+      params: kernelParams(run),
+      threads: run.params.num_threads,
+      flatMonthly: true,
+      onProgress: (update) => solarReport(update.fraction, update.message),
+      signal,
+    });
+    signal?.throwIfAborted();
+
+    // 4. Terrain.
+    const terrain = await computeTerrain(dem, run.outDir, progress.phase('terrain'), signal);
+    signal?.throwIfAborted();
+
+    // 5. Climate grids and EEMT maps.
+    const energy = await computeEnergy(
+      {
+        dem,
+        climate,
+        terrain,
+        options: eemtOptions,
+        outDir: run.outDir,
+        metadata: { EEMT_YEARS: `${yearRange.start}-${yearRange.end}`, DEM: basename(run.demPath) },
+        signal,
       },
-      eemt: eemtOptions,
-      daymet: { baseUrl, cacheDir, cells: climate.daymet.cells.length, downloaded: climate.daymet.downloadedPoints },
+      progress.phase('energy'),
+    );
+    signal?.throwIfAborted();
+
+    // 6. README.txt.
+    const warnings = runWarnings(energy.diagnostics);
+    progress.phase('readme')(0, 'writing README.txt');
+    const files = [...solar.files, ...climateFiles, ...terrain.files, ...energy.files];
+    const climateSource = climate.source;
+    await writeFile(
+      join(run.outDir, README_PATH),
+      eemtReadme({
+        demName: basename(run.demPath),
+        width: dem.grid.width,
+        height: dem.grid.height,
+        crsName: dem.grid.crs.name,
+        validCells: dem.validCount,
+        years,
+        solar: {
+          step: run.params.step,
+          linke: run.params.linke_value,
+          albedo: run.params.albedo_value,
+          threads: solar.threads,
+          horizonDirections: solar.directions,
+        },
+        eemt: eemtOptions,
+        climate: { source: climateSource, lapseAdjusted: climate.lapseAdjusted, gridFolder: climate.gridFolder, ...(daymetSummary ? { daymet: { ...daymetSummary, cacheDir } } : {}) },
+        diagnostics: energy.diagnostics,
+        warnings,
+        files,
+        finishedAt: new Date(),
+      }),
+    );
+    files.push(README_PATH);
+    files.sort();
+    const last = energy.diagnostics.annual[energy.diagnostics.annual.length - 1]!;
+    progress.done(`eemt products written: mean annual EEMT_Topo ${last.topo.mean.toFixed(1)}, EEMT_Trad ${last.trad.mean.toFixed(1)} MJ m-2 yr-1 (${last.year})`);
+    return {
+      files,
+      cells: dem.grid.width * dem.grid.height,
+      validCells: dem.validCount,
+      days: DAYS_PER_YEAR,
+      seconds: (performance.now() - started) / 1000,
+      years,
       diagnostics: energy.diagnostics,
       warnings,
-      files,
-      finishedAt: new Date(),
-    }),
-  );
-  files.push(README_PATH);
-  files.sort();
-  const last = energy.diagnostics.annual[energy.diagnostics.annual.length - 1]!;
-  progress.done(`eemt products written: mean annual EEMT_Topo ${last.topo.mean.toFixed(1)}, EEMT_Trad ${last.trad.mean.toFixed(1)} MJ m-2 yr-1 (${last.year})`);
-  return {
-    files,
-    cells: dem.grid.width * dem.grid.height,
-    validCells: dem.validCount,
-    days: DAYS_PER_YEAR,
-    seconds: (performance.now() - started) / 1000,
-    years: climate.daymet.years,
-    diagnostics: energy.diagnostics,
-    warnings,
-  };
+      climateSource,
+    };
+  } finally {
+    closeClimate();
+  }
 }
 
 function runWarnings(d: EemtDiagnostics): string[] {

@@ -22,9 +22,9 @@ export const README_PATH = 'README.txt';
 /** A downloaded Daymet CSV inside the job folder (`name` as `DaymetForDem.csvFiles`: `<x>_<y>/<year>.csv`). */
 export const daymetCsvPath = (name: string) => `daymet/${name.split('\\').join('/')}`;
 
-/** Monthly climate grid on the DEM grid; `month` 0 = January. */
-export const climateGridPath = (variable: ClimateGridVariable, year: number, month: number) =>
-  `daymet/${variable}/${variable}_${year}_${MONTH_NAMES[month]}.tif`;
+/** Monthly climate grid on the DEM grid; `month` 0 = January; folder `daymet` (Daymet) or `climate` (user grids). */
+export const climateGridPath = (variable: ClimateGridVariable, year: number, month: number, folder: 'daymet' | 'climate' = 'daymet') =>
+  `${folder}/${variable}/${variable}_${year}_${MONTH_NAMES[month]}.tif`;
 
 /** Monthly EEMT map [MJ m⁻² month⁻¹]; `month` 0 = January. */
 export const eemtMonthlyPath = (model: EemtModel, year: number, month: number) => `eemt/EEMT_${model}_${MONTH_NAMES[month]}_${year}.tif`;
@@ -39,8 +39,8 @@ export const eemtMeanPath = (model: EemtModel, start: number, end: number) => `e
 export const CLIMATE_GRID_INFO: Readonly<Record<ClimateGridVariable, { readonly units: string; readonly quantity: string }>> = {
   tmax: { units: 'degC', quantity: 'monthly mean of daily maximum air temperature, lapse-rate adjusted to the DEM elevation' },
   tmin: { units: 'degC', quantity: 'monthly mean of daily minimum air temperature, lapse-rate adjusted to the DEM elevation' },
-  prcp: { units: 'mm month-1', quantity: 'monthly total precipitation of the nearest Daymet cell' },
-  vp: { units: 'Pa', quantity: 'monthly mean water vapour pressure of the nearest Daymet cell' },
+  prcp: { units: 'mm month-1', quantity: 'monthly total precipitation' },
+  vp: { units: 'Pa', quantity: 'monthly mean water vapour pressure' },
 };
 
 /** Units strings written into the EEMT GeoTIFFs (metadata item UNITS). */

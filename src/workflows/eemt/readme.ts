@@ -2,6 +2,7 @@
  * README.txt of an eemt output folder: every product with its path pattern, units and meaning, the
  * conventions, the parameters of the run, the diagnostics and the complete file list.
  */
+import type { ClimateSource } from '../../climate/index.js';
 import type { EemtOptions } from '../../science/eemt/index.js';
 import type { EemtDiagnostics, ValueSummary } from './diagnostics.js';
 import { CLIMATE_GRID_INFO, CLIMATE_GRID_VARIABLES, EEMT_ANNUAL_UNITS, EEMT_MONTHLY_UNITS, README_PATH } from './products.js';
@@ -16,7 +17,14 @@ export interface ReadmeInputs {
   /** Service/CLI parameters of the solar phase. */
   readonly solar: { readonly step: number; readonly linke: number; readonly albedo: number; readonly threads: number; readonly horizonDirections: number };
   readonly eemt: EemtOptions;
-  readonly daymet: { readonly baseUrl: string; readonly cacheDir: string; readonly cells: number; readonly downloaded: number };
+  readonly climate: {
+    readonly source: ClimateSource;
+    /** Whether temperatures were lapse-adjusted (false: user grids without an elevation grid). */
+    readonly lapseAdjusted: boolean;
+    readonly gridFolder: 'daymet' | 'climate';
+    /** Daymet only: cells used and downloaded, and the cache. */
+    readonly daymet?: { readonly cells: number; readonly downloaded: number; readonly cacheDir: string };
+  };
   readonly diagnostics: EemtDiagnostics;
   readonly warnings: readonly string[];
   /** Every file of the folder except README.txt, relative paths. */
@@ -48,9 +56,11 @@ export function eemtReadme(info: ReadmeInputs): string {
     ['topo/slope.tif', 'degrees', 'slope angle (Horn 3x3 on true ground cell sizes)'],
     ['topo/aspect.tif', 'degrees', 'aspect, downslope direction clockwise from TRUE north (0 = N, 90 = E); NaN on flat cells'],
     ['topo/twi.tif', 'dimensionless', 'wetness index lambda = ln(a / tan slope), D-infinity specific catchment area a'],
-    ['daymet/<x>_<y>/<year>.csv', '(Daymet CSV)', 'daily Daymet V4 single-pixel data of each 1 km cell used (x, y: cell centre in Daymet LCC, m)'],
+    ...(info.climate.source.type === 'daymet'
+      ? [['daymet/<x>_<y>/<year>.csv', '(Daymet CSV)', 'daily Daymet V4 single-pixel data of each 1 km cell used (x, y: cell centre in Daymet LCC, m)'] as const]
+      : []),
     ...CLIMATE_GRID_VARIABLES.map(
-      (v) => [`daymet/${v}/${v}_{year}_{mon}.tif`, CLIMATE_GRID_INFO[v].units, `${CLIMATE_GRID_INFO[v].quantity}, on the DEM grid`] as const,
+      (v) => [`${info.climate.gridFolder}/${v}/${v}_{year}_{mon}.tif`, CLIMATE_GRID_INFO[v].units, `${CLIMATE_GRID_INFO[v].quantity}, on the DEM grid`] as const,
     ),
     ['eemt/EEMT_Topo_{mon}_{year}.tif', EEMT_MONTHLY_UNITS, 'EEMT-TOPO of the month (E_PPT + E_BIO)'],
     ['eemt/EEMT_Trad_{mon}_{year}.tif', EEMT_MONTHLY_UNITS, 'EEMT-TRAD of the month (E_PPT + E_BIO)'],
@@ -82,8 +92,7 @@ export function eemtReadme(info: ReadmeInputs): string {
     '-----------',
     '* Year of 365 days (Daymet calendar; 31 December of leap years is dropped). Monthly EEMT = E_PPT + E_BIO',
     '  of the month; annual = sum of the 12 months; mean = mean of the annual sums.',
-    '* Climate: Daymet V4 daily data aggregated to months (tmax, tmin, vp: means; prcp: total), nearest 1 km',
-    '  cell; temperatures lapse-rate adjusted from the Daymet cell elevation to the DEM elevation.',
+    ...climateConventions(info.climate),
     '* S_topo and S_flat are the monthly sums above in Wh m-2 month-1; the solar ratio S_i = S_topo / S_flat.',
     '* Northness n = cos(aspect) sin(slope) with the aspect clockwise from TRUE north (grid aspect minus the',
     '  meridian convergence, which is below about 1 degree on projected DEMs), as the solar model uses true azimuths.',
@@ -94,8 +103,7 @@ export function eemtReadme(info: ReadmeInputs): string {
     '----------',
     `Solar: step ${info.solar.step} min, Linke turbidity ${info.solar.linke}, ground albedo ${info.solar.albedo},`,
     `  ${info.solar.horizonDirections} horizon directions, ${info.solar.threads} threads`,
-    `Daymet: ${info.daymet.cells} cells of 1 km (${info.daymet.downloaded} downloaded, ${info.daymet.cells - info.daymet.downloaded} from the cache)`,
-    `  server ${info.daymet.baseUrl}, cache ${info.daymet.cacheDir}`,
+    ...climateSourceLines(info.climate),
     `EEMT-TRAD: PET ${o.petVariant === 'linear' ? 'Hamon, linear form 29.8 D e_s(T)/(T + 273.2) mm/day' : o.petVariant};` +
       ` Lieth NPP ${o.lieth.maximumGPerM2Yr}/(1 + exp(${o.lieth.offset} - ${o.lieth.slopePerK} T)) g m-2 yr-1 x days/365,` +
       ` counted only when PPT > PET${o.nppRequireTPos ? ' and T > 0 C' : ''}`,
@@ -120,4 +128,41 @@ export function eemtReadme(info: ReadmeInputs): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** The Conventions lines about the climate. */
+function climateConventions(climate: ReadmeInputs['climate']): string[] {
+  const lapse = climate.lapseAdjusted
+    ? 'temperatures lapse-rate adjusted from the climate reference elevation to the DEM elevation.'
+    : 'NO lapse-rate adjustment: the climate file has no elevation.tif, so temperatures are those of the grids.';
+  if (climate.source.type === 'daymet') {
+    return [
+      '* Climate: Daymet V4 daily data aggregated to months (tmax, tmin, vp: means; prcp: total), nearest 1 km',
+      `  cell; ${lapse}`,
+    ];
+  }
+  const layout = climate.source.layout === 'time-series' ? 'a monthly time series' : 'a 12-month climatology applied to every year';
+  return [
+    `* Climate: the user's monthly grids (${layout}${climate.source.naming === 'worldclim' ? ', WorldClim 2.1 names, vapr converted from kPa to Pa' : ''}),`,
+    '  reprojected to the DEM grid by bilinear interpolation (proj4 transform of every DEM cell centre);',
+    `  ${lapse}`,
+  ];
+}
+
+/** The Parameters lines saying where the climate came from (with checksums of user files). */
+function climateSourceLines(climate: ReadmeInputs['climate']): string[] {
+  const source = climate.source;
+  if (source.type === 'daymet') {
+    const d = climate.daymet;
+    return [
+      `Climate source: Daymet V4, ${source.cells.length} cells of 1 km${d ? ` (${d.downloaded} downloaded, ${d.cells - d.downloaded} from the cache)` : ''}`,
+      `  server ${source.server}${d ? `, cache ${d.cacheDir}` : ''}`,
+      `  cells (x_y, Daymet LCC m): ${source.cells.join(' ')}`,
+    ];
+  }
+  return [
+    `Climate source: user file ${source.archive.name} (sha256 ${source.archive.sha256}), ${source.layout}` +
+      `${source.elevation ? `, reference elevation ${source.elevation}` : ', no elevation grid (no lapse-rate adjustment)'}`,
+    ...source.files.map((f) => `  ${f.name}  sha256 ${f.sha256}`),
+  ];
 }

@@ -1,0 +1,85 @@
+/**
+ * Monthly climate on the DEM grid, whichever its source: Daymet cells (nearest 1 km cell) or the user's
+ * grids (reprojected bilinearly). The eemt workflow reads one month at a time through `ClimateOnDem`, and
+ * records where the climate came from (`ClimateSource`) in README.txt and the job's parameters.
+ */
+import { resampleNearestToDem } from '../science/climate/downscale.js';
+import { daymetCellKey } from './daymetGrid.js';
+import type { DaymetForDem } from './daymetForDem.js';
+
+/** One month on the DEM grid (Float32, row-major, NaN at DEM nodata), temperatures at the reference elevation. */
+export interface ClimateMonthOnDem {
+  /** Mean daily maximum temperature at the reference elevation [°C]. */
+  readonly tmax: Float32Array;
+  /** Mean daily minimum temperature at the reference elevation [°C]. */
+  readonly tmin: Float32Array;
+  /** Total precipitation [mm month⁻¹]. */
+  readonly prcp: Float32Array;
+  /** Mean vapour pressure [Pa]. */
+  readonly vp: Float32Array;
+}
+
+/** A user file of the climate: its name inside the ZIP and the SHA-256 of its bytes. */
+export interface ClimateFileRecord {
+  readonly name: string;
+  readonly sha256: string;
+}
+
+/** Where the climate of a run came from (README.txt and the job's `climate_source`). */
+export type ClimateSource =
+  | {
+      readonly type: 'daymet';
+      readonly server: string;
+      /** Daymet cells used, `<x>_<y>` (cell centre in Daymet's LCC, m). */
+      readonly cells: readonly string[];
+    }
+  | {
+      readonly type: 'user';
+      /** The uploaded ZIP's name (as the client or the command line gave it) and its SHA-256. */
+      readonly archive: ClimateFileRecord;
+      readonly layout: 'time-series' | 'climatology';
+      readonly naming: 'plain' | 'worldclim';
+      /** The grid files used (monthly grids and the elevation grid). */
+      readonly files: readonly ClimateFileRecord[];
+      /** Name of the reference-elevation grid, or null (no lapse-rate adjustment then). */
+      readonly elevation: string | null;
+    };
+
+export interface ClimateOnDem {
+  readonly years: readonly number[];
+  /**
+   * Reference elevation z_ref of the climate values per DEM cell [m], from which temperatures are moved to the
+   * DEM elevation along the lapse rate. Without one (user grids without elevation.tif) it is the DEM elevation
+   * itself, so the adjustment is zero.
+   */
+  readonly referenceElevation_m: Float32Array | Float64Array;
+  /** False when `referenceElevation_m` is the DEM itself (no lapse adjustment). */
+  readonly lapseAdjusted: boolean;
+  /** Folder of the job output holding the monthly grids: `daymet` or `climate`. */
+  readonly gridFolder: 'daymet' | 'climate';
+  readonly source: ClimateSource;
+  /** The month (0 = January) of `year` on the DEM grid. */
+  monthAt(year: number, month: number): Promise<ClimateMonthOnDem>;
+}
+
+/** Daymet data of a DEM as `ClimateOnDem`: every DEM cell takes its nearest Daymet cell. */
+export function daymetClimateOnDem(daymet: DaymetForDem, demElevation_m: ArrayLike<number>, server: string): ClimateOnDem {
+  const idx = daymet.nearestCellIndex;
+  return {
+    years: daymet.years,
+    referenceElevation_m: resampleNearestToDem(Float64Array.from(daymet.cells, (c) => c.zRef), idx, demElevation_m),
+    lapseAdjusted: true,
+    gridFolder: 'daymet',
+    source: { type: 'daymet', server, cells: daymet.cells.map(daymetCellKey) },
+    async monthAt(year, month) {
+      const fields = daymet.monthly.find((y) => y.year === year)?.months[month];
+      if (!fields) throw new RangeError(`no Daymet data for ${year}-${month + 1}`);
+      return {
+        tmax: resampleNearestToDem(fields.tmax, idx, demElevation_m),
+        tmin: resampleNearestToDem(fields.tmin, idx, demElevation_m),
+        prcp: resampleNearestToDem(fields.prcp, idx, demElevation_m),
+        vp: resampleNearestToDem(fields.vp, idx, demElevation_m),
+      };
+    },
+  };
+}

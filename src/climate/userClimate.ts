@@ -1,0 +1,153 @@
+/**
+ * User climate grids (a ZIP, docs/climate-input.md) on the DEM grid: the archive is read within its bounds
+ * (`climateArchive.ts`), its members classified (`climateLayout.ts`), each member parsed by the bounded
+ * GeoTIFF reader (structure walk, cell limit, capped decoders), reprojected to the DEM (`gridReprojection.ts`),
+ * checked to cover every valid DEM cell and to hold plausible values in the expected unit
+ * (`plausibleValues.ts`), and converted to °C, mm month⁻¹ and Pa.
+ *
+ * `checkUserClimate` reads every grid a job needs (what the submission check runs, in its own process);
+ * `openUserClimate` gives the job a `ClimateOnDem` that reads them month by month.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { basename } from 'node:path';
+import { RasterFormatError, readRasterFromBuffer, type Dem, type GridSpec } from '../raster/index.js';
+import type { ReadLimits } from '../raster/readGeoTiff.js';
+import { ClimateArchive, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './climateArchive.js';
+import { CLIMATE_VARIABLES, detectClimateLayout, memberKey, requiredMembers, type ClimateLayout, type StoredUnit } from './climateLayout.js';
+import type { ClimateFileRecord, ClimateMonthOnDem, ClimateOnDem, ClimateSource } from './climateOnDem.js';
+import { ClimateInputError } from './errors.js';
+import { bilinearAtPositions, describeUncovered, sameGrid, sourcePixelPositions, uncoveredCells, type SourcePositions } from './gridReprojection.js';
+import { checkPlausibleValues } from './plausibleValues.js';
+
+export interface UserClimateOptions {
+  readonly archiveLimits?: ArchiveLimits;
+  /** Limits of each member GeoTIFF (the DEM's cell limit). */
+  readonly readLimits?: ReadLimits;
+  /** Name of the archive to record (default: the file's own name). */
+  readonly archiveName?: string;
+}
+
+/** SHA-256 (hex) of a file, streamed. */
+export async function sha256OfFile(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+const CONVERSION: Readonly<Record<StoredUnit, number>> = { degC: 1, mm: 1, Pa: 1, kPa: 1000, m: 1 };
+
+/** Reads members of one archive onto one DEM grid, caching the source positions per distinct source grid. */
+class MemberReader {
+  private readonly positions: Array<{ grid: GridSpec; positions: SourcePositions }> = [];
+  readonly hashes = new Map<string, string>();
+
+  constructor(
+    private readonly archive: ClimateArchive,
+    private readonly dem: Dem,
+    private readonly readLimits: ReadLimits,
+  ) {}
+
+  /** The member at `path` on the DEM grid, converted from `unit` to °C / mm / Pa / m. */
+  async read(path: string, unit: StoredUnit): Promise<Float32Array> {
+    const { bytes, sha256 } = await this.archive.read(path);
+    this.hashes.set(path, sha256);
+    let raster;
+    try {
+      raster = await readRasterFromBuffer(bytes, { ...this.readLimits, precision: 'float32' });
+    } catch (error) {
+      if (error instanceof RasterFormatError) throw new ClimateInputError('NOT_GEOTIFF', `climate_file: ${path} is not a usable GeoTIFF: ${error.message}`);
+      throw error;
+    }
+    const sampled = bilinearAtPositions(raster.values, raster.grid.width, raster.grid.height, this.positionsFor(raster.grid));
+    const uncovered = uncoveredCells(this.dem.grid, this.dem.elevation, sampled);
+    if (uncovered.count > 0) {
+      throw new ClimateInputError(
+        'COVERAGE',
+        `climate_file: ${path} does not cover the DEM: ${describeUncovered(uncovered)} lie outside the grid or on its nodata cells`,
+      );
+    }
+    checkPlausibleValues(path, unit, sampled);
+    const factor = CONVERSION[unit];
+    if (factor !== 1) for (let i = 0; i < sampled.length; i++) sampled[i]! *= factor;
+    return sampled;
+  }
+
+  private positionsFor(grid: GridSpec): SourcePositions {
+    const known = this.positions.find((p) => sameGrid(p.grid, grid));
+    if (known) return known.positions;
+    const positions = sourcePixelPositions(this.dem.grid, grid, this.dem.elevation);
+    this.positions.push({ grid, positions });
+    return positions;
+  }
+}
+
+/** A user climate opened for a DEM: `ClimateOnDem` plus `close()`. */
+export interface UserClimateOnDem extends ClimateOnDem {
+  readonly layout: ClimateLayout;
+  close(): void;
+}
+
+/**
+ * Opens the climate ZIP at `zipPath` for `dem` and the job's `years`: checks the archive's bounds, its layout
+ * and that every grid the years need is present (ClimateInputError naming what is missing), and reads the
+ * elevation grid. Months are read on demand (`monthAt`), each checked for coverage and units.
+ */
+export async function openUserClimate(zipPath: string, dem: Dem, years: readonly number[], options: UserClimateOptions = {}): Promise<UserClimateOnDem> {
+  const archiveSha = await sha256OfFile(zipPath);
+  const archive = await ClimateArchive.open(zipPath, options.archiveLimits ?? DEFAULT_ARCHIVE_LIMITS);
+  try {
+    const layout = detectClimateLayout(archive.entries);
+    const needed = requiredMembers(layout, years);
+    const reader = new MemberReader(archive, dem, options.readLimits ?? {});
+    const referenceElevation = layout.elevationPath ? await reader.read(layout.elevationPath, 'm') : dem.elevation;
+    const monthAt = async (year: number, month: number): Promise<ClimateMonthOnDem> => {
+      const values = {} as Record<(typeof CLIMATE_VARIABLES)[number], Float32Array>;
+      for (const variable of CLIMATE_VARIABLES) {
+        const member = layout.members.get(memberKey(variable, layout.kind === 'time-series' ? year : null, month + 1))!;
+        values[variable] = await reader.read(member.path, member.unit);
+      }
+      return values;
+    };
+    const source = (): ClimateSource => ({
+      type: 'user',
+      archive: { name: options.archiveName ?? basename(zipPath), sha256: archiveSha },
+      layout: layout.kind,
+      naming: layout.naming,
+      files: [...needed.map((m) => m.path), ...(layout.elevationPath ? [layout.elevationPath] : [])]
+        .filter((path, i, all) => all.indexOf(path) === i)
+        .map((path): ClimateFileRecord => ({ name: path, sha256: reader.hashes.get(path) ?? '' })),
+      elevation: layout.elevationPath,
+    });
+    return {
+      years,
+      referenceElevation_m: referenceElevation,
+      lapseAdjusted: layout.elevationPath !== null,
+      gridFolder: 'climate',
+      layout,
+      get source() {
+        return source();
+      },
+      monthAt,
+      close: () => archive.close(),
+    };
+  } catch (error) {
+    archive.close();
+    throw error;
+  }
+}
+
+/**
+ * Reads and checks every grid `years` need from the ZIP (the submission check): bounds, layout, missing
+ * members, GeoTIFF rules, coverage of the DEM, units. Returns the climate source with every file's checksum.
+ */
+export async function checkUserClimate(zipPath: string, dem: Dem, years: readonly number[], options: UserClimateOptions = {}): Promise<ClimateSource> {
+  const climate = await openUserClimate(zipPath, dem, years, options);
+  try {
+    const yearsToRead = climate.layout.kind === 'time-series' ? years : years.slice(0, 1);
+    for (const year of yearsToRead) for (let month = 0; month < 12; month++) await climate.monthAt(year, month);
+    return climate.source;
+  } finally {
+    climate.close();
+  }
+}
