@@ -9,6 +9,7 @@ import { constants, createWriteStream, mkdirSync, type WriteStream } from 'node:
 import { rm } from 'node:fs/promises';
 import type { ChildMessage } from '../runtime/protocol.js';
 import type { JobRuntime, RunningJob } from '../runtime/types.js';
+import type { JobQueue, QueueStatus } from './queue.js';
 import { resultFiles } from './results.js';
 import type { JobPaths } from './paths.js';
 import type { JobStore } from './store.js';
@@ -49,7 +50,8 @@ function timestamp(): string {
   return new Date().toISOString();
 }
 
-export class JobScheduler {
+/** The embedded queue: jobs run on the service's own host, through its runtime. */
+export class JobScheduler implements JobQueue {
   private readonly store: JobStore;
   private readonly runtime: JobRuntime;
   private readonly paths: JobPaths;
@@ -90,6 +92,17 @@ export class JobScheduler {
   /** A new pending job was stored: start it when a slot is free. */
   enqueue(): void {
     this.pump();
+  }
+
+  async runnableProblem(): Promise<string | null> {
+    return this.runtime.check();
+  }
+
+  /** Nothing to drop: the queue is the job database itself. */
+  async discard(): Promise<void> {}
+
+  status(): Promise<QueueStatus> {
+    return this.runtime.status();
   }
 
   /** Starts pending jobs while slots are free. */

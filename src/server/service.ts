@@ -13,6 +13,7 @@ import { CleanupService } from '../jobs/cleanup.js';
 import type { DemChecker } from '../jobs/demCheck.js';
 import { UploadsInProgress } from '../jobs/orphans.js';
 import { JobPaths } from '../jobs/paths.js';
+import type { JobQueue } from '../jobs/queue.js';
 import { JobScheduler } from '../jobs/scheduler.js';
 import { ServiceLock } from '../jobs/serviceLock.js';
 import { JobStore } from '../jobs/store.js';
@@ -28,7 +29,7 @@ export interface Service {
   readonly app: FastifyInstance;
   readonly store: JobStore;
   readonly runtime: JobRuntime;
-  readonly scheduler: JobScheduler;
+  readonly scheduler: JobQueue;
   readonly cleanup: CleanupService;
   readonly paths: JobPaths;
   /** Notes on the runtime choice (why faster runtimes were skipped). */
