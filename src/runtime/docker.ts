@@ -14,8 +14,9 @@ import { heapMegabytesFor, threadsFor } from './limits.js';
 import { lineSplitter, parseMessage, type ChildJobSpec } from './protocol.js';
 import { forwardedWorkflowSettings } from './workflowSettings.js';
 import {
-  containerName,
+  launchContainerName,
   RuntimeUnavailableError,
+  specFileName,
   type JobExit,
   type JobHandlers,
   type JobLaunch,
@@ -82,9 +83,9 @@ export class DockerRuntime implements JobRuntime {
     const uid = process.getuid?.();
     const gid = process.getgid?.();
     return {
-      name: containerName(launch.jobId),
+      name: launchContainerName(launch),
       Image: this.image,
-      Cmd: ['node', `--max-old-space-size=${heapMegabytesFor(this.limits.memoryBytes)}`, this.childPath, '/job/job.json'],
+      Cmd: ['node', `--max-old-space-size=${heapMegabytesFor(this.limits.memoryBytes)}`, this.childPath, `/job/${specFileName(launch)}`],
       Env: env,
       WorkingDir: '/job',
       Labels: { [JOB_LABEL]: launch.jobId },
@@ -120,8 +121,9 @@ export class DockerRuntime implements JobRuntime {
       outDir: '/job/output',
       params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, this.limits.cpus) },
       ...(this.limits.maxDemCells !== undefined ? { maxDemCells: this.limits.maxDemCells } : {}),
+      ...(launch.part ? { days: launch.part.days } : {}),
     };
-    await writeFile(join(launch.jobDir, 'job.json'), JSON.stringify(spec, null, 2) + '\n');
+    await writeFile(join(launch.jobDir, specFileName(launch)), JSON.stringify(spec, null, 2) + '\n');
 
     const container = await this.docker.createContainer(this.createOptions(launch));
     const stdout = new PassThrough();

@@ -59,6 +59,7 @@ async function main(): Promise<number> {
       outDir: spec.outDir,
       params: spec.params,
       ...(spec.maxDemCells !== undefined ? { maxDemCells: spec.maxDemCells } : {}),
+      ...(spec.days ? { days: spec.days } : {}),
       signal: controller.signal,
       onProgress: (update) => {
         lastFraction = Math.max(lastFraction, Math.min(1, Math.max(0, update.fraction)));

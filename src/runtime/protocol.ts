@@ -42,6 +42,8 @@ export interface ChildJobSpec {
   readonly params: WorkflowParams;
   /** Largest DEM the job may read [cells]; no limit when absent. */
   readonly maxDemCells?: number;
+  /** Days of year to compute (a part of a split sol job); all when absent. */
+  readonly days?: readonly number[];
 }
 
 export function encodeMessage(message: ChildMessage): string {

@@ -35,6 +35,11 @@ export interface WorkflowRun {
   readonly signal?: AbortSignal;
   /** Largest DEM accepted [cells] (the service's `EEMT_MAX_DEM_CELLS`); no limit when absent. */
   readonly maxDemCells?: number;
+  /**
+   * Days of year to compute, for a part of a job split across workers (sol only); all 365 when absent. Monthly
+   * sums are written for the months whose days are all included.
+   */
+  readonly days?: readonly number[];
 }
 
 /** Summary a workflow returns when it completes. */

@@ -322,6 +322,7 @@ export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> 
     outDir: run.outDir,
     params: kernelParams(run),
     threads: run.params.num_threads,
+    ...(run.days ? { days: run.days } : {}),
     onProgress: run.onProgress,
     signal: run.signal,
   });
@@ -330,7 +331,7 @@ export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> 
     files: result.files,
     cells: dem.grid.width * dem.grid.height,
     validCells: result.validCells,
-    days: DAYS_PER_YEAR,
+    days: run.days ? new Set(run.days).size : DAYS_PER_YEAR,
     seconds: (performance.now() - started) / 1000,
   };
 }
