@@ -9,7 +9,7 @@ import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { JOB_LOG_FLAGS } from './jobLog.js';
 import { rm } from 'node:fs/promises';
 import type { ChildMessage } from '../runtime/protocol.js';
-import type { JobRuntime, RunningJob } from '../runtime/types.js';
+import type { JobExit, JobRuntime, RunningJob } from '../runtime/types.js';
 import type { JobQueue, QueueStatus } from './queue.js';
 import { collectResults } from './completion.js';
 import type { JobPaths } from './paths.js';
@@ -71,12 +71,14 @@ export class JobScheduler implements JobQueue {
   }
 
   /**
-   * Start-up: jobs left `running` by a previous service process fail with a clear message; pending jobs
-   * are resumed. Returns the ids of the interrupted jobs.
+   * Start-up: jobs left `running` by a previous service process fail with a clear message (and whatever of
+   * them still runs in the runtime, such as a container, is removed); pending jobs are resumed. Returns the
+   * ids of the interrupted jobs.
    */
   start(): string[] {
     const interrupted = this.store.failInterrupted(INTERRUPTED_MESSAGE);
     for (const id of interrupted) this.logger.info(`job ${id} was running when the service stopped; marked failed`);
+    if (interrupted.length > 0) void this.runtime.discard?.(interrupted);
     this.pump();
     return interrupted;
   }
@@ -186,7 +188,7 @@ export class JobScheduler implements JobQueue {
         await collectResults(this.store, this.paths, id, write);
         return;
       }
-      this.store.fail(id, error ?? this.exitMessage(exit.code, exit.signal));
+      this.store.fail(id, error ?? exit.lost ?? this.exitMessage(exit));
     } catch (failure) {
       const message = failure instanceof Error ? failure.message : String(failure);
       write(`failed to run: ${message}`);
@@ -197,10 +199,10 @@ export class JobScheduler implements JobQueue {
     }
   }
 
-  private exitMessage(code: number | null, signal: string | null): string {
-    if (signal === 'SIGKILL' || code === 137) {
-      return `The job process was killed (out of memory? the limit is ${Math.round(this.runtime.limits.memoryBytes / 1024 ** 2)} MiB)`;
-    }
+  private exitMessage({ code, signal, outOfMemory }: JobExit): string {
+    const limit = `${Math.round(this.runtime.limits.memoryBytes / 1024 ** 2)} MiB`;
+    if (outOfMemory) return `The job process ran out of memory (the limit is ${limit})`;
+    if (signal === 'SIGKILL' || code === 137) return `The job process was killed (out of memory? the limit is ${limit})`;
     if (signal) return `The job process was stopped by signal ${signal}`;
     return `The job process exited with code ${code} without finishing`;
   }

@@ -1,35 +1,58 @@
 /**
  * Reading single-band GeoTIFFs as GDAL writes them (striped or tiled; none/LZW/DEFLATE/PackBits/ZSTD,
- * with or without predictor; 8/16/32-bit integers, 16/32/64-bit floats) into Float64 arrays with NaN for
- * nodata, plus the DEM rules the solar model needs.
+ * with or without predictor; 8/16/32-bit integers, 16/32/64-bit floats) into Float64 (default) or Float32
+ * arrays with NaN for nodata, plus the DEM rules the solar model needs.
  *
  * Arrays are row-major with row 0 at the north edge: index = row * width + col.
  * Band scale/offset declared in GDAL metadata are applied, so values are in physical units.
+ *
+ * Memory: a file path is read through geotiff.js's file source (only the blocks being decoded are in
+ * memory, not the whole file), band by band of rows straight into the result array, which can be a
+ * SharedArrayBuffer for worker threads: reading a DEM needs the result plus one band (≈ 4 M cells).
  */
-import { readFile } from 'node:fs/promises';
-import { fromArrayBuffer, fromFile, type GeoTIFFImage } from 'geotiff';
+import { open as openFile, type FileHandle } from 'node:fs/promises';
+import { GeoTIFF, fromArrayBuffer, fromFile, type GeoTIFFImage } from 'geotiff';
 import { BlockTooLargeError } from './boundedDecoders.js';
 import { crsFromGeoKeys } from './crs.js';
 import { GeoKey, decodeGeoKeyDirectory, geoKeyValue } from './geoKeys.js';
 import { geoTransformFromTags } from './georeference.js';
 import { assertTiffHeader } from './tiffProbe.js';
-import { bytesSource, inspectTiff, inspectTiffFile, type TiffLimits } from './tiffStructure.js';
+import { bytesSource, inspectTiff, inspectTiffFile, type ByteSource, type TiffLimits } from './tiffStructure.js';
 import { RasterFormatError, type Dem, type GridSpec } from './types.js';
 
 /**
  * Limits of a read: the cell limit (the structural bounds of `inspectTiff` always apply). Every file is
  * walked by `inspectTiff` before geotiff.js parses it, and every compressed block is decoded by the bounded
- * decoders of `boundedDecoders.ts`, so no file makes the reader loop or allocate beyond its declared size.
+ * decoders of `boundedDecoders.ts` (DEFLATE by Node's zlib, capped at the block's size), so no file makes the
+ * reader loop or allocate beyond its declared size.
  */
 export type ReadLimits = TiffLimits;
 
 /** A single-band raster: its grid, its values (NaN where nodata) and the nodata value it declared. */
-export interface RasterData {
+export interface RasterData<V extends ValueArray = Float64Array> {
   readonly grid: GridSpec;
-  readonly values: Float64Array;
+  readonly values: V;
   /** GDAL_NODATA of the file (may be NaN), or null when it declares none. */
   readonly nodata: number | null;
 }
+
+export type ValueArray = Float32Array | Float64Array;
+
+/**
+ * How to hold the values: 'float32' halves the memory and is exact for Float32 and 16-bit sources (for
+ * Float64 sources it rounds to float32, as r.sun reads elevations as FCELL); `shared` puts the array on a
+ * SharedArrayBuffer.
+ */
+export interface ReadOptions extends ReadLimits {
+  readonly precision?: 'float64' | 'float32';
+  readonly shared?: boolean;
+  /** Cells decoded at once (default 4 Mi; rounded to whole blocks). */
+  readonly bandCells?: number;
+}
+type ArrayOf<O extends ReadOptions> = O extends { precision: 'float32' } ? Float32Array : Float64Array;
+
+/** Cells per band of rows decoded at once. */
+const DEFAULT_BAND_CELLS = 4 * 2 ** 20;
 
 /** What `validateDem` reports about an acceptable DEM. */
 export interface DemSummary {
@@ -53,30 +76,86 @@ const SUPPORTED_COMPRESSION: Readonly<Record<number, string>> = {
 };
 
 /** Reads a single-band GeoTIFF; nodata cells (GDAL_NODATA or NaN) become NaN. */
-export async function readRaster(path: string, limits: ReadLimits = {}): Promise<RasterData> {
-  return readRasterFromBuffer(await readFile(path), limits);
+export async function readRaster<O extends ReadOptions = { precision: 'float64' }>(path: string, options?: O): Promise<RasterData<ArrayOf<O>>> {
+  const handle = await openFile(path, 'r');
+  try {
+    const fileLength = (await handle.stat()).size;
+    const head = Buffer.alloc(Math.min(16, fileLength));
+    await handle.read(head, 0, head.length, 0);
+    assertTiffHeader(head);
+    await inspectTiff(fileHandleByteSource(handle, fileLength), options ?? {});
+    try {
+      const tiff = await GeoTIFF.fromSource(fileHandleSource(handle, fileLength) as unknown as Parameters<typeof GeoTIFF.fromSource>[0]);
+      return await readFirstImage(tiff, options);
+    } catch (err) {
+      throw translateParseError(err);
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A geotiff.js data source reading the blocks it asks for from an open file (this module opens and closes
+ * the file, so no descriptor outlives a read, whatever fails).
+ */
+function fileHandleSource(handle: FileHandle, fileLength: number) {
+  return {
+    fileSize: fileLength,
+    async fetch(slices: readonly { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
+      return Promise.all(
+        slices.map(async ({ offset, length }) => {
+          const bytes = new Uint8Array(Math.max(0, Math.min(length, fileLength - offset)));
+          let done = 0;
+          while (done < bytes.length) {
+            const { bytesRead } = await handle.read(bytes, done, bytes.length - done, offset + done);
+            if (bytesRead === 0) break;
+            done += bytesRead;
+          }
+          return bytes.buffer;
+        }),
+      );
+    },
+    async close(): Promise<void> {},
+  };
+}
+
+/** The structure walk's view of an open file. */
+function fileHandleByteSource(handle: FileHandle, fileLength: number): ByteSource {
+  const source = fileHandleSource(handle, fileLength);
+  return {
+    size: fileLength,
+    async read(offset: number, length: number): Promise<Uint8Array> {
+      const [bytes] = await source.fetch([{ offset, length }]);
+      return new Uint8Array(bytes!);
+    },
+  } as ByteSource;
 }
 
 /** Like `readRaster`, from the bytes of the file (e.g. an upload). */
-export async function readRasterFromBuffer(bytes: Uint8Array, limits: ReadLimits = {}): Promise<RasterData> {
+export async function readRasterFromBuffer<O extends ReadOptions = { precision: 'float64' }>(bytes: Uint8Array, options?: O): Promise<RasterData<ArrayOf<O>>> {
   assertTiffHeader(bytes);
-  await inspectTiff(bytesSource(bytes), limits);
+  await inspectTiff(bytesSource(bytes), options ?? {});
   try {
-    const image = await openFirstImage(bytes);
-    const grid = await readGrid(image);
-    const { values, nodata } = await readValues(image, await takeOverPredictor2(image));
-    return { grid, values, nodata };
+    return await readFirstImage(await openBuffer(bytes), options);
   } catch (err) {
     throw translateParseError(err);
   }
+}
+
+async function readFirstImage<O extends ReadOptions>(tiff: GeoTIFF, options: O | undefined): Promise<RasterData<ArrayOf<O>>> {
+  const image = await tiff.getImage(0);
+  const grid = await readGrid(image);
+  const { values, nodata } = await readValues(image, await takeOverPredictor2(image), options ?? {});
+  return { grid, values: values as ArrayOf<O>, nodata };
 }
 
 /**
  * Reads a DEM: a single-band GeoTIFF of elevations in metres on a north-up projected (metre) or geographic
  * (degree) grid, at least 3×3 cells, not all nodata. Nodata and non-finite cells become NaN.
  */
-export async function readDem(path: string, limits: ReadLimits = {}): Promise<Dem> {
-  return readDemFromBuffer(await readFile(path), limits);
+export async function readDem<O extends ReadOptions = { precision: 'float64' }>(path: string, options?: O): Promise<Dem<ArrayOf<O>>> {
+  return demFromRaster(await readRaster(path, options));
 }
 
 /** Like `readDem`, from the bytes of the file (e.g. an upload). */
@@ -122,7 +201,7 @@ function summarize(dem: Dem): DemSummary {
 }
 
 /** Applies the DEM rules to a raster: at least 3×3, finite elevations (others → NaN), some valid cells. */
-export function demFromRaster(raster: RasterData): Dem {
+export function demFromRaster<V extends ValueArray>(raster: RasterData<V>): Dem<V> {
   const { grid, values } = raster;
   if (grid.width < 3 || grid.height < 3) throw tooSmall(grid.width, grid.height);
   let validCount = 0;
@@ -140,18 +219,17 @@ function tooSmall(width: number, height: number): RasterFormatError {
   return new RasterFormatError('TOO_SMALL', `The DEM is ${width}×${height} cells, too small to compute slope; at least 3×3 cells are required.`);
 }
 
-async function openFirstImage(bytes: Uint8Array): Promise<GeoTIFFImage> {
+/** True for the errors a JavaScript engine raises when memory for an array cannot be had. */
+function isAllocationFailure(err: unknown): boolean {
+  return err instanceof RangeError && /allocation failed|invalid (typed )?array length|array buffer/i.test(err.message);
+}
+
+async function openBuffer(bytes: Uint8Array): Promise<GeoTIFF> {
   const buffer =
     bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
       ? (bytes.buffer as ArrayBuffer)
       : (bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer);
-  const tiff = await fromArrayBuffer(buffer);
-  return await tiff.getImage(0);
-}
-
-/** True for the errors a JavaScript engine raises when memory for an array cannot be had. */
-function isAllocationFailure(err: unknown): boolean {
-  return err instanceof RangeError && /allocation failed|invalid (typed )?array length|array buffer/i.test(err.message);
+  return fromArrayBuffer(buffer);
 }
 
 /**
@@ -199,6 +277,7 @@ async function readGrid(image: GeoTIFFImage): Promise<GridSpec> {
     throw new RasterFormatError('UNSUPPORTED_COMPRESSION', `The GeoTIFF uses an unknown predictor (${predictor}); re-save it with gdal_translate.`);
   }
   // The strip/tile tables were checked against the file by the structure walk.
+
   const directory = await load('GeoKeyDirectory');
   const geoKeys = directory ? decodeGeoKeyDirectory(directory, await load('GeoDoubleParams'), await load('GeoAsciiParams')) : [];
   const rasterType = geoKeyValue(geoKeys, GeoKey.GTRasterType) === 2 ? 2 : 1;
@@ -270,27 +349,38 @@ function undoHorizontalDifferencing(raw: ArrayBufferView, bits: number, width: n
   }
 }
 
-async function readValues(image: GeoTIFFImage, predictor2BlockWidth: number | null): Promise<{ values: Float64Array; nodata: number | null }> {
-  let raw: ArrayLike<number>;
-  try {
-    raw = (await image.readRasters({ interleave: true })) as unknown as ArrayLike<number>;
-  } catch (err) {
-    if (err instanceof BlockTooLargeError || isAllocationFailure(err)) throw translateParseError(err);
-    const message = err instanceof Error ? err.message : String(err);
-    throw new RasterFormatError('DAMAGED', `The GeoTIFF's pixel data is damaged and cannot be decoded (${message}).`);
-  }
-  if (predictor2BlockWidth !== null) {
-    undoHorizontalDifferencing(raw as unknown as ArrayBufferView, image.getBitsPerSample(), image.getWidth(), image.getHeight(), predictor2BlockWidth);
-  }
+async function readValues(image: GeoTIFFImage, predictor2BlockWidth: number | null, options: ReadOptions): Promise<{ values: ValueArray; nodata: number | null }> {
+  const width = image.getWidth();
+  const height = image.getHeight();
   const nodata = parseNodata(image.getGDALNoData() === null ? undefined : await image.fileDirectory.loadValue('GDAL_NODATA'));
   const { scale, offset } = await bandScaleOffset(image);
   const isFloat32 = image.getSampleFormat() === 3 && image.getBitsPerSample() === 32;
   const match = nodata === null || Number.isNaN(nodata) ? null : isFloat32 ? Math.fround(nodata) : nodata;
-  const values = new Float64Array(raw.length);
   const scaled = scale !== 1 || offset !== 0;
-  for (let i = 0; i < raw.length; i++) {
-    const v = raw[i]!;
-    values[i] = v === match || v !== v ? NaN : scaled ? v * scale + offset : v;
+  const bytesPerValue = options.precision === 'float32' ? 4 : 8;
+  const buffer = options.shared ? new SharedArrayBuffer(width * height * bytesPerValue) : new ArrayBuffer(width * height * bytesPerValue);
+  const values = bytesPerValue === 4 ? new Float32Array(buffer) : new Float64Array(buffer);
+  // bands of whole blocks (tiles or strips), so that each block is decoded once
+  const blockHeight = image.getTileHeight();
+  const rowsPerBand = Math.max(1, Math.floor((options.bandCells ?? DEFAULT_BAND_CELLS) / width / blockHeight)) * blockHeight;
+  for (let row0 = 0; row0 < height; row0 += rowsPerBand) {
+    const rows = Math.min(rowsPerBand, height - row0);
+    let raw: ArrayLike<number>;
+    try {
+      raw = (await image.readRasters({ window: [0, row0, width, row0 + rows], interleave: true })) as unknown as ArrayLike<number>;
+    } catch (err) {
+      if (err instanceof BlockTooLargeError || isAllocationFailure(err)) throw translateParseError(err);
+      const message = err instanceof Error ? err.message : String(err);
+      throw new RasterFormatError('DAMAGED', `The GeoTIFF's pixel data is damaged and cannot be decoded (${message}).`);
+    }
+    if (predictor2BlockWidth !== null) {
+      undoHorizontalDifferencing(raw as unknown as ArrayBufferView, image.getBitsPerSample(), width, rows, predictor2BlockWidth);
+    }
+    const base = row0 * width;
+    for (let i = 0; i < raw.length; i++) {
+      const v = raw[i]!;
+      values[base + i] = v === match || v !== v ? NaN : scaled ? v * scale + offset : v;
+    }
   }
   return { values, nodata };
 }

@@ -1,7 +1,9 @@
 /**
  * Byte layout of a little-endian single-image TIFF (classic or BigTIFF): header, one IFD, the tag values
- * that do not fit in their entries, then the image blocks (strips or tiles) in order. The block offset
- * and byte-count tags are filled in here.
+ * that do not fit in their entries (among them the block offset and byte-count tables), then the image
+ * blocks (strips or tiles). The directory comes first and has a fixed size once the number of blocks is
+ * known, so a file can be written directory first, blocks appended in any order, and the two block tables
+ * patched in place at the end (`tiffDirectory` + `blockTables`); `assembleTiff` does all of it in memory.
  */
 
 export const TagType = { ASCII: 2, SHORT: 3, LONG: 4, DOUBLE: 12, LONG8: 16 } as const;
@@ -16,45 +18,46 @@ export interface TiffTag {
   readonly values: readonly number[] | string;
 }
 
-/** Tags written by `assembleTiff` itself. */
+/** Tags written by the layout itself. */
 export const BLOCK_OFFSETS_TAG = 324;
 export const BLOCK_BYTE_COUNTS_TAG = 325;
 
 /** Largest file a classic TIFF can address. */
 export const CLASSIC_TIFF_LIMIT = 2 ** 32 - 1;
 
+/** The directory part of a file: everything before the first block, with the block tables still zero. */
+export interface TiffDirectory {
+  /** Header, IFD and out-of-line tag values; the blocks start right after it. */
+  readonly bytes: Buffer;
+  readonly bigTiff: boolean;
+  readonly blockCount: number;
+  /** File positions of the block offset and byte-count tables (each blockCount entries of 4 or 8 bytes). */
+  readonly offsetsPosition: number;
+  readonly byteCountsPosition: number;
+}
+
 /**
- * Builds the file: `tags` (without the tile offset/byte-count tags, which are added) and the compressed
- * tiles. Uses BigTIFF when asked or when the file would not fit in a classic TIFF.
+ * Lays out the directory for `tags` (without the block tables, which are added) and `blockCount` blocks.
+ * `bigTiff` must be decided up front: use it when the blocks may not fit below CLASSIC_TIFF_LIMIT.
  */
-export function assembleTiff(tags: readonly TiffTag[], blocks: readonly Uint8Array[], forceBigTiff = false): Buffer {
-  const blockBytes = blocks.reduce((n, b) => n + b.length, 0);
-  const classicEstimate = 8 + 6 + 12 * (tags.length + 2) + tagDataBytes(tags, false) + 8 * blocks.length + blockBytes;
-  const big = forceBigTiff || classicEstimate > CLASSIC_TIFF_LIMIT;
-  const offsetType: TagTypeCode = big ? TagType.LONG8 : TagType.LONG;
-  const placeholder = new Array<number>(blocks.length).fill(0);
+export function tiffDirectory(tags: readonly TiffTag[], blockCount: number, bigTiff: boolean): TiffDirectory {
+  const offsetType: TagTypeCode = bigTiff ? TagType.LONG8 : TagType.LONG;
+  const zeros = new Array<number>(blockCount).fill(0);
   const allTags = [
     ...tags,
-    { tag: BLOCK_OFFSETS_TAG, type: offsetType, values: placeholder },
-    { tag: BLOCK_BYTE_COUNTS_TAG, type: offsetType, values: blocks.map((b) => b.length) },
+    { tag: BLOCK_OFFSETS_TAG, type: offsetType, values: zeros },
+    { tag: BLOCK_BYTE_COUNTS_TAG, type: offsetType, values: zeros },
   ].sort((a, b) => a.tag - b.tag);
 
-  const headerSize = big ? 16 : 8;
-  const entrySize = big ? 20 : 12;
-  const ifdSize = (big ? 8 : 2) + entrySize * allTags.length + (big ? 8 : 4);
+  const headerSize = bigTiff ? 16 : 8;
+  const entrySize = bigTiff ? 20 : 12;
+  const ifdSize = (bigTiff ? 8 : 2) + entrySize * allTags.length + (bigTiff ? 8 : 4);
   const dataStart = headerSize + ifdSize;
-  const blockStart = dataStart + tagDataBytes(allTags, big);
-  const offsets: number[] = [];
-  let position = blockStart;
-  for (const b of blocks) {
-    offsets.push(position);
-    position += b.length;
-  }
-  const out = Buffer.alloc(position);
+  const out = Buffer.alloc(dataStart + tagDataBytes(allTags, bigTiff));
 
   // Header.
   out.write('II', 0, 'latin1');
-  if (big) {
+  if (bigTiff) {
     out.writeUInt16LE(43, 2);
     out.writeUInt16LE(8, 4);
     out.writeUInt16LE(0, 6);
@@ -64,9 +67,9 @@ export function assembleTiff(tags: readonly TiffTag[], blocks: readonly Uint8Arr
     out.writeUInt32LE(headerSize, 4);
   }
 
-  // IFD and out-of-line values.
+  // IFD and out-of-line values; the next-IFD offset stays 0.
   let entry = headerSize;
-  if (big) {
+  if (bigTiff) {
     out.writeBigUInt64LE(BigInt(allTags.length), entry);
     entry += 8;
   } else {
@@ -74,33 +77,74 @@ export function assembleTiff(tags: readonly TiffTag[], blocks: readonly Uint8Arr
     entry += 2;
   }
   let data = dataStart;
-  const inlineLimit = big ? 8 : 4;
+  const inlineLimit = bigTiff ? 8 : 4;
+  let offsetsPosition = 0;
+  let byteCountsPosition = 0;
   for (const t of allTags) {
-    const values = t.tag === BLOCK_OFFSETS_TAG ? offsets : t.values;
-    const count = valueCount(values);
+    const count = valueCount(t.values);
     const size = count * TYPE_SIZE[t.type];
     out.writeUInt16LE(t.tag, entry);
     out.writeUInt16LE(t.type, entry + 2);
     let valuePos: number;
-    if (big) {
+    if (bigTiff) {
       out.writeBigUInt64LE(BigInt(count), entry + 4);
       valuePos = entry + 12;
     } else {
       out.writeUInt32LE(count, entry + 4);
       valuePos = entry + 8;
     }
+    let at = valuePos;
     if (size > inlineLimit) {
-      if (big) out.writeBigUInt64LE(BigInt(data), valuePos);
+      if (bigTiff) out.writeBigUInt64LE(BigInt(data), valuePos);
       else out.writeUInt32LE(data, valuePos);
-      writeValues(out, data, t.type, values);
+      at = data;
       data += padded(size);
-    } else {
-      writeValues(out, valuePos, t.type, values);
     }
+    writeValues(out, at, t.type, t.values);
+    if (t.tag === BLOCK_OFFSETS_TAG) offsetsPosition = at;
+    if (t.tag === BLOCK_BYTE_COUNTS_TAG) byteCountsPosition = at;
     entry += entrySize;
   }
-  // Next-IFD offset stays 0. Blocks follow the tag data.
-  for (let k = 0; k < blocks.length; k++) out.set(blocks[k]!, offsets[k]!);
+  return { bytes: out, bigTiff, blockCount, offsetsPosition, byteCountsPosition };
+}
+
+/** The two block tables of `directory` filled in, to be written at offsetsPosition and byteCountsPosition. */
+export function blockTables(directory: TiffDirectory, offsets: ArrayLike<number>, byteCounts: ArrayLike<number>): { offsets: Buffer; byteCounts: Buffer } {
+  const type = directory.bigTiff ? TagType.LONG8 : TagType.LONG;
+  const size = TYPE_SIZE[type] * directory.blockCount;
+  const table = (values: ArrayLike<number>) => {
+    if (values.length !== directory.blockCount) throw new RangeError(`expected ${directory.blockCount} block entries, got ${values.length}`);
+    const bytes = Buffer.alloc(size);
+    writeValues(bytes, 0, type, Array.from(values));
+    return bytes;
+  };
+  return { offsets: table(offsets), byteCounts: table(byteCounts) };
+}
+
+/**
+ * Builds the whole file in memory: `tags` (without the block tables) and the compressed blocks in order.
+ * Uses BigTIFF when asked or when the file would not fit in a classic TIFF.
+ */
+export function assembleTiff(tags: readonly TiffTag[], blocks: readonly Uint8Array[], forceBigTiff = false): Buffer {
+  const blockBytes = blocks.reduce((n, b) => n + b.length, 0);
+  const classic = tiffDirectory(tags, blocks.length, false);
+  const directory = forceBigTiff || classic.bytes.length + blockBytes > CLASSIC_TIFF_LIMIT ? tiffDirectory(tags, blocks.length, true) : classic;
+  const out = Buffer.alloc(directory.bytes.length + blockBytes);
+  directory.bytes.copy(out, 0);
+  const offsets: number[] = [];
+  let position = directory.bytes.length;
+  for (const b of blocks) {
+    offsets.push(position);
+    out.set(b, position);
+    position += b.length;
+  }
+  const tables = blockTables(
+    directory,
+    offsets,
+    blocks.map((b) => b.length),
+  );
+  tables.offsets.copy(out, directory.offsetsPosition);
+  tables.byteCounts.copy(out, directory.byteCountsPosition);
   return out;
 }
 

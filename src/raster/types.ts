@@ -37,10 +37,13 @@ export interface GridSpec {
   readonly rasterType: 1 | 2;
 }
 
-/** A digital elevation model: elevations in metres, NaN where the source had nodata. */
-export interface Dem {
+/**
+ * A digital elevation model: elevations in metres, NaN where the source had nodata; Float64 unless it was
+ * read as Float32 (`readDem(path, { precision: 'float32' })`).
+ */
+export interface Dem<E extends Float32Array | Float64Array = Float64Array> {
   readonly grid: GridSpec;
-  readonly elevation: Float64Array;
+  readonly elevation: E;
   /** Number of cells that are not nodata. */
   readonly validCount: number;
   /** Nodata value declared by the source (GDAL_NODATA), or null; nodata cells are NaN in `elevation` regardless. */

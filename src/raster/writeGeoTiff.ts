@@ -3,23 +3,21 @@
  * (TIFF Predictor 3), the source grid's georeferencing and GeoKeys, GDAL_NODATA "nan", and optional
  * GDAL_METADATA (a band description and dataset metadata items that `gdalinfo` lists).
  *
- * Speed and size (bench/rasterEncode.bench.ts; this project's shared 2-core machine, one thread, Node 20,
- * 256×256 tiles shrunk to the raster, timings vary ±30% with load):
+ * The DEFLATE setting was chosen by measurement (bench/encoding.mjs: real daily global and sunshine-hours
+ * maps of mcn_10m, days 1, 80, 172 and 355, cut into the writer's tiles; one thread on the shared 2-core
+ * machine, best of 5; MB/s of raw bytes in, size relative to the raw bytes):
  *
- *   field                                     zlib RLE, level 1 (default)   default strategy, level 1   level 6
- *   228×211 irradiance-like (full mantissa)   3.6–4.7 ms, 118 kB            5.0–6.5 ms, 110 kB          12.3 ms, 103 kB
- *   228×211 sunshine-hours-like (¼ h steps)   1.0–1.4 ms,   7 kB            0.9–1.6 ms,   8 kB           3.8 ms,   5 kB
- *   1000×1000 irradiance-like                 71–75 ms,   2.41 MB           120–126 ms, 2.25 MB          234–265 ms, 2.11 MB
- *   1000×1000 sunshine-hours-like             24–27 ms,    135 kB           22–27 ms,    163 kB          68–78 ms,    93 kB
- *
- * On the GRASS r.sun products in test/fixtures/oracle/mcn_10m (228×211, measured with the machine under
- * a load of ~4.7): glob_172 4.5–6.7 ms, 148 kB with RLE vs 8.0 ms, 148 kB with level 1; hours_172
- * 2.5 ms, 37 kB vs 3.1 ms, 38 kB.
+ *   setting                      global: MB/s   size      hours: MB/s   size
+ *   zlib RLE, level 1 (default)          136    0.724            236    0.216
+ *   Huffman only                         114    0.780            145    0.294
+ *   default strategy, level 1             60    0.723            169    0.222
+ *   level 2                               68    0.717            169    0.218
+ *   level 6                               46    0.706             67    0.203
+ *   level 9                                8    0.702              9    0.200
  *
  * The predictor leaves runs of equal bytes in the sign/exponent planes and near-random low mantissa
  * planes; RLE codes the former as well as a full match search does and skips the futile search in the
- * latter, so it is the default: 30–40% faster than level 1 for ~7% larger files. About 0.35 ms of the
- * 228×211 time is the predictor, the rest is zlib.
+ * latter: 2.3× the speed of level 1 at the same size, 3× level 6 for files 2.5 % larger.
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
@@ -81,28 +79,81 @@ const enum Tag {
  */
 export function encodeFloat32GeoTiff(grid: GridSpec, values: ArrayLike<number>, options: Float32GeoTiffOptions = {}): Buffer {
   const { width, height } = grid;
-  const tileSize = options.tileSize ?? DEFAULT_TILE_SIZE;
-  const level = options.level ?? DEFAULT_DEFLATE_LEVEL;
-  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
-    throw new RangeError(`Grid size must be positive integers, got ${width}×${height}.`);
-  }
   if (values.length !== width * height) {
     throw new RangeError(`Expected ${width * height} values for a ${width}×${height} grid, got ${values.length}.`);
+  }
+  const tiling = rasterTiling(grid, options.tileSize);
+  const compression = tileCompression(options);
+  const tiles = encodeTiles(values, tiling, compression);
+  return assembleTiff(float32GeoTiffTags(grid, tiling, options), tiles, options.bigTiff ?? false);
+}
+
+/** How a raster is cut into the tiles of its GeoTIFF: row-major tiles of tileWidth × tileHeight cells. */
+export interface RasterTiling {
+  readonly width: number;
+  readonly height: number;
+  readonly tileWidth: number;
+  readonly tileHeight: number;
+  /** Tiles per row and per column, and in all. */
+  readonly across: number;
+  readonly down: number;
+  readonly count: number;
+}
+
+/**
+ * The tiling of a `grid` raster with tiles of `tileSize` (a multiple of 16, default 256), shrunk to the
+ * raster's width/height rounded up to 16. Checks the grid (positive size, north-up).
+ */
+export function rasterTiling(grid: GridSpec, tileSize = DEFAULT_TILE_SIZE): RasterTiling {
+  const { width, height } = grid;
+  if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
+    throw new RangeError(`Grid size must be positive integers, got ${width}×${height}.`);
   }
   if (!Number.isInteger(tileSize) || tileSize < 16 || tileSize % 16 !== 0) {
     throw new RangeError(`tileSize must be a positive multiple of 16, got ${tileSize}.`);
   }
-  if (!Number.isInteger(level) || level < 0 || level > 9) throw new RangeError(`level must be 0–9, got ${level}.`);
   const gt = grid.geoTransform;
   if (gt[2] !== 0 || gt[4] !== 0 || !(gt[1] > 0) || !(gt[5] < 0)) {
     throw new RangeError(`Only north-up grids can be written, got geotransform ${gt.join(', ')}.`);
   }
-
   const tileWidth = Math.min(tileSize, roundUpTo16(width));
   const tileHeight = Math.min(tileSize, roundUpTo16(height));
+  const across = Math.ceil(width / tileWidth);
+  const down = Math.ceil(height / tileHeight);
+  return { width, height, tileWidth, tileHeight, across, down, count: across * down };
+}
+
+/** zlib settings of the tiles, checked. */
+export interface TileCompression {
+  readonly level: number;
+  readonly strategy: number;
+}
+
+export function tileCompression(options: Pick<Float32GeoTiffOptions, 'level' | 'zlibStrategy'> = {}): TileCompression {
+  const level = options.level ?? DEFAULT_DEFLATE_LEVEL;
+  if (!Number.isInteger(level) || level < 0 || level > 9) throw new RangeError(`level must be 0–9, got ${level}.`);
   const strategy = options.zlibStrategy === 'default' ? zlibConstants.Z_DEFAULT_STRATEGY : zlibConstants.Z_RLE;
-  const tiles = encodeTiles(values, width, height, tileWidth, tileHeight, { level, strategy });
-  return assembleTiff(geoTiffTags(grid, tileWidth, tileHeight, options), tiles, options.bigTiff ?? false);
+  return { level, strategy };
+}
+
+/**
+ * Compresses one tile: `tile` holds tileWidth × tileHeight Float32 values, row-major (cells outside the
+ * raster NaN). Applies the floating-point predictor, then DEFLATE. `scratch` (4 × tile.length bytes) may be
+ * passed to avoid an allocation per call.
+ */
+export function encodeFloat32Tile(tile: Float32Array, tileWidth: number, tileHeight: number, compression: TileCompression, scratch?: Uint8Array): Buffer {
+  if (tile.length !== tileWidth * tileHeight) throw new RangeError(`a ${tileWidth}×${tileHeight} tile needs ${tileWidth * tileHeight} values, got ${tile.length}`);
+  const predicted = scratch && scratch.length >= tile.byteLength ? scratch.subarray(0, tile.byteLength) : new Uint8Array(tile.byteLength);
+  encodeFloatPredictorRows(new Uint32Array(tile.buffer, tile.byteOffset, tile.length), tileWidth, tileHeight, predicted);
+  return deflateSync(predicted, compression);
+}
+
+/**
+ * An upper bound of the compressed size of a tile of `rawBytes` bytes (zlib's deflateBound plus the
+ * zlib wrapper), for deciding up front whether a file needs BigTIFF.
+ */
+export function compressedTileBound(rawBytes: number): number {
+  return rawBytes + Math.ceil(rawBytes / 4096) + Math.ceil(rawBytes / 16384) + Math.ceil(rawBytes / 33554432) + 19;
 }
 
 /** Writes `encodeFloat32GeoTiff(...)` to `path` via `path.part` and a rename; creates parent folders. */
@@ -138,15 +189,13 @@ function roundUpTo16(n: number): number {
 }
 
 /** Compressed tiles in row-major tile order; edge tiles are padded with NaN. */
-function encodeTiles(values: ArrayLike<number>, width: number, height: number, tileWidth: number, tileHeight: number, zlibOptions: { level: number; strategy: number }): Buffer[] {
-  const across = Math.ceil(width / tileWidth);
-  const down = Math.ceil(height / tileHeight);
+function encodeTiles(values: ArrayLike<number>, tiling: RasterTiling, compression: TileCompression): Buffer[] {
+  const { width, height, tileWidth, tileHeight } = tiling;
   const tile = new Float32Array(tileWidth * tileHeight);
-  const bits = new Uint32Array(tile.buffer);
-  const predicted = new Uint8Array(tile.byteLength);
+  const scratch = new Uint8Array(tile.byteLength);
   const out: Buffer[] = [];
-  for (let ty = 0; ty < down; ty++) {
-    for (let tx = 0; tx < across; tx++) {
+  for (let ty = 0; ty < tiling.down; ty++) {
+    for (let tx = 0; tx < tiling.across; tx++) {
       const col0 = tx * tileWidth;
       const row0 = ty * tileHeight;
       const cols = Math.min(tileWidth, width - col0);
@@ -161,14 +210,18 @@ function encodeTiles(values: ArrayLike<number>, width: number, height: number, t
           for (let c = 0; c < cols; c++) tile[dst + c] = values[src + c]!;
         }
       }
-      encodeFloatPredictorRows(bits, tileWidth, tileHeight, predicted);
-      out.push(deflateSync(predicted, zlibOptions));
+      out.push(encodeFloat32Tile(tile, tileWidth, tileHeight, compression, scratch));
     }
   }
   return out;
 }
 
-function geoTiffTags(grid: GridSpec, tileWidth: number, tileHeight: number, options: Float32GeoTiffOptions): TiffTag[] {
+/** Tags of a Float32 GeoTIFF on `grid` with `tiling` (the block tables are added by the TIFF layout). */
+export function float32GeoTiffTags(
+  grid: GridSpec,
+  { tileWidth, tileHeight }: RasterTiling,
+  options: Pick<Float32GeoTiffOptions, 'description' | 'metadata'> = {},
+): TiffTag[] {
   const { tiepoint, pixelScale } = tagsFromGeoTransform(grid.geoTransform, grid.rasterType);
   const tags: TiffTag[] = [
     { tag: Tag.ImageWidth, type: TagType.LONG, values: [grid.width] },

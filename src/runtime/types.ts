@@ -58,6 +58,10 @@ export interface JobExit {
   /** Exit code of the child, or null when it was ended by a signal. */
   readonly code: number | null;
   readonly signal: string | null;
+  /** The runtime knows the child ran out of memory (the engine's OOM kill, or V8's heap limit). */
+  readonly outOfMemory?: boolean;
+  /** Why the runtime lost track of the child, for the user (e.g. the container engine went away). */
+  readonly lost?: string;
 }
 
 export interface RunningJob {
@@ -90,6 +94,11 @@ export interface JobRuntime {
   check(): Promise<string | null>;
   start(launch: JobLaunch, handlers: JobHandlers): Promise<RunningJob>;
   status(): Promise<RuntimeStatus>;
+  /**
+   * Stops and removes what an earlier service process left running for these jobs (runtimes whose jobs can
+   * outlive the service, such as containers). Never rejects.
+   */
+  discard?(jobIds: readonly string[]): Promise<void>;
 }
 
 export function containerName(jobId: string): string {

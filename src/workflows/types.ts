@@ -33,13 +33,28 @@ export interface WorkflowRun {
   readonly onProgress?: ProgressListener;
   /** Aborting stops the run as soon as possible and rejects with an AbortError. */
   readonly signal?: AbortSignal;
+  /** `sol` only: the days of year to compute (default all 365; monthly sums for complete months only). */
+  readonly days?: readonly number[];
+  /** `sol` only: side of the compute tiles = GeoTIFF tiles [cells], a multiple of 16 in 16–512 (default by DEM size). */
+  readonly tileSize?: number;
   /** Largest DEM accepted [cells] (the service's `EEMT_MAX_DEM_CELLS`); no limit when absent. */
   readonly maxDemCells?: number;
-  /**
-   * Days of year to compute, for a part of a job split across workers (sol only); all 365 when absent. Monthly
-   * sums are written for the months whose days are all included.
-   */
-  readonly days?: readonly number[];
+}
+
+/**
+ * Where the time of a `sol` run went. Horizon (with the tiles' surface terms), kernel and encode seconds
+ * are summed over the worker threads (CPU time of those phases); write seconds are the wall time during which file
+ * operations were in progress (they overlap the computation); wall seconds are the run's elapsed time.
+ */
+export interface PhaseTimings {
+  readonly horizonSeconds: number;
+  readonly kernelSeconds: number;
+  readonly encodeSeconds: number;
+  readonly writeSeconds: number;
+  readonly wallSeconds: number;
+  /** Uncompressed bytes of every GeoTIFF tile encoded, and the bytes written to the files. */
+  readonly encodedRawBytes: number;
+  readonly writtenBytes: number;
 }
 
 /** Summary a workflow returns when it completes. */
@@ -50,4 +65,6 @@ export interface WorkflowResult {
   readonly validCells: number;
   readonly days: number;
   readonly seconds: number;
+  /** `sol`: where the time went. */
+  readonly phases?: PhaseTimings;
 }

@@ -26,7 +26,10 @@ test('eemt sol writes the products and ends with a one-line summary', () => {
   const out = join(work, 'out');
   const result = run(['sol', dem, '--out', out, '--step', '30', '--linke', '2.5', '--albedo', '0.3', '--threads', '2']);
   assert.equal(result.status, 0, result.stderr);
-  assert.match(result.stdout.trim(), /^sol: 742 GeoTIFFs in .* — 320 cells × 365 days in [\d.]+ s \([\d.]+ M cell-days\/s\)$/);
+  assert.match(
+    result.stdout.trim(),
+    /^sol: 742 GeoTIFFs in .* — 320 cells × 365 days in [\d.]+ s \([\d.]+ M cell-days\/s\); horizons [\d.]+ s, kernel [\d.]+ s, encoding [\d.]+ s \(thread-seconds\), writing [\d.]+ s$/,
+  );
   assert.equal(readdirSync(join(out, 'global/daily')).length, 365);
   assert.equal(readdirSync(join(out, 'insol/daily')).length, 365);
   assert.equal(readdirSync(join(out, 'global/monthly')).length, 12);
@@ -47,6 +50,15 @@ for (const [flag, value, expected] of [
   ['--threads', '2.5', /^eemt: --threads must be an integer in 1–32; got 2.5$/],
   ['--step', 'abc', /option '--step <minutes>' argument 'abc' is invalid\. "abc" is not a number/],
   ['--step', '0x10', /option '--step <minutes>' argument '0x10' is invalid\. "0x10" is not a number/],
+  ['--days', '0', /option '--days <list>' argument '0' is invalid\. day 0 in "0" is outside 1–365/],
+  ['--days', '1-400', /'--days <list>'.*day 400 in "1-400" is outside 1–365/],
+  ['--days', '31-1', /'--days <list>'.*"31-1" runs backwards; write 1-31/],
+  ['--days', '1,,3', /'--days <list>'.*"" is not a day or a range of days \(e\.g\. 1-31,172,355\)/],
+  ['--days', 'jan', /'--days <list>'.*"jan" is not a day or a range/],
+  ['--days', '2.5', /'--days <list>'.*"2\.5" is not a day/],
+  ['--tile-size', '20', /'--tile-size <cells>'.*tile size must be a multiple of 16 in 16–512, got 20/],
+  ['--tile-size', '1024', /'--tile-size <cells>'.*got 1024/],
+  ['--tile-size', 'big', /'--tile-size <cells>'.*"big" is not a number/],
 ] as const) {
   test(`eemt sol refuses ${flag} ${value} with a message naming the flag and exit code 2, writing nothing`, () => {
     const out = join(work, `refused${flag}${value}`);
@@ -58,6 +70,18 @@ for (const [flag, value, expected] of [
     assert.throws(() => readdirSync(out));
   });
 }
+
+test('eemt sol --days computes those days only (monthly sums for complete months), --tile-size sets the GeoTIFF tiles', () => {
+  const out = join(work, 'days');
+  const result = run(['sol', dem, '--out', out, '--step', '60', '--days', '1-28, 32-59,172', '--tile-size', '16', '--threads', '2']);
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /^sol: 115 GeoTIFFs in .* — 320 cells × 57 days in /);
+  assert.equal(readdirSync(join(out, 'global/daily')).length, 57);
+  assert.deepEqual(readdirSync(join(out, 'global/monthly')), ['total_sun_feb_sum.tif']);
+  const info = JSON.parse(execFileSync('gdalinfo', ['-json', join(out, 'insol/daily/hours_sun_day_172.tif')], { encoding: 'utf8' }));
+  assert.deepEqual(info.bands[0].block, [16, 16]);
+  assert.deepEqual(info.size, [20, 16]);
+});
 
 test('eemt sol explains a file that is not a GeoTIFF and leaves no output folder', () => {
   const bad = join(work, 'not-a-dem.tif');

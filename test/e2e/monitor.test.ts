@@ -181,6 +181,8 @@ describe('job monitor page', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     assert.equal(await button.evaluate((b) => b === document.activeElement), true);
+    // The dialog's close event (which drops ?job= from the address) is a task queued after the dialog hides.
+    await page.waitForURL((url) => !url.searchParams.has('job'), { timeout: 5000 });
     assert.doesNotMatch(page.url(), /\?job=/);
 
     // A link to /monitor?job=<id> opens the details view directly (the web interface links here).

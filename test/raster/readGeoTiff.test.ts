@@ -1,7 +1,7 @@
 // Needs: gdal
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readDem, readDemFromBuffer, readRaster, readRasterFromBuffer, validateDem, validateDemFromBuffer } from '../../src/raster/readGeoTiff.js';
 import { RasterFormatError } from '../../src/raster/types.js';
@@ -135,6 +135,11 @@ describe('GeoTIFF layouts GDAL writes', () => {
         assert.deepEqual(dem.elevation, expected);
       }
       assert.ok(dem.validCount > 47000, `validCount ${dem.validCount}`);
+      // read as shared Float32 in bands of a few blocks: the same values, rounded once
+      const small = await readDem(paths.get(name)!, { precision: 'float32', shared: true, bandCells: 2000 });
+      assert.ok(small.elevation instanceof Float32Array && small.elevation.buffer instanceof SharedArrayBuffer);
+      assert.deepEqual(Array.from(small.elevation), Array.from(dem.elevation, Math.fround));
+      assert.equal(small.validCount, dem.validCount);
     });
   }
 
@@ -181,6 +186,23 @@ describe('rejected inputs', () => {
     writeFileSync(asc, 'ncols 3\nnrows 3\n');
     await assertRejects(readDem(asc), 'NOT_TIFF', /Esri ASCII grid/);
     await assertRejects(readDemFromBuffer(new Uint8Array(0)), 'NOT_TIFF', /empty/);
+  });
+
+  test('reading files by path leaves no file open, also when they are damaged', async () => {
+    const bytes = readFileSync(FIXTURE_DEM);
+    const cut = join(dir, 'cut.tif');
+    writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2)));
+    const stub = join(dir, 'stub.tif');
+    writeFileSync(stub, bytes.subarray(0, 300));
+    const open = () => readdirSync('/proc/self/fd').length;
+    await readDem(FIXTURE_DEM);
+    const before = open();
+    for (let i = 0; i < 20; i++) {
+      await assertRejects(readDem(cut), 'TRUNCATED', /truncated|damaged/);
+      await assertRejects(readDem(stub), 'TRUNCATED', /truncated|damaged/);
+      await readDem(FIXTURE_DEM, { precision: 'float32' });
+    }
+    assert.equal(open(), before);
   });
 
   test('truncated files', async () => {

@@ -14,16 +14,19 @@
  *
  * Units: irradiance W m⁻², irradiation Wh m⁻² day⁻¹, hours h, angles rad.
  *
- * Cost (mcn_10m, step 15 min): per cell and day about 15 direction groups, 15 low-sun samples that need
- * the exact test, the near-field rays of the samples between the near field's lower and upper bounds,
- * and one run of prefix sums — about 1 µs on the 2-core development machine. The low-sun samples dominate.
+ * Cost (mcn_10m, step 15 min): per cell and day about 17 groups of samples by group sector (12 decided lit
+ * at once), 15 low-sun samples that need the exact test (2 of them traced over the near field) and one run
+ * of prefix sums (26 quantities) — about 0.6 µs on the 2-core development machine. The low-sun samples and
+ * the combination of the sums dominate.
  * @see docs/solar-model.md §3–§7, Part A; dailyIrradiation.ts (the scalar form)
  */
 import { beamTransmittance, diffuseCoefficients, diffuseHorizontal, seaLevelAirMass } from './clearSky.js';
-import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS, forEachNearFieldStep } from './horizon.js';
+import { HORIZON_ANGLE_UNIT_RAD, forEachNearFieldStep } from './horizon.js';
 import { sampleHours } from './dailyIrradiation.js';
 import { extraterrestrialIrradiance, solarDeclination, sunDirection } from './sunPosition.js';
 import type { SurfaceTerms } from './surface.js';
+import type { TerrainModel } from './terrainModel.js';
+import { farSectorsPerGroup, type CellBlock, type HorizonLayout, type TileHorizons } from './tileHorizons.js';
 
 /** τ_b(m) tabulated on a fine grid of air mass for one Linke turbidity (linear interpolation error < 1e-6). */
 export interface TransmittanceTable {
@@ -57,13 +60,7 @@ export interface KernelParams {
   readonly solarConstantWM2?: number;
 }
 
-/** A rectangular block of cells [rowStart, rowEnd) × [colStart, colEnd). */
-export interface CellBlock {
-  readonly rowStart: number;
-  readonly rowEnd: number;
-  readonly colStart: number;
-  readonly colEnd: number;
-}
+export type { CellBlock, HorizonLayout } from './tileHorizons.js';
 
 /** Where and how a tile sees the sun, and the range of its cells' pressure ratios. */
 export interface TileGeometry {
@@ -78,25 +75,12 @@ export interface TileGeometry {
   readonly pressureRatioHalfRange: number;
 }
 
-/** Terrain horizons (see horizon.ts), or null for no terrain shadowing. */
-export interface TerrainHorizons {
-  readonly elevation: Float64Array;
-  /** Far-field horizon angles, cell-major, units of HORIZON_ANGLE_UNIT_RAD. */
-  readonly angles: Int16Array;
-  readonly directions: number;
-  /** Upper bounds of the near-field horizon per near sector (cell-major, `nearDirections` per cell, units). */
-  readonly nearBound: Int16Array;
-  /** Lower bounds of the near-field horizon per near sector (same layout as `nearBound`, units). */
-  readonly nearLower: Int16Array;
-  /** Number of near sectors: a multiple of `directions`, finer so that the bound is tight. */
-  readonly nearDirections: number;
-  /**
-   * Per cell and direction sector, the altitude (units) at and above which a sun in that sector certainly
-   * lights the surface: above both horizons and in front of the plane (see `sunlitBounds`).
-   */
-  readonly litBound: Int16Array;
-  /** Ray steps traced exactly at the sun azimuth before the stored far field takes over. */
-  readonly nearSteps: number;
+/** What the kernel needs for terrain shadows: the resident model (near-field rays) and the tile's horizons. */
+export interface KernelTerrain {
+  readonly model: TerrainModel;
+  readonly layout: HorizonLayout;
+  /** Horizon arrays of the tile being integrated (tile-local, see tileHorizons.ts). */
+  readonly horizons: TileHorizons;
 }
 
 // Prefix-summed quantities. The first eight depend on τ and are stored as quadratic coefficients in δ.
@@ -144,7 +128,7 @@ export interface DaySamples {
   readonly nearThreshold: Float64Array;
   /** Prefix sums: quantity q over samples [0, k) at prefix[q · (capacity + 1) + k]. */
   readonly prefix: Float64Array;
-  /** Runs of consecutive samples whose sun lies in the same direction sector, with their altitude range (units). */
+  /** Runs of consecutive samples whose sun lies in the same group sector (tileHorizons.ts), with their altitude range (units). */
   groupCount: number;
   readonly groupSector: Int32Array;
   readonly groupStart: Int32Array;
@@ -192,13 +176,6 @@ export function allocateDaySamples(capacity: number, nearSteps: number): DaySamp
   };
 }
 
-/** How the horizons of a run are stored: far directions, near sectors and near-field steps (0 = no shadows). */
-export interface HorizonLayout {
-  readonly directions: number;
-  readonly nearDirections: number;
-  readonly nearSteps: number;
-}
-
 /** Fill `out` with the sun samples of `day` for a tile, on a grid `width` cells wide. */
 export function sunSamplesForDay(
   day: number,
@@ -206,10 +183,12 @@ export function sunSamplesForDay(
   params: KernelParams,
   table: TransmittanceTable,
   width: number,
-  layout: HorizonLayout,
+  layout: HorizonLayout | null,
   out: DaySamples,
 ): DaySamples {
-  const { directions, nearDirections, nearSteps } = layout;
+  const directions = layout ? layout.directions : 0;
+  const nearDirections = layout ? layout.nearSectors : 0;
+  const nearSteps = layout ? layout.nearSteps : 0;
   const stepHours = params.stepMinutes / 60;
   const declination = solarDeclination(day);
   const g0 = extraterrestrialIrradiance(day, params.solarConstantWM2 ?? 1367);
@@ -298,10 +277,11 @@ export function sunSamplesForDay(
   }
   out.nearStart[count] = near;
   out.count = count;
-  // group consecutive samples by direction sector
+  // group consecutive samples by group sector (about 32 around the horizon)
+  const perGroup = directions > 0 ? farSectorsPerGroup(directions) : 1;
   let groups = 0;
   for (let k = 0; k < count; k++) {
-    const sector = directions > 0 ? out.horizonDirection0[k]! : 0;
+    const sector = directions > 0 ? Math.floor(out.horizonDirection0[k]! / perGroup) : 0;
     const altitude = out.altitudeUnits[k]!;
     if (groups > 0 && out.groupSector[groups - 1] === sector) {
       out.groupEnd[groups - 1] = k + 1;
@@ -325,17 +305,17 @@ export function sunSamplesForDay(
 }
 
 /**
- * Daily global irradiation [Wh m⁻² day⁻¹] and sunshine hours [h] of the cells of `block` (grid
- * `width` × `height`), written into `globalOut` and `hoursOut` (NaN for nodata cells).
- * `sums` is scratch space of at least PREFIX_QUANTITIES numbers.
+ * Daily global irradiation [Wh m⁻² day⁻¹] and sunshine hours [h] of the cells of `part` (a block inside
+ * `tile`), written into `globalOut` and `hoursOut` (NaN for nodata cells). `surface`, the horizons in
+ * `terrain` and the outputs are tile-local (index (row − tile.rowStart)·tileWidth + col − tile.colStart);
+ * the near-field rays read the resident elevation around each cell. `terrain` null: no terrain shadows.
  */
 export function integrateBlock(
-  block: CellBlock,
-  width: number,
-  height: number,
+  part: CellBlock,
+  tile: CellBlock,
   samples: DaySamples,
   surface: SurfaceTerms,
-  terrain: TerrainHorizons | null,
+  terrain: KernelTerrain | null,
   albedo: number,
   globalOut: Float32Array,
   hoursOut: Float32Array,
@@ -350,21 +330,26 @@ export function integrateBlock(
   const { sinAltitude, altitudeUnits, sunEast, sunNorth } = samples;
   const { horizonDirection0, horizonDirection1, horizonWeight } = samples;
   const { nearStart, nearOffset, nearCol, nearRow, nearThreshold } = samples;
-  const elevation = terrain ? terrain.elevation : null;
-  const angles = terrain ? terrain.angles : null;
-  const nearBound = terrain ? terrain.nearBound : null;
-  const nearDirections = terrain ? terrain.nearDirections : 0;
-  const nearLower = terrain ? terrain.nearLower : null;
+  const width = terrain ? terrain.model.width : 0;
+  const height = terrain ? terrain.model.height : 0;
+  const elevation = terrain ? terrain.model.elevation : null;
+  const angles = terrain ? terrain.horizons.far : null;
+  const nearBound = terrain ? terrain.horizons.nearUpper : null;
+  const nearLower = terrain ? terrain.horizons.nearLower : null;
+  const litBound = terrain ? terrain.horizons.litBound : null;
+  const darkBound = terrain ? terrain.horizons.darkBound : null;
+  const groupCountPerCell = terrain ? terrain.layout.directions / farSectorsPerGroup(terrain.layout.directions) : 0;
+  const nearDirections = terrain ? terrain.layout.nearSectors : 0;
+  const directions = terrain ? terrain.layout.directions : 0;
+  const margin = terrain ? terrain.layout.nearSteps + 2 : 0;
   const nearSector = samples.nearSector;
-  const litBound = terrain ? terrain.litBound : null;
-  const directions = terrain ? terrain.directions : 0;
-  const margin = terrain ? terrain.nearSteps + 2 : 0;
+  const tileWidth = tile.colEnd - tile.colStart;
   const { groupCount, groupSector, groupStart, groupEnd, groupMinAltitude, groupMaxAltitude } = samples;
   const sums = new Float64Array(PREFIX_QUANTITIES);
-  for (let row = block.rowStart; row < block.rowEnd; row++) {
+  for (let row = part.rowStart; row < part.rowEnd; row++) {
     const rowInterior = row >= margin && row < height - margin;
-    for (let col = block.colStart; col < block.colEnd; col++) {
-      const cell = row * width + col;
+    for (let col = part.colStart; col < part.colEnd; col++) {
+      const cell = (row - tile.rowStart) * tileWidth + (col - tile.colStart);
       if (surface.valid[cell] === 0) {
         globalOut[cell] = NaN;
         hoursOut[cell] = NaN;
@@ -375,27 +360,26 @@ export function integrateBlock(
       const nN = surface.normalNorth[cell]!;
       const nU = surface.normalUp[cell]!;
       const interior = rowInterior && col >= margin && col < width - margin;
-      const z0 = elevation !== null ? elevation[cell]! : 0;
+      const gridCell = row * width + col;
+      const z0 = elevation !== null ? elevation[gridCell]! : 0;
       const base = cell * directions;
       const nearBase = cell * nearDirections;
-      sums.fill(0);
+      let runs = 0;
       let runStart = -1;
       for (let g = 0; g < groupCount; g++) {
         const first = groupStart[g]!;
         const last = groupEnd[g]!;
-        const sector = base + groupSector[g]!;
+        const groupBase = cell * groupCountPerCell + groupSector[g]!;
         if (litBound !== null) {
-          if (groupMinAltitude[g]! >= litBound[sector]!) {
+          if (groupMinAltitude[g]! >= litBound[groupBase]!) {
             // the whole group is above every horizon and in front of the plane
             if (runStart < 0) runStart = first;
             continue;
           }
-          const a0 = angles![sector]!;
-          const a1 = angles![base + horizonDirection1[first]!]!;
-          if (groupMaxAltitude[g]! < (a0 < a1 ? a0 : a1)) {
+          if (groupMaxAltitude[g]! < darkBound![groupBase]!) {
             // the whole group is below the far-field horizon
             if (runStart >= 0) {
-              addRun(sums, prefix, stride, runStart, first);
+              addRun(sums, prefix, stride, runStart, first, runs++ === 0);
               runStart = -1;
             }
             continue;
@@ -405,7 +389,7 @@ export function integrateBlock(
           const sinh = sinAltitude[k]!;
           let lit = (inclined ? nE * sunEast[k]! + nN * sunNorth[k]! + nU * sinh : sinh) > 0;
           if (lit && angles !== null) {
-            const a0 = angles[sector]!;
+            const a0 = angles[base + horizonDirection0[k]!]!;
             const a1 = angles[base + horizonDirection1[k]!]!;
             if (a0 + horizonWeight[k]! * (a1 - a0) > altitudeUnits[k]!) {
               lit = false;
@@ -418,7 +402,7 @@ export function integrateBlock(
                   const c = col + nearCol[j]!;
                   if (r < 0 || r >= height || c < 0 || c >= width) break;
                 }
-                if (elevation![cell + nearOffset[j]!]! - z0 > nearThreshold[j]!) {
+                if (elevation![gridCell + nearOffset[j]!]! - z0 > nearThreshold[j]!) {
                   lit = false;
                   break;
                 }
@@ -428,12 +412,13 @@ export function integrateBlock(
           if (lit) {
             if (runStart < 0) runStart = k;
           } else if (runStart >= 0) {
-            addRun(sums, prefix, stride, runStart, k);
+            addRun(sums, prefix, stride, runStart, k, runs++ === 0);
             runStart = -1;
           }
         }
       }
-      if (runStart >= 0) addRun(sums, prefix, stride, runStart, count);
+      if (runStart >= 0) addRun(sums, prefix, stride, runStart, count, runs++ === 0);
+      if (runs === 0) sums.fill(0);
       const delta = surface.pressureRatio[cell]! - pzMid;
       const delta2 = delta * delta;
       const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
@@ -464,72 +449,18 @@ function quadratic(sums: Float64Array, quantity: number, delta: number, delta2: 
   return sums[quantity * 3]! + delta * sums[quantity * 3 + 1]! + delta2 * sums[quantity * 3 + 2]!;
 }
 
-/** Adds the prefix-summed quantities of the sunlit run of samples [first, end) to `sums`. */
-function addRun(sums: Float64Array, prefix: Float64Array, stride: number, first: number, end: number): void {
-  for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q]! += prefix[base + end]! - prefix[base + first]!;
+/** Adds the prefix-summed quantities of the sunlit run of samples [first, end) to `sums` (sets them for the first run). */
+function addRun(sums: Float64Array, prefix: Float64Array, stride: number, first: number, end: number, firstRun: boolean): void {
+  if (firstRun) for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q] = prefix[base + end]! - prefix[base + first]!;
+  else for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q]! += prefix[base + end]! - prefix[base + first]!;
 }
 
 /**
- * Per cell and direction sector, the lowest sun altitude [horizon units] at which a sun anywhere in the
- * sector certainly lights the surface: at or above the stored far-field horizon of both bounding
- * directions, the near-field bound of the sector, and the self-shading altitude of the plane — the sun is
- * in front of a plane with upward unit normal n when tan h > −(n_E sin az + n_N cos az)/n_U.
- * Writes `out` for cells [cellStart, cellEnd) (layout of `angles`).
- */
-export function sunlitBounds(
-  surface: SurfaceTerms,
-  angles: Int16Array,
-  nearBound: Int16Array,
-  directions: number,
-  nearDirections: number,
-  cellStart: number,
-  cellEnd: number,
-  out: Int16Array,
-): void {
-  const sector = (2 * Math.PI) / directions;
-  const open = -MAX_HORIZON_UNITS;
-  const nearPerSector = nearDirections / directions;
-  if (!Number.isInteger(nearPerSector)) throw new RangeError('near sectors must subdivide the far directions');
-  for (let cell = cellStart; cell < cellEnd; cell++) {
-    const base = cell * directions;
-    if (surface.valid[cell] === 0) {
-      out.fill(open, base, base + directions);
-      continue;
-    }
-    const inclined = surface.inclined[cell] === 1;
-    const nE = surface.normalEast[cell]!;
-    const nN = surface.normalNorth[cell]!;
-    const nU = surface.normalUp[cell]!;
-    // azimuth where the plane hides the sun most (the upslope direction), grid frame
-    const upslope = Math.atan2(-nE, -nN);
-    for (let k = 0; k < directions; k++) {
-      const k1 = k + 1 === directions ? 0 : k + 1;
-      let bound = Math.max(angles[base + k]!, angles[base + k1]!);
-      for (let j = 0; j < nearPerSector; j++) bound = Math.max(bound, nearBound[cell * nearDirections + k * nearPerSector + j]!);
-      if (inclined) {
-        const from = k * sector;
-        const hidden = (az: number) => -(nE * Math.sin(az) + nN * Math.cos(az)) / nU;
-        let worst = Math.max(hidden(from), hidden(from + sector));
-        const offset = (((upslope - from) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
-        if (offset <= sector) worst = Math.max(worst, hidden(upslope));
-        if (worst > 0) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
-      }
-      out[base + k] = bound;
-    }
-  }
-}
-
-/**
- * Daily global irradiation [Wh m⁻² day⁻¹] of a horizontal, unshaded surface at each cell of `block`
+ * Daily global irradiation [Wh m⁻² day⁻¹] of a horizontal, unshaded surface at each cell of `part` (tile-local
+ * outputs as in `integrateBlock`)
  * (r.sun without slope and without terrain shadow), for EEMT's S_flat.
  */
-export function integrateBlockFlat(
-  block: CellBlock,
-  width: number,
-  samples: DaySamples,
-  surface: SurfaceTerms,
-  flatOut: Float32Array,
-): void {
+export function integrateBlockFlat(part: CellBlock, tile: CellBlock, samples: DaySamples, surface: SurfaceTerms, flatOut: Float32Array): void {
   const stride = samples.capacity + 1;
   const count = samples.count;
   const base = TAU_SIN_ALTITUDE * 3 * stride;
@@ -537,8 +468,10 @@ export function integrateBlockFlat(
   const b = samples.prefix[base + stride + count]!;
   const c = samples.prefix[base + 2 * stride + count]!;
   const g0 = samples.extraterrestrialWM2;
-  for (let row = block.rowStart; row < block.rowEnd; row++) {
-    for (let cell = row * width + block.colStart, end = row * width + block.colEnd; cell < end; cell++) {
+  const tileWidth = tile.colEnd - tile.colStart;
+  for (let row = part.rowStart; row < part.rowEnd; row++) {
+    const rowBase = (row - tile.rowStart) * tileWidth - tile.colStart;
+    for (let cell = rowBase + part.colStart, end = rowBase + part.colEnd; cell < end; cell++) {
       if (surface.valid[cell] === 0) {
         flatOut[cell] = NaN;
         continue;

@@ -22,26 +22,56 @@ export interface HornGradient {
 /** Cell size along x [m], one number for the whole grid or one per row (geographic grids). */
 export type CellSizeByRow = number | Float64Array;
 
+/** Elevations [m] of a grid, row-major, NaN = nodata. */
+export type ElevationGrid = Float32Array | Float64Array;
+
 /**
  * Horn gradient of `elevation` (width × height cells) with ground cell sizes `cellSizeXM` (east-west) and
  * `cellSizeYM` (north-south) in metres.
  */
 export function hornGradient(
-  elevation: Float64Array,
+  elevation: ElevationGrid,
   width: number,
   height: number,
   cellSizeXM: CellSizeByRow,
   cellSizeYM: CellSizeByRow,
 ): HornGradient {
-  const fallEast = new Float64Array(width * height);
-  const fallNorth = new Float64Array(width * height);
+  const gradient = { fallEast: new Float64Array(width * height), fallNorth: new Float64Array(width * height) };
+  hornGradientOfBlock(elevation, width, height, { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width }, cellSizeXM, cellSizeYM, gradient);
+  return gradient;
+}
+
+/** A block of cells [rowStart, rowEnd) × [colStart, colEnd) of a grid. */
+export interface GridBlock {
+  readonly rowStart: number;
+  readonly rowEnd: number;
+  readonly colStart: number;
+  readonly colEnd: number;
+}
+
+/**
+ * Horn gradient of the cells of `block` only, written block-local into `out` (index (row − rowStart) ·
+ * blockWidth + (col − colStart)); neighbours are read from the whole grid, so the result of every cell is
+ * the same as in `hornGradient`.
+ */
+export function hornGradientOfBlock(
+  elevation: ElevationGrid,
+  width: number,
+  height: number,
+  block: GridBlock,
+  cellSizeXM: CellSizeByRow,
+  cellSizeYM: CellSizeByRow,
+  out: HornGradient,
+): void {
+  const { fallEast, fallNorth } = out;
+  const blockWidth = block.colEnd - block.colStart;
   const window = new Float64Array(9);
-  for (let row = 0; row < height; row++) {
+  for (let row = block.rowStart; row < block.rowEnd; row++) {
     const dx = typeof cellSizeXM === 'number' ? cellSizeXM : cellSizeXM[row]!;
     const dy = typeof cellSizeYM === 'number' ? cellSizeYM : cellSizeYM[row]!;
-    for (let col = 0; col < width; col++) {
-      const index = row * width + col;
-      const zc = elevation[index]!;
+    for (let col = block.colStart; col < block.colEnd; col++) {
+      const index = (row - block.rowStart) * blockWidth + (col - block.colStart);
+      const zc = elevation[row * width + col]!;
       if (Number.isNaN(zc)) {
         fallEast[index] = NaN;
         fallNorth[index] = NaN;
@@ -54,11 +84,10 @@ export function hornGradient(
       fallNorth[index] = (w[6]! + 2 * w[7]! + w[8]! - (w[0]! + 2 * w[1]! + w[2]!)) / (8 * dy);
     }
   }
-  return { fallEast, fallNorth };
 }
 
 /** The 3×3 neighbourhood of (row, col) with missing neighbours replaced as described in the module doc. */
-function fillWindow(z: Float64Array, width: number, height: number, row: number, col: number, out: Float64Array): void {
+function fillWindow(z: ElevationGrid, width: number, height: number, row: number, col: number, out: Float64Array): void {
   const zc = z[row * width + col]!;
   for (let k = 0; k < 9; k++) {
     const r = row + Math.floor(k / 3) - 1;

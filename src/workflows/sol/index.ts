@@ -1,2 +1,4 @@
-export { runSolWorkflow, computeSolarYear, DEFAULT_HORIZON_DIRECTIONS, type SolarYearOptions, type SolarYearResult } from './pipeline.js';
+export { runSolWorkflow, computeSolarYear, type SolarYearOptions, type SolarYearResult } from './pipeline.js';
 export * from './products.js';
+export { DaySpecError, parseDaySpec } from './days.js';
+export { MAX_REQUESTED_TILE_SIZE, checkTileSize } from './plan.js';

@@ -1,38 +1,50 @@
 /** Messages between the `sol` pipeline and its worker threads. */
-import type { GridSpec } from '../../raster/types.js';
-import type { KernelParams } from '../../science/solar/dailyKernel.js';
-import type { SurfaceTerms } from '../../science/solar/surface.js';
-import type { SunTile } from './plan.js';
+import type { TileCompression } from '../../raster/writeGeoTiff.js';
+import type { HorizonLayout, KernelParams } from '../../science/solar/dailyKernel.js';
+import type { TerrainModel } from '../../science/solar/terrainModel.js';
+import type { ComputeTile, SunTile } from './plan.js';
 
-/** Everything a worker shares with the pipeline; typed arrays live in SharedArrayBuffers. */
+/** Everything a worker shares with the pipeline; the terrain's typed arrays live in SharedArrayBuffers. */
 export interface WorkerSetup {
-  readonly grid: GridSpec;
-  readonly outDir: string;
-  readonly elevation: Float64Array;
-  readonly zMaxM: number;
-  readonly cellSizeX: Float64Array;
-  readonly cellSizeY: Float64Array;
-  readonly surface: SurfaceTerms;
-  readonly horizonAngles: Int16Array;
-  readonly horizonNear: Int16Array;
-  readonly horizonNearLower: Int16Array;
-  readonly horizonLitBound: Int16Array;
-  readonly directions: number;
-  readonly nearDirections: number;
-  readonly nearSteps: number;
-  readonly tiles: readonly SunTile[];
+  /** The resident terrain (elevation and maximum pyramid on SharedArrayBuffers). */
+  readonly terrain: TerrainModel;
+  /** Null: no terrain shadows. */
+  readonly layout: HorizonLayout | null;
   readonly params: KernelParams;
-  /** Also compute the horizontal-surface daily global (returned, not written). */
+  readonly sunTiles: readonly (SunTile | null)[];
+  /** The compute tiles; a task names one by its position in this list. */
+  readonly tiles: readonly ComputeTile[];
+  /** Size of the GeoTIFF tiles the outputs are encoded as (compute tiles at the raster's edge are smaller). */
+  readonly tileWidth: number;
+  readonly tileHeight: number;
+  /** Days to compute, ascending. */
+  readonly days: readonly number[];
+  /** Months (0–11) whose days are all computed: their sums are made too. */
+  readonly months: readonly number[];
+  /** Also compute the horizontal-surface global irradiation (monthly sums only). */
   readonly flat: boolean;
-  /** Metadata items written into every daily GeoTIFF. */
-  readonly metadata: Record<string, string>;
+  readonly compression: TileCompression;
 }
 
-export type WorkerTask =
-  | { readonly type: 'horizon'; readonly rowStart: number; readonly rowEnd: number }
-  | { readonly type: 'day'; readonly day: number };
+export interface WorkerTask {
+  readonly type: 'tile';
+  readonly tile: number;
+}
 
+/** Seconds a worker spent on one tile, by phase. */
+export interface TileTimings {
+  readonly horizonSeconds: number;
+  readonly kernelSeconds: number;
+  readonly encodeSeconds: number;
+  /** Uncompressed bytes of the tiles it encoded. */
+  readonly rawBytes: number;
+}
+
+/** Replies; the last one of every task is `tileDone` (or `error`). Tiles are compressed GeoTIFF tiles. */
 export type WorkerReply =
-  | { readonly type: 'horizonDone'; readonly rows: number }
-  | { readonly type: 'dayDone'; readonly day: number; readonly global: Float32Array; readonly flatGlobal: Float32Array | null }
+  /** Share of the tile's horizon work done (1 when done). */
+  | { readonly type: 'horizons'; readonly tile: number; readonly fraction: number }
+  | { readonly type: 'day'; readonly tile: number; readonly day: number; readonly global: Uint8Array; readonly hours: Uint8Array }
+  | { readonly type: 'month'; readonly tile: number; readonly month: number; readonly global: Uint8Array; readonly flat: Uint8Array | null }
+  | { readonly type: 'tileDone'; readonly tile: number; readonly timings: TileTimings }
   | { readonly type: 'error'; readonly message: string };

@@ -1,65 +1,60 @@
 /**
- * The `sol` pipeline: DEM → 365 daily global-irradiation maps, 365 daily sunshine-hour maps and 12 monthly
- * sums, computed by worker threads that share the DEM-wide arrays through shared memory.
+ * The `sol` pipeline: DEM → daily global-irradiation and sunshine-hour maps for the requested days (all
+ * 365 by default) and the sums of every complete month, written tile by tile.
  *
- * Phases: surface terms (main thread) → horizon angles (workers, by bands of rows) → days (workers, one
- * day per task; each worker writes that day's two GeoTIFFs and hands the global map back for the monthly
- * sums) → monthly sums (main thread, written as soon as a month is complete, so at most a few monthly
- * accumulators are alive at once).
+ * The DEM stays resident in shared memory (Float32). The work is cut into compute tiles, which are the
+ * output GeoTIFFs' own tiles (plan.ts). A worker thread takes a tile, computes its surface terms and
+ * horizons once, then every day, accumulating the monthly sums; each product's tile is compressed in the
+ * worker as soon as it is done and sent here, where GeoTiffStreams appends it to its file (all product
+ * files are open for writing at once, as `.part` files with their directory first; they are completed and
+ * renamed at the end). Memory: the DEM, the plan, and per worker one tile's working set; the compressed
+ * tiles waiting to be written are bounded by the writer's budget (workers wait for it).
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
 import { createGeodesy } from '../../raster/geodesy.js';
+import { GeoTiffStreams } from '../../raster/geoTiffStreams.js';
 import { readDem } from '../../raster/readGeoTiff.js';
 import { demReadLimits } from '../demLimits.js';
-import type { Dem } from '../../raster/types.js';
-import { writeFloat32GeoTiffSync } from '../../raster/writeGeoTiff.js';
+import type { Dem, GridSpec } from '../../raster/types.js';
+import { rasterTiling, tileCompression } from '../../raster/writeGeoTiff.js';
 import type { KernelParams } from '../../science/solar/dailyKernel.js';
-import { surfaceTerms, type ArrayAllocator } from '../../science/solar/surface.js';
-import { hornGradient } from '../../science/terrain/slopeAspect.js';
-import { siblingModuleUrl, startModuleWorker } from '../../util/modules.js';
+import { horizonLayoutFor } from '../../science/solar/horizonBudget.js';
+import { buildTerrainModel, type TerrainModel } from '../../science/solar/terrainModel.js';
 import { validateWorkflowParams } from '../params.js';
-import type { ProgressListener, WorkflowResult, WorkflowRun } from '../types.js';
-import type { WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
-import { planSunTiles } from './plan.js';
+import type { PhaseTimings, ProgressListener, WorkflowResult, WorkflowRun } from '../types.js';
+import type { TileTimings, WorkerSetup, WorkerTask } from './messages.js';
+import { checkedDays } from './days.js';
+import { checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from './plan.js';
 import {
-  DAYS_PER_YEAR,
-  MONTH_LENGTHS,
+  completeMonths,
   dailyGlobalPath,
   dailyHoursPath,
-  monthOfDay,
   monthlyFlatGlobalPath,
   monthlyGlobalPath,
 } from './products.js';
+import { TileProgress } from './progress.js';
 
-/** Far-field horizon directions stored per cell (every 360/32 = 11.25°), interpolated in between. */
-export const DEFAULT_HORIZON_DIRECTIONS = 32;
+import { WorkerPool, abortError } from './workerPool.js';
 
-/** Ray steps of the near field, traced exactly at the sun azimuth at every sample. */
-export const DEFAULT_NEAR_FIELD_STEPS = 16;
 
-/** Near-field bounds are kept per quarter of a far direction sector while they fit in this budget. */
-const NEAR_SECTORS_PER_DIRECTION = 4;
-const NEAR_BOUND_BUDGET_BYTES = 512 * 2 ** 20;
-
-/** Share of the progress bar given to the horizon phase (measured: about this share of the run time). */
-const HORIZON_PROGRESS_SHARE = 0.15;
+/** Share of the progress bar for completing the files at the end. */
+const FINISH_PROGRESS_SHARE = 0.02;
 
 export interface SolarYearOptions {
   readonly outDir: string;
   readonly params: KernelParams;
-  /** Worker threads; capped at the CPU count. */
+  /** Worker threads; capped at the CPU count and at the number of tiles. */
   readonly threads: number;
-  /** Horizon directions (0 = no terrain shadowing). */
+  /** 0: no terrain shadowing (default: terrain shadows, horizons laid out by the error budget). */
   readonly directions?: number;
-  /** Near-field ray steps traced at the exact sun azimuth (default DEFAULT_NEAR_FIELD_STEPS). */
-  readonly nearSteps?: number;
   /**
    * Days of year to compute (default all 365). Monthly sums are written only for months whose days are
    * all included.
    */
   readonly days?: readonly number[];
+  /** Side of the compute tiles = the GeoTIFF tiles [cells], a multiple of 16 in 16–512 (default: by DEM size). */
+  readonly tileSize?: number;
   /**
    * Azimuth reference of sun and aspect: 'true-north' (default, correct) or 'grid-north' (r.sun's
    * simplification on projected grids, for comparisons with GRASS).
@@ -67,6 +62,8 @@ export interface SolarYearOptions {
   readonly azimuthReference?: 'true-north' | 'grid-north';
   /** Also write monthly sums for a horizontal, unshaded surface (`flat_total_sun_{mon}_sum.tif`, for EEMT). */
   readonly flatMonthly?: boolean;
+  /** zlib level of the GeoTIFF tiles (default: the writer's). */
+  readonly deflateLevel?: number;
   readonly onProgress?: ProgressListener;
   readonly signal?: AbortSignal;
 }
@@ -76,27 +73,19 @@ export interface SolarYearResult {
   readonly validCells: number;
   readonly threads: number;
   readonly directions: number;
+  /** Days computed. */
+  readonly days: number;
+  readonly tileSize: number;
+  readonly phases: PhaseTimings;
 }
 
-const sharedAllocator: ArrayAllocator = <T extends Float64Array | Uint8Array>(kind: 'f64' | 'u8', length: number) =>
-  (kind === 'f64' ? new Float64Array(new SharedArrayBuffer(length * 8)) : new Uint8Array(new SharedArrayBuffer(length))) as T;
-
-function sharedCopy(values: Float64Array): Float64Array {
-  const copy = new Float64Array(new SharedArrayBuffer(values.length * 8));
-  copy.set(values);
-  return copy;
-}
-
-/** Runs the year of daily solar computations on `dem` and writes the `sol` products into `options.outDir`. */
-export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Promise<SolarYearResult> {
+/** Runs the requested days of the solar model on `dem` and writes the `sol` products into `options.outDir`. */
+export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, options: SolarYearOptions): Promise<SolarYearResult> {
+  const started = performance.now();
   const { grid } = dem;
   const { width, height } = grid;
-  const cellCount = width * height;
-  const directions = options.directions ?? DEFAULT_HORIZON_DIRECTIONS;
-  const days = options.days ? [...new Set(options.days)].sort((a, b) => a - b) : Array.from({ length: DAYS_PER_YEAR }, (_, i) => i + 1);
-  for (const day of days) {
-    if (!Number.isInteger(day) || day < 1 || day > DAYS_PER_YEAR) throw new RangeError(`day of year ${day} is outside 1–${DAYS_PER_YEAR}`);
-  }
+  const days = checkedDays(options.days);
+  const months = completeMonths(days);
   const report = options.onProgress ?? (() => {});
   options.signal?.throwIfAborted();
   report({ fraction: 0, message: 'preparing terrain' });
@@ -109,203 +98,197 @@ export async function computeSolarYear(dem: Dem, options: SolarYearOptions): Pro
     cellSizeX[row] = size.dx;
     cellSizeY[row] = size.dy;
   }
-  const gradient = hornGradient(dem.elevation, width, height, cellSizeX, cellSizeY);
-  const surface = surfaceTerms(dem.elevation, gradient.fallEast, gradient.fallNorth, sharedAllocator);
-  let zMaxM = -Infinity;
-  for (const z of dem.elevation) if (z > zMaxM) zMaxM = z;
-  const nearSteps = directions > 0 ? (options.nearSteps ?? DEFAULT_NEAR_FIELD_STEPS) : 0;
-  const fineNear = cellCount * directions * NEAR_SECTORS_PER_DIRECTION * 2 <= NEAR_BOUND_BUDGET_BYTES;
-  const nearDirections = nearSteps > 0 ? directions * (fineNear ? NEAR_SECTORS_PER_DIRECTION : 1) : 0;
-  const tiles = planSunTiles(width, height, { dx: cellSizeX, dy: cellSizeY }, surface.valid, surface.pressureRatio, (col, row) => ({
+  const terrain = residentTerrain(dem, cellSizeX, cellSizeY);
+  const layout = options.directions === 0 ? null : horizonLayoutFor(terrain);
+  const midRow = Math.floor(height / 2);
+  const sunSize = sunTileSize(Math.min(cellSizeX[midRow]!, cellSizeY[midRow]!));
+  const tileSize = options.tileSize !== undefined ? checkTileSize(options.tileSize) : defaultComputeTileSize(width, height, sunSize);
+  const tiling = rasterTiling(grid, tileSize);
+  const sunTiles = planSunTiles(width, height, sunSize, { dx: cellSizeX, dy: cellSizeY }, terrain.elevation, (col, row) => ({
     latitudeRad: (geodesy.latLon(col, row).latDeg * Math.PI) / 180,
     convergenceRad: options.azimuthReference === 'grid-north' ? 0 : geodesy.convergenceRad(col, row),
   }));
-
+  const tiles = planComputeTiles(tiling, sunSize, sunTiles, terrain.elevation);
+  const compression = tileCompression({ level: options.deflateLevel });
   const setup: WorkerSetup = {
-    grid,
-    outDir: options.outDir,
-    elevation: sharedCopy(dem.elevation),
-    zMaxM,
-    cellSizeX,
-    cellSizeY,
-    surface,
-    horizonAngles: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
-    horizonNear: new Int16Array(new SharedArrayBuffer(cellCount * nearDirections * 2)),
-    horizonNearLower: new Int16Array(new SharedArrayBuffer(cellCount * nearDirections * 2)),
-    horizonLitBound: new Int16Array(new SharedArrayBuffer(cellCount * directions * 2)),
-    directions,
-    nearDirections,
-    nearSteps,
-    tiles,
+    terrain,
+    layout,
     params: options.params,
+    sunTiles,
+    tiles,
+    tileWidth: tiling.tileWidth,
+    tileHeight: tiling.tileHeight,
+    days,
+    months,
     flat: options.flatMonthly ?? false,
-    metadata: {
-      MODEL: 'r.sun clear-sky daily model, bugs fixed (eemt-service)',
-      STEP_MINUTES: String(options.params.stepMinutes),
-      LINKE_TURBIDITY: String(options.params.linkeTurbidity),
-      ALBEDO: String(options.params.albedo),
-      HORIZON_DIRECTIONS: String(directions),
-      NEAR_FIELD_STEPS: String(nearSteps),
-    },
+    compression,
   };
-  const threads = Math.max(1, Math.min(options.threads, availableParallelism(), DAYS_PER_YEAR));
-  const files: string[] = [];
-  const monthly = new MonthlySums(cellCount, (month, sum, flatSum) => {
-    const meta = { ...setup.metadata, MONTH: String(month + 1) };
-    const globalPath = monthlyGlobalPath(month);
-    writeFloat32GeoTiffSync(join(options.outDir, globalPath), grid, sum, {
-      description: `Monthly sum of daily global irradiation, month ${month + 1}`,
-      metadata: { ...meta, QUANTITY: 'monthly sum of daily global irradiation', UNITS: 'Wh m-2 month-1' },
-    });
-    files.push(globalPath);
-    if (flatSum) {
-      const flatPath = monthlyFlatGlobalPath(month);
-      writeFloat32GeoTiffSync(join(options.outDir, flatPath), grid, flatSum, {
-        description: `Monthly sum of daily global irradiation on a horizontal unshaded surface, month ${month + 1}`,
-        metadata: { ...meta, QUANTITY: 'monthly sum of daily global irradiation, horizontal surface, no terrain shadow', UNITS: 'Wh m-2 month-1' },
-      });
-      files.push(flatPath);
-    }
-  });
+  const metadata = {
+    MODEL: 'r.sun clear-sky daily model, bugs fixed (eemt-service)',
+    STEP_MINUTES: String(options.params.stepMinutes),
+    LINKE_TURBIDITY: String(options.params.linkeTurbidity),
+    ALBEDO: String(options.params.albedo),
+    HORIZON_DIRECTIONS: String(layout?.directions ?? 0),
+    NEAR_FIELD_STEPS: String(layout?.nearSteps ?? 0),
+  };
 
+  const threads = Math.max(1, Math.min(options.threads, availableParallelism(), tiles.length));
   const pool = new WorkerPool(threads, setup, options.signal);
+  const streams = new GeoTiffStreams();
+  const totals = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
   try {
-    if (directions > 0) {
-      const rowsPerTask = Math.max(1, Math.ceil(height / (threads * 16)));
-      const tasks: WorkerTask[] = [];
-      for (let r = 0; r < height; r += rowsPerTask) tasks.push({ type: 'horizon', rowStart: r, rowEnd: Math.min(height, r + rowsPerTask) });
-      let rowsDone = 0;
-      await pool.run(tasks, (reply) => {
-        if (reply.type !== 'horizonDone') return;
-        rowsDone += reply.rows;
-        report({ fraction: (HORIZON_PROGRESS_SHARE * rowsDone) / height, message: `terrain horizons: ${rowsDone}/${height} rows` });
-      });
-    }
-    const dayTasks: WorkerTask[] = days.map((day) => ({ type: 'day', day }));
-    let daysDone = 0;
-    const horizonShare = directions > 0 ? HORIZON_PROGRESS_SHARE : 0;
-    await pool.run(dayTasks, (reply) => {
-      if (reply.type !== 'dayDone') return;
-      files.push(dailyGlobalPath(reply.day), dailyHoursPath(reply.day));
-      monthly.add(reply.day, reply.global, reply.flatGlobal);
-      daysDone++;
-      report({
-        fraction: horizonShare + ((1 - horizonShare) * daysDone) / days.length,
-        message: `day ${reply.day} done (${daysDone}/${days.length})`,
-      });
-    });
+    const files = await createProducts(streams, options.outDir, grid, tileSize, days, months, setup.flat, metadata);
+    options.signal?.throwIfAborted();
+    const progress = new TileProgress(tiles, days.length, 1 - FINISH_PROGRESS_SHARE, report);
+    await pool.run(
+      tiles.map((_, tile): WorkerTask => ({ type: 'tile', tile })),
+      (reply) => {
+        const tile = 'tile' in reply ? tiles[reply.tile]! : null;
+        if (reply.type === 'horizons') progress.horizons(tile!, reply.fraction);
+        else if (reply.type === 'day') {
+          streams.add(files.daily.get(reply.day)!.global, tile!.index, reply.global);
+          streams.add(files.daily.get(reply.day)!.hours, tile!.index, reply.hours);
+          progress.dayDone(tile!, reply.day);
+        } else if (reply.type === 'month') {
+          const ids = files.monthly.get(reply.month)!;
+          streams.add(ids.global, tile!.index, reply.global);
+          if (ids.flat !== null && reply.flat) streams.add(ids.flat, tile!.index, reply.flat);
+        } else if (reply.type === 'tileDone') {
+          addTimings(totals, reply.timings);
+          progress.tileDone(reply.timings);
+        }
+      },
+      () => streams.ready(),
+    );
+    options.signal?.throwIfAborted();
+    await finishProducts(streams, files.ids, report);
+    const writes = streams.stats();
+    return {
+      files: files.paths.sort(),
+      validCells: dem.validCount,
+      threads,
+      directions: layout?.directions ?? 0,
+      days: days.length,
+      tileSize,
+      phases: {
+        horizonSeconds: totals.horizonSeconds,
+        kernelSeconds: totals.kernelSeconds,
+        encodeSeconds: totals.encodeSeconds,
+        writeSeconds: writes.writeSeconds,
+        wallSeconds: (performance.now() - started) / 1000,
+        encodedRawBytes: totals.rawBytes,
+        writtenBytes: writes.bytesWritten,
+      },
+    };
+  } catch (error) {
+    await streams.abort();
+    throw options.signal?.aborted ? (options.signal.reason instanceof Error ? options.signal.reason : abortError()) : error;
   } finally {
     await pool.close();
   }
-  files.sort();
-  return { files, validCells: dem.validCount, threads, directions };
 }
 
-/** Monthly sums of daily maps, written and released as soon as a month has all its days. */
-class MonthlySums {
-  private readonly sums = new Map<number, { global: Float64Array; flat: Float64Array | null; days: number }>();
-
-  constructor(
-    private readonly cellCount: number,
-    private readonly write: (month: number, global: Float64Array, flat: Float64Array | null) => void,
-  ) {}
-
-  add(day: number, global: Float32Array, flat: Float32Array | null): void {
-    const month = monthOfDay(day);
-    let entry = this.sums.get(month);
-    if (!entry) {
-      entry = { global: new Float64Array(this.cellCount), flat: flat ? new Float64Array(this.cellCount) : null, days: 0 };
-      this.sums.set(month, entry);
-    }
-    for (let i = 0; i < this.cellCount; i++) entry.global[i]! += global[i]!;
-    if (flat && entry.flat) for (let i = 0; i < this.cellCount; i++) entry.flat[i]! += flat[i]!;
-    entry.days++;
-    if (entry.days === MONTH_LENGTHS[month]) {
-      this.write(month, entry.global, entry.flat);
-      this.sums.delete(month);
-    }
+/**
+ * The resident terrain model the workers share: the elevations as Float32 on a SharedArrayBuffer (the
+ * DEM's own array when it already is one) and its maximum pyramid, shared too.
+ */
+function residentTerrain(dem: Dem<Float32Array> | Dem<Float64Array>, cellSizeX: Float64Array, cellSizeY: Float64Array): TerrainModel {
+  let elevation: Float32Array;
+  if (dem.elevation instanceof Float32Array && dem.elevation.buffer instanceof SharedArrayBuffer) {
+    elevation = dem.elevation;
+  } else {
+    elevation = sharedFloat32(dem.elevation.length);
+    elevation.set(dem.elevation);
   }
+  return buildTerrainModel(elevation, dem.grid.width, dem.grid.height, cellSizeX, cellSizeY, sharedFloat32);
 }
 
-/** A fixed set of worker threads fed from a task list, one task per idle worker. */
-class WorkerPool {
-  private readonly workers: Worker[];
-  private failure: Error | null = null;
-  private readonly failed: Promise<never>;
-  private rejectFailed!: (error: Error) => void;
+function sharedFloat32(length: number): Float32Array {
+  return new Float32Array(new SharedArrayBuffer(length * 4));
+}
 
-  constructor(count: number, setup: WorkerSetup, signal?: AbortSignal) {
-    this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
-    this.failed.catch(() => {});
-    const url = siblingModuleUrl(import.meta.url, 'solWorker');
-    this.workers = Array.from({ length: count }, () => {
-      const worker = startModuleWorker(url, { workerData: setup });
-      worker.on('error', (error) => this.fail(error));
-      worker.on('exit', (code) => {
-        if (code !== 0) this.fail(new Error(`solar worker thread exited with code ${code}`));
+/** Stream ids of the product files, by day and by month, and their paths relative to the output folder. */
+interface ProductFiles {
+  readonly daily: Map<number, { global: number; hours: number }>;
+  readonly monthly: Map<number, { global: number; flat: number | null }>;
+  readonly ids: number[];
+  readonly paths: string[];
+}
+
+/** Creates every product file (as `.part` holding its directory). */
+async function createProducts(
+  streams: GeoTiffStreams,
+  outDir: string,
+  grid: GridSpec,
+  tileSize: number,
+  days: readonly number[],
+  months: readonly number[],
+  flat: boolean,
+  metadata: Readonly<Record<string, string>>,
+): Promise<ProductFiles> {
+  const specs: { path: string; description: string; metadata: Record<string, string> }[] = [];
+  for (const day of days) {
+    const dayMeta = { ...metadata, DAY_OF_YEAR: String(day) };
+    specs.push({
+      path: dailyGlobalPath(day),
+      description: `Daily global irradiation, day ${day}`,
+      metadata: { ...dayMeta, QUANTITY: 'daily global irradiation (beam + diffuse + reflected)', UNITS: 'Wh m-2 day-1' },
+    });
+    specs.push({
+      path: dailyHoursPath(day),
+      description: `Daily sunshine hours, day ${day}`,
+      metadata: { ...dayMeta, QUANTITY: 'sunshine hours (direct sun on the surface)', UNITS: 'h' },
+    });
+  }
+  for (const month of months) {
+    const monthMeta = { ...metadata, MONTH: String(month + 1) };
+    specs.push({
+      path: monthlyGlobalPath(month),
+      description: `Monthly sum of daily global irradiation, month ${month + 1}`,
+      metadata: { ...monthMeta, QUANTITY: 'monthly sum of daily global irradiation', UNITS: 'Wh m-2 month-1' },
+    });
+    if (flat) {
+      specs.push({
+        path: monthlyFlatGlobalPath(month),
+        description: `Monthly sum of daily global irradiation on a horizontal unshaded surface, month ${month + 1}`,
+        metadata: { ...monthMeta, QUANTITY: 'monthly sum of daily global irradiation, horizontal surface, no terrain shadow', UNITS: 'Wh m-2 month-1' },
       });
-      return worker;
-    });
-    const onAbort = () => this.fail(signal!.reason instanceof Error ? signal!.reason : abortError());
-    if (signal?.aborted) onAbort();
-    else signal?.addEventListener('abort', onAbort, { once: true });
+    }
   }
-
-  private fail(error: Error): void {
-    if (this.failure) return;
-    this.failure = error;
-    this.rejectFailed(error);
+  const ids = await streams.createAll(
+    grid,
+    specs.map((spec) => ({ path: join(outDir, spec.path), options: { tileSize, description: spec.description, metadata: spec.metadata } })),
+  );
+  const files: ProductFiles = { daily: new Map(), monthly: new Map(), ids, paths: specs.map((spec) => spec.path) };
+  let k = 0;
+  for (const day of days) {
+    files.daily.set(day, { global: ids[k]!, hours: ids[k + 1]! });
+    k += 2;
   }
-
-  /** Runs every task; `onReply` sees each successful reply. Rejects on the first error or abort. */
-  async run(tasks: readonly WorkerTask[], onReply: (reply: WorkerReply) => void): Promise<void> {
-    if (this.failure) throw this.failure;
-    let next = 0;
-    let pending = 0;
-    const done = new Promise<void>((resolve, reject) => {
-      const feed = (worker: Worker) => {
-        if (this.failure) return;
-        if (next >= tasks.length) {
-          if (pending === 0) resolve();
-          return;
-        }
-        pending++;
-        worker.postMessage(tasks[next++]);
-      };
-      for (const worker of this.workers) {
-        worker.removeAllListeners('message');
-        worker.on('message', (reply: WorkerReply) => {
-          pending--;
-          if (reply.type === 'error') {
-            this.fail(new Error(reply.message));
-            reject(this.failure);
-            return;
-          }
-          try {
-            onReply(reply);
-          } catch (error) {
-            this.fail(error instanceof Error ? error : new Error(String(error)));
-            reject(this.failure);
-            return;
-          }
-          feed(worker);
-        });
-      }
-      for (const worker of this.workers) feed(worker);
-    });
-    await Promise.race([done, this.failed]);
+  for (const month of months) {
+    files.monthly.set(month, { global: ids[k]!, flat: flat ? ids[k + 1]! : null });
+    k += flat ? 2 : 1;
   }
-
-  async close(): Promise<void> {
-    for (const worker of this.workers) worker.removeAllListeners('exit');
-    await Promise.all(this.workers.map((worker) => worker.terminate()));
-  }
+  return files;
 }
 
-function abortError(): Error {
-  const error = new Error('The operation was aborted');
-  error.name = 'AbortError';
-  return error;
+/** Completes every file (remaining tiles, tile tables, final name), reporting progress by files done. */
+async function finishProducts(streams: GeoTiffStreams, ids: readonly number[], report: ProgressListener): Promise<void> {
+  let done = 0;
+  const step = Math.max(1, Math.ceil(ids.length / 20));
+  await streams.finishAll(ids, () => {
+    done++;
+    if (done % step === 0 || done === ids.length) {
+      report({ fraction: 1 - FINISH_PROGRESS_SHARE * (1 - done / ids.length), message: `writing: ${done}/${ids.length} files complete` });
+    }
+  });
+}
+
+function addTimings(totals: { horizonSeconds: number; kernelSeconds: number; encodeSeconds: number; rawBytes: number }, t: TileTimings): void {
+  totals.horizonSeconds += t.horizonSeconds;
+  totals.kernelSeconds += t.kernelSeconds;
+  totals.encodeSeconds += t.encodeSeconds;
+  totals.rawBytes += t.rawBytes;
 }
 
 /** Kernel parameters from the service/CLI parameters. */
@@ -313,16 +296,19 @@ export function kernelParams(run: WorkflowRun): KernelParams {
   return { stepMinutes: run.params.step, linkeTurbidity: run.params.linke_value, albedo: run.params.albedo_value };
 }
 
-/** The `sol` workflow: validates the parameters, reads the DEM and writes every `sol` product. */
+/** The `sol` workflow: validates the parameters, reads the DEM and writes the `sol` products. */
 export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> {
   const started = performance.now();
   validateWorkflowParams(run.params);
-  const dem = await readDem(run.demPath, demReadLimits(run.maxDemCells));
+  checkedDays(run.days);
+  if (run.tileSize !== undefined) checkTileSize(run.tileSize);
+  const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
     params: kernelParams(run),
     threads: run.params.num_threads,
     ...(run.days ? { days: run.days } : {}),
+    ...(run.tileSize !== undefined ? { tileSize: run.tileSize } : {}),
     onProgress: run.onProgress,
     signal: run.signal,
   });
@@ -331,7 +317,8 @@ export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> 
     files: result.files,
     cells: dem.grid.width * dem.grid.height,
     validCells: result.validCells,
-    days: run.days ? new Set(run.days).size : DAYS_PER_YEAR,
+    days: result.days,
     seconds: (performance.now() - started) / 1000,
+    phases: result.phases,
   };
 }

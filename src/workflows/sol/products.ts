@@ -24,3 +24,22 @@ export const dailyHoursPath = (day: number) => `insol/daily/hours_sun_day_${day}
 export const monthlyGlobalPath = (month: number) => `global/monthly/total_sun_${MONTH_NAMES[month]}_sum.tif`;
 /** Monthly sums for a horizontal, unshaded surface (S_flat of EEMT-Topo); written by the eemt workflow only. */
 export const monthlyFlatGlobalPath = (month: number) => `global/monthly/flat_total_sun_${MONTH_NAMES[month]}_sum.tif`;
+
+/** Last day of year (1–365) of month 0–11. */
+export function lastDayOfMonth(month: number): number {
+  let day = 0;
+  for (let m = 0; m <= month; m++) day += MONTH_LENGTHS[m]!;
+  return day;
+}
+
+/** Months (0–11) all of whose days are in `days`. */
+export function completeMonths(days: readonly number[]): number[] {
+  const set = new Set(days);
+  const months: number[] = [];
+  for (let m = 0, first = 1; m < 12; first += MONTH_LENGTHS[m]!, m++) {
+    let complete = true;
+    for (let d = first; d < first + MONTH_LENGTHS[m]!; d++) if (!set.has(d)) complete = false;
+    if (complete) months.push(m);
+  }
+  return months;
+}

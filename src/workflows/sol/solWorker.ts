@@ -1,83 +1,102 @@
 /**
- * Worker thread of the `sol` pipeline: computes horizon rows and whole days, and writes each day's two
- * GeoTIFFs itself (encoding is a large share of the work, so it is spread over the threads too).
+ * Worker thread of the `sol` pipeline: takes one compute tile at a time, computes its horizons, then every
+ * requested day, and sends each product's tile back compressed (encoding is spread over the threads and
+ * overlaps the other thread's computing). Monthly sums are accumulated here, per tile.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { join } from 'node:path';
-import { computeHorizonRows } from '../../science/solar/horizon.js';
-import {
-  allocateDaySamples,
-  integrateBlock,
-  integrateBlockFlat,
-  sampleCapacity,
-  sunlitBounds,
-  sunSamplesForDay,
-  transmittanceTable,
-} from '../../science/solar/dailyKernel.js';
-import { writeFloat32GeoTiffSync } from '../../raster/writeGeoTiff.js';
-import type { WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
-import { rayTemplatesByRow } from './plan.js';
-import { dailyGlobalPath, dailyHoursPath } from './products.js';
+import { encodeFloat32Tile } from '../../raster/writeGeoTiff.js';
+import type { TileTimings, WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
+import type { ComputeTile } from './plan.js';
+import { lastDayOfMonth, monthOfDay } from './products.js';
+import { TileEngine, type DayOutputs } from './tileEngine.js';
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
-const cellCount = setup.grid.width * setup.grid.height;
-const table = transmittanceTable(setup.params.linkeTurbidity);
-const samples = allocateDaySamples(sampleCapacity(setup.params.stepMinutes), setup.nearSteps);
-const terrain =
-  setup.directions > 0
-    ? {
-        elevation: setup.elevation,
-        angles: setup.horizonAngles,
-        directions: setup.directions,
-        nearBound: setup.horizonNear,
-        nearLower: setup.horizonNearLower,
-        nearDirections: setup.nearDirections,
-        litBound: setup.horizonLitBound,
-        nearSteps: setup.nearSteps,
-      }
-    : null;
-let raysForRow: ReturnType<typeof rayTemplatesByRow> | null = null;
+const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.sunTiles);
+const { tileWidth, tileHeight } = setup;
+const padded = new Float32Array(tileWidth * tileHeight);
+const scratch = new Uint8Array(padded.byteLength);
+const summedMonths = new Set(setup.months);
 
-function computeHorizons(rowStart: number, rowEnd: number): void {
-  const { width, height } = setup.grid;
-  raysForRow ??= rayTemplatesByRow(width, height, { dx: setup.cellSizeX, dy: setup.cellSizeY }, setup.directions, setup.nearDirections, setup.nearSteps);
-  computeHorizonRows(setup.elevation, width, height, rowStart, rowEnd, setup.zMaxM, raysForRow, setup.horizonAngles, setup.horizonNear, setup.horizonNearLower);
-  sunlitBounds(setup.surface, setup.horizonAngles, setup.horizonNear, setup.directions, setup.nearDirections, rowStart * width, rowEnd * width, setup.horizonLitBound);
+let timings = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
+
+/** The compressed all-nodata tile, made once (tiles without a valid cell send copies of it). */
+let nodataTile: Uint8Array | null = null;
+
+/** Compresses a tile-local array of a `width` × `height` tile as a GeoTIFF tile (padded with NaN). */
+function encode(values: Float32Array, width: number, height: number, allNodata = false): Uint8Array {
+  if (allNodata && nodataTile) return nodataTile.slice();
+  const t0 = performance.now();
+  let tile = values;
+  if (width !== tileWidth || height !== tileHeight) {
+    padded.fill(NaN);
+    for (let r = 0; r < height; r++) padded.set(values.subarray(r * width, (r + 1) * width), r * tileWidth);
+    tile = padded;
+  }
+  const bytes = encodeFloat32Tile(tile, tileWidth, tileHeight, setup.compression, scratch);
+  timings.encodeSeconds += (performance.now() - t0) / 1000;
+  timings.rawBytes += tile.byteLength;
+  if (allNodata) nodataTile = new Uint8Array(bytes);
+  // a Buffer may be a view into a larger pool: hand over a buffer of its own
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes);
 }
 
-function computeDay(day: number): WorkerReply {
-  const global = new Float32Array(cellCount).fill(NaN);
-  const hours = new Float32Array(cellCount).fill(NaN);
-  const flatGlobal = setup.flat ? new Float32Array(cellCount).fill(NaN) : null;
-  const { width, height } = setup.grid;
-  for (const tile of setup.tiles) {
-    sunSamplesForDay(day, tile, setup.params, table, width, setup, samples);
-    integrateBlock(tile, width, height, samples, setup.surface, terrain, setup.params.albedo, global, hours);
-    if (flatGlobal) integrateBlockFlat(tile, width, samples, setup.surface, flatGlobal);
+function send(reply: WorkerReply): void {
+  const transfer: ArrayBuffer[] = [];
+  if (reply.type === 'day') transfer.push(reply.global.buffer as ArrayBuffer, reply.hours.buffer as ArrayBuffer);
+  if (reply.type === 'month') transfer.push(reply.global.buffer as ArrayBuffer, ...(reply.flat ? [reply.flat.buffer as ArrayBuffer] : []));
+  port.postMessage(reply, transfer);
+}
+
+function computeTile(index: number, tile: ComputeTile): void {
+  timings = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
+  const width = tile.colEnd - tile.colStart;
+  const height = tile.rowEnd - tile.rowStart;
+  const cells = width * height;
+  let t0 = performance.now();
+  if (tile.validCells > 0) engine.prepare(tile, (fraction) => send({ type: 'horizons', tile: index, fraction }));
+  timings.horizonSeconds += (performance.now() - t0) / 1000;
+  send({ type: 'horizons', tile: index, fraction: 1 });
+
+  const out: DayOutputs = {
+    global: new Float32Array(cells).fill(NaN),
+    hours: new Float32Array(cells).fill(NaN),
+    flat: setup.flat ? new Float32Array(cells).fill(NaN) : null,
+  };
+  const sums = new Map<number, { global: Float64Array; flat: Float64Array | null }>();
+  for (const day of setup.days) {
+    t0 = performance.now();
+    if (tile.validCells > 0) engine.integrateDay(day, out);
+    const month = monthOfDay(day);
+    let sum = summedMonths.has(month) ? sums.get(month) : undefined;
+    if (summedMonths.has(month) && !sum) {
+      sum = { global: new Float64Array(cells), flat: out.flat ? new Float64Array(cells) : null };
+      sums.set(month, sum);
+    }
+    if (sum) {
+      for (let i = 0; i < cells; i++) sum.global[i]! += out.global[i]!;
+      if (sum.flat && out.flat) for (let i = 0; i < cells; i++) sum.flat[i]! += out.flat[i]!;
+    }
+    timings.kernelSeconds += (performance.now() - t0) / 1000;
+    const empty = tile.validCells === 0;
+    send({ type: 'day', tile: index, day, global: encode(out.global, width, height, empty), hours: encode(out.hours, width, height, empty) });
+    if (sum && day === lastDayOfMonth(month)) {
+      send({
+        type: 'month',
+        tile: index,
+        month,
+        global: encode(Float32Array.from(sum.global), width, height, empty),
+        flat: sum.flat ? encode(Float32Array.from(sum.flat), width, height, empty) : null,
+      });
+      sums.delete(month);
+    }
   }
-  const dayMeta = { ...setup.metadata, DAY_OF_YEAR: String(day) };
-  writeFloat32GeoTiffSync(join(setup.outDir, dailyGlobalPath(day)), setup.grid, global, {
-    description: `Daily global irradiation, day ${day}`,
-    metadata: { ...dayMeta, QUANTITY: 'daily global irradiation (beam + diffuse + reflected)', UNITS: 'Wh m-2 day-1' },
-  });
-  writeFloat32GeoTiffSync(join(setup.outDir, dailyHoursPath(day)), setup.grid, hours, {
-    description: `Daily sunshine hours, day ${day}`,
-    metadata: { ...dayMeta, QUANTITY: 'sunshine hours (direct sun on the surface)', UNITS: 'h' },
-  });
-  return { type: 'dayDone', day, global, flatGlobal };
+  send({ type: 'tileDone', tile: index, timings: timings satisfies TileTimings });
 }
 
 port.on('message', (task: WorkerTask) => {
   try {
-    if (task.type === 'horizon') {
-      computeHorizons(task.rowStart, task.rowEnd);
-      port.postMessage({ type: 'horizonDone', rows: task.rowEnd - task.rowStart } satisfies WorkerReply);
-    } else {
-      const reply = computeDay(task.day);
-      const transfer = reply.type === 'dayDone' ? [reply.global.buffer, ...(reply.flatGlobal ? [reply.flatGlobal.buffer] : [])] : [];
-      port.postMessage(reply, transfer as ArrayBuffer[]);
-    }
+    computeTile(task.tile, setup.tiles[task.tile]!);
   } catch (error) {
     port.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) } satisfies WorkerReply);
   }

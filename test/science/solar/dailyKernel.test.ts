@@ -2,16 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
 import { surfaceTerms } from '../../../src/science/solar/surface.js';
-import { computeHorizonRows, horizonAt, nearFieldSteps, nearFieldTangent, nearSectors, nearStepCandidates, rayTemplates } from '../../../src/science/solar/horizon.js';
-import {
-  allocateDaySamples,
-  integrateBlock,
-  integrateBlockFlat,
-  sampleCapacity,
-  sunlitBounds,
-  sunSamplesForDay,
-  transmittanceTable,
-} from '../../../src/science/solar/dailyKernel.js';
+import { horizonAt, horizonTangentAlongRay } from '../../../src/science/solar/horizon.js';
+import { allocateDaySamples, integrateBlock, integrateBlockFlat, sampleCapacity, sunSamplesForDay, transmittanceTable } from '../../../src/science/solar/dailyKernel.js';
+import { buildTerrainModel } from '../../../src/science/solar/terrainModel.js';
+import { allocateTileHorizons, horizonTracer, tileHorizons } from '../../../src/science/solar/tileHorizons.js';
 import { dailyIrradiation } from '../../../src/science/solar/dailyIrradiation.js';
 
 const DEG = Math.PI / 180;
@@ -34,32 +28,25 @@ function hillyDem(): Float64Array {
   return z;
 }
 
-for (const params of [
-  { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 },
-  { stepMinutes: 7, linkeTurbidity: 6.5, albedo: 0.45 },
-]) {
-  test(`the kernel equals the scalar model cell by cell (step ${params.stepMinutes}, T_L ${params.linkeTurbidity})`, () => {
+for (const [params, layout, latitudeDeg] of [
+  [{ stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, { directions: 32, nearSectors: 128, nearSteps: 6 }, 40],
+  // 96 far directions: the kernel groups samples by 32 sectors of 3 far sectors each
+  [{ stepMinutes: 7, linkeTurbidity: 6.5, albedo: 0.45 }, { directions: 96, nearSectors: 192, nearSteps: 9 }, 40],
+  // southern hemisphere: the sun crosses the north
+  [{ stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, { directions: 64, nearSectors: 128, nearSteps: 8 }, -35],
+  // polar day (day 172: the sun circles through every sector) and polar night (day 355: no sample)
+  [{ stepMinutes: 20, linkeTurbidity: 3, albedo: 0.2 }, { directions: 48, nearSectors: 144, nearSteps: 6 }, 72],
+] as const) {
+  test(`the kernel equals the scalar model cell by cell (latitude ${latitudeDeg}°, step ${params.stepMinutes}, T_L ${params.linkeTurbidity}, N ${layout.directions}, n ${layout.nearSteps})`, () => {
     const z = hillyDem();
     const gradient = hornGradient(z, width, height, cellM, cellM);
     const surface = surfaceTerms(z, gradient.fallEast, gradient.fallNorth);
-    const directions = 32;
-    const nearSteps = 6;
-    const angles = new Int16Array(width * height * directions);
-    const nearDirections = directions * 4;
-    const nearBound = new Int16Array(width * height * nearDirections);
-    const nearLower = new Int16Array(width * height * nearDirections);
-    const litBound = new Int16Array(width * height * directions);
-    let top = -Infinity;
-    for (const v of z) if (v > top) top = v;
-    const rays = {
-      rays: rayTemplates(width, height, cellM, cellM, directions, 1, nearSteps + 1),
-      nearSectors: nearSectors(cellM, cellM, nearDirections, nearSteps),
-      nearCandidates: nearStepCandidates(cellM, cellM, nearDirections, nearSteps),
-      cellSizeXM: cellM,
-      cellSizeYM: cellM,
-    };
-    computeHorizonRows(z, width, height, 0, height, top, () => rays, angles, nearBound, nearLower);
-    sunlitBounds(surface, angles, nearBound, directions, nearDirections, 0, width * height, litBound);
+    const { directions, nearSteps } = layout;
+    const model = buildTerrainModel(Float32Array.from(z), width, height, new Float64Array(height).fill(cellM), new Float64Array(height).fill(cellM));
+    const horizons = allocateTileHorizons(layout, width * height);
+    const whole = { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width };
+    tileHorizons(horizonTracer(model, layout), whole, surface, horizons);
+    const angles = horizons.far;
     const convergenceRad = 0.8 * DEG; // grid north lies 0.8° clockwise of true north
     let pzMin = Infinity;
     let pzMax = -Infinity;
@@ -69,7 +56,7 @@ for (const params of [
       pzMax = Math.max(pzMax, surface.pressureRatio[i]!);
     }
     const tile = {
-      latitudeRad: 40 * DEG,
+      latitudeRad: latitudeDeg * DEG,
       convergenceRad,
       cellSizeXM: cellM,
       cellSizeYM: cellM,
@@ -81,12 +68,11 @@ for (const params of [
     const globalOut = new Float32Array(width * height);
     const hoursOut = new Float32Array(width * height);
     const flatOut = new Float32Array(width * height);
-    const block = { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width };
-    const terrain = { elevation: z, angles, directions, nearBound, nearLower, nearDirections, litBound, nearSteps };
+    const terrain = { model, layout, horizons };
     for (const day of [1, 80, 172, 266, 355]) {
-      sunSamplesForDay(day, tile, params, table, width, terrain, samples);
-      integrateBlock(block, width, height, samples, surface, terrain, params.albedo, globalOut, hoursOut);
-      integrateBlockFlat(block, width, samples, surface, flatOut);
+      sunSamplesForDay(day, tile, params, table, width, layout, samples);
+      integrateBlock(whole, whole, samples, surface, terrain, params.albedo, globalOut, hoursOut);
+      integrateBlockFlat(whole, whole, samples, surface, flatOut);
       let checked = 0;
       for (let cell = 0; cell < width * height; cell++) {
         if (Number.isNaN(z[cell]!)) {
@@ -101,12 +87,12 @@ for (const params of [
         // the horizon the kernel uses: stored far field, interpolated, and the exact near-field ray
         const horizon = (az: number) => {
           const far = horizonAt(angles, cell, directions, az + convergenceRad);
-          const near = nearFieldTangent(z, width, height, row, col, nearFieldSteps(cellM, cellM, az + convergenceRad, nearSteps));
+          const near = horizonTangentAlongRay(model, row, col, az + convergenceRad, 1, nearSteps);
           return Math.max(far, Math.atan(near));
         };
         const surfaceCell = {
           latitudeRad: tile.latitudeRad,
-          elevationM: z[cell]!,
+          elevationM: model.elevation[cell]!,
           slopeRad: Math.atan(Math.hypot(e, n)),
           aspectRad: gridAspect - convergenceRad, // true azimuth of the downslope direction
         };

@@ -1,175 +1,322 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { farHorizon } from '../../../src/science/solar/farHorizon.js';
 import {
   EARTH_RADIUS_M,
   HORIZON_ANGLE_UNIT_RAD,
-  computeHorizonRows,
+  MAX_HORIZON_UNITS,
+  curvatureOverDistance,
+  forEachNearFieldStep,
   horizonAt,
-  horizonTangent,
-  nearFieldSteps,
-  nearFieldTangent,
-  nearSectorBoundUnits,
-  nearSectorLowerUnits,
-  nearSectors,
-  nearStepCandidates,
-  rayTemplate,
-  rayTemplates,
+  horizonTangentAlongRay,
+  rayDirection,
 } from '../../../src/science/solar/horizon.js';
+import { nearCandidates, nearHorizonBounds, nearScratchLength } from '../../../src/science/solar/nearHorizonBounds.js';
+import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
+import { surfaceTerms } from '../../../src/science/solar/surface.js';
+import { buildTerrainModel, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
+import { allocateTileHorizons, groupSectors, horizonTracer, tileHorizons, type HorizonLayout } from '../../../src/science/solar/tileHorizons.js';
 
 const DEG = Math.PI / 180;
 
-/** Elevation grid from a function of (x east, y north) in metres, cell centres, row 0 north. */
-function grid(width: number, height: number, cell: number, f: (x: number, y: number) => number): Float64Array {
-  const z = new Float64Array(width * height);
-  for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) z[r * width + c] = f(c * cell, (height - 1 - r) * cell);
-  return z;
+/** Terrain model from a function of (x east, y north) in metres at cell centres, row 0 north. */
+function terrain(width: number, height: number, dx: number, dy: number, f: (x: number, y: number) => number): TerrainModel {
+  const z = new Float32Array(width * height);
+  for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) z[r * width + c] = f(c * dx, (height - 1 - r) * dy);
+  return buildTerrainModel(z, width, height, new Float64Array(height).fill(dx), new Float64Array(height).fill(dy));
 }
 
-function zMax(z: Float64Array): number {
-  let m = -Infinity;
-  for (const v of z) if (v > m) m = v;
-  return m;
+/** A pseudo-random generator (deterministic). */
+function random(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
 }
 
-/** r.sun's ray, marched sample by sample with no precomputation and no early exit (the reference). */
-function bruteForceTangent(z: Float64Array, width: number, height: number, row: number, col: number, cell: number, azimuth: number): number {
-  const z0 = z[row * width + col]!;
+/** r.sun's ray marched the way the oracle does, with its own arithmetic (the independent reference). */
+function oracleRayTangent(model: TerrainModel, row: number, col: number, gridAzimuthRad: number, firstStep = 1): number {
+  const dx = model.cellSizeX[row]!;
+  const dy = model.cellSizeY[row]!;
+  const step = (dx + dy) / 2;
+  const z0 = model.elevation[row * model.width + col]!;
   let best = -Infinity;
-  for (let k = 1; ; k++) {
-    const dc = Math.floor((k * cell * Math.sin(azimuth)) / cell + 0.5);
-    const dr = -Math.floor((k * cell * Math.cos(azimuth)) / cell + 0.5);
-    const c = col + dc;
-    const r = row + dr;
-    if (c < 0 || c >= width || r < 0 || r >= height) return best;
-    const d = Math.hypot(dc * cell, dr * cell);
-    const zk = z[r * width + c]!;
+  for (let k = firstStep; ; k++) {
+    const i = Math.floor((k * step * Math.sin(gridAzimuthRad)) / dx + 0.5);
+    const j = Math.floor((k * step * Math.cos(gridAzimuthRad)) / dy + 0.5);
+    const c = col + i;
+    const r = row - j;
+    if (c < 0 || c >= model.width || r < 0 || r >= model.height) return best;
+    if (i === 0 && j === 0) continue;
+    const zk = model.elevation[r * model.width + c]!;
     if (Number.isNaN(zk)) continue;
+    const d = Math.hypot(i * dx, j * dy);
     const t = (zk - z0 - EARTH_RADIUS_M * (1 - Math.cos(d / EARTH_RADIUS_M))) / d;
     if (t > best) best = t;
   }
 }
 
+test('the curvature slope is R(1 − cos(d/R))/d, without its cancellation error', () => {
+  for (const d of [1, 30, 1000, 50_000, 900_000]) {
+    const exact = (2 * EARTH_RADIUS_M * Math.sin(d / (2 * EARTH_RADIUS_M)) ** 2) / d;
+    assert.ok(Math.abs(curvatureOverDistance(d) / exact - 1) < 1e-9, `d ${d}`);
+  }
+  // about 7.85 cm of drop over a kilometre
+  assert.ok(Math.abs(curvatureOverDistance(1000) * 1000 - 0.0785) < 1e-4);
+});
+
 test('from the apex of a cone every horizon is the cone flank going down', () => {
-  const size = 41;
   const slope = 0.4;
-  const z = grid(size, size, 10, (x, y) => 1000 - slope * Math.hypot(x - 200, y - 200));
-  const rays = rayTemplates(size, size, 10, 10, 64);
-  for (const ray of rays) {
-    const t = horizonTangent(z, size, 20, 20, zMax(z), ray);
-    // every sample is at its own distance on the flank: (z - z0)/d = -slope, less a tiny curvature term
+  const model = terrain(41, 41, 10, 10, (x, y) => 1000 - slope * Math.hypot(x - 200, y - 200));
+  for (let k = 0; k < 64; k++) {
+    const azimuth = (2 * Math.PI * k) / 64;
+    const { colPerStep, northPerStep } = rayDirection(10, 10, azimuth);
+    const t = farHorizon(model, 20, 20, colPerStep, northPerStep, 1, -1, { tangent: 0, step: 0 }).tangent;
+    // every sample is at its own distance on the flank: (z − z0)/d = −slope, less a tiny curvature term
     assert.ok(Math.abs(t + slope) < 1e-4, `tan ${t}`);
+    assert.equal(t, horizonTangentAlongRay(model, 20, 20, azimuth));
   }
 });
 
 test('from the bottom of a pit every horizon is the pit wall going up', () => {
-  const size = 41;
   const slope = 0.25;
-  const z = grid(size, size, 10, (x, y) => 500 + slope * Math.hypot(x - 200, y - 200));
-  const rays = rayTemplates(size, size, 10, 10, 32);
-  for (const ray of rays) {
-    const t = horizonTangent(z, size, 20, 20, zMax(z), ray);
+  const model = terrain(41, 41, 10, 10, (x, y) => 500 + slope * Math.hypot(x - 200, y - 200));
+  for (let k = 0; k < 32; k++) {
+    const { colPerStep, northPerStep } = rayDirection(10, 10, (2 * Math.PI * k) / 32);
+    const t = farHorizon(model, 20, 20, colPerStep, northPerStep, 1, -1, { tangent: 0, step: 0 }).tangent;
     assert.ok(Math.abs(t - slope) < 1e-4, `tan ${t}`);
   }
 });
 
 test('a wall to the east shades at atan(height / distance); open sky the other way and beyond the edge', () => {
   const width = 60;
-  const height = 11;
-  const cell = 10;
   // 50 m wall occupying the column at x = 400 m
-  const z = grid(width, height, cell, (x) => (Math.abs(x - 400) < 1 ? 150 : 100));
-  const east = rayTemplate(width, height, cell, cell, 90 * DEG);
-  const west = rayTemplate(width, height, cell, cell, 270 * DEG);
-  const col = 20; // x = 200 m: 200 m from the wall
-  const tEast = horizonTangent(z, width, 5, col, zMax(z), east);
-  const expected = (50 - EARTH_RADIUS_M * (1 - Math.cos(200 / EARTH_RADIUS_M))) / 200;
-  assert.ok(Math.abs(tEast - expected) < 1e-12, `${tEast} vs ${expected}`);
+  const model = terrain(width, 11, 10, 10, (x) => (Math.abs(x - 400) < 1 ? 150 : 100));
+  const east = rayDirection(10, 10, 90 * DEG);
+  const west = rayDirection(10, 10, 270 * DEG);
+  const out = { tangent: 0, step: 0 };
+  const tEast = farHorizon(model, 5, 20, east.colPerStep, east.northPerStep, 1, -1, out).tangent; // 200 m from the wall
+  assert.ok(Math.abs(tEast - (50 / 200 - curvatureOverDistance(200))) < 1e-12, `${tEast}`);
+  assert.equal(out.step, 20);
   // looking west over flat ground the horizon is the earth's curvature just below level
-  const tWest = horizonTangent(z, width, 5, col, zMax(z), west);
+  const tWest = farHorizon(model, 5, 20, west.colPerStep, west.northPerStep, 1, -1, out).tangent;
   assert.ok(tWest < 0 && tWest > -1e-4, `west ${tWest}`);
   // at the east edge looking east there is no terrain at all
-  assert.equal(horizonTangent(z, width, 5, width - 1, zMax(z), east), -Infinity);
+  assert.equal(farHorizon(model, 5, width - 1, east.colPerStep, east.northPerStep, 1, -1, out).tangent, -Infinity);
+  // a far field starting beyond the wall sees only the flat ground behind it
+  assert.ok(farHorizon(model, 5, 20, east.colPerStep, east.northPerStep, 21, -1, out).tangent < 0);
+});
+
+test('a long ridge is seen at the angle of its crest in every direction that reaches it', () => {
+  // an east-west ridge 60 m high, 1 km north of the cell's row, on flat ground
+  const model = terrain(201, 121, 10, 10, (_x, y) => (Math.abs(y - 1100) < 1 ? 160 : 100));
+  const row = 110; // y = 100 m
+  for (const azimuthDeg of [0, 15, 30, 45, 315, 340]) {
+    const az = azimuthDeg * DEG;
+    const { colPerStep, northPerStep } = rayDirection(10, 10, az);
+    const t = farHorizon(model, row, 100, colPerStep, northPerStep, 1, -1, { tangent: 0, step: 0 }).tangent;
+    // the ray meets the crest row at the cell nearest to its sample; its distance is about 1000/cos(az)
+    const d = 1000 / Math.cos(az);
+    assert.ok(Math.abs(t - (60 / d - curvatureOverDistance(d))) < 60 / d ** 2 * 15, `az ${azimuthDeg}: ${t} vs ${60 / d}`);
+    assert.equal(t, horizonTangentAlongRay(model, row, 100, az));
+    assert.ok(Math.abs(t - oracleRayTangent(model, row, 100, az)) < 1e-9);
+  }
 });
 
 test('nodata cells are transparent: the wall behind them still shades', () => {
-  const width = 60;
-  const height = 11;
-  const z = grid(width, height, 10, (x) => (Math.abs(x - 400) < 1 ? 150 : 100));
-  for (let r = 0; r < height; r++) for (let c = 25; c < 35; c++) z[r * width + c] = NaN;
-  const east = rayTemplate(width, height, 10, 10, 90 * DEG);
-  const t = horizonTangent(z, width, 5, 20, zMax(z), east);
-  const curvature = (EARTH_RADIUS_M * (1 - Math.cos(200 / EARTH_RADIUS_M))) / 200;
-  assert.ok(Math.abs(t - (0.25 - curvature)) < 1e-12, `tan ${t}`);
+  const model = terrain(60, 11, 10, 10, (x) => (Math.abs(x - 400) < 1 ? 150 : 100));
+  for (let r = 0; r < 11; r++) for (let c = 25; c < 35; c++) model.elevation[r * 60 + c] = NaN;
+  const rebuilt = buildTerrainModel(model.elevation, 60, 11, model.cellSizeX, model.cellSizeY);
+  const east = rayDirection(10, 10, 90 * DEG);
+  const t = farHorizon(rebuilt, 5, 20, east.colPerStep, east.northPerStep, 1, -1, { tangent: 0, step: 0 }).tangent;
+  assert.ok(Math.abs(t - (0.25 - curvatureOverDistance(200))) < 1e-12, `tan ${t}`);
 });
 
-test('precomputed rays with early exit equal a brute-force march of r.sun\'s ray', () => {
+test('the maximum pyramid holds the largest valid elevation of every block', () => {
+  const next = random(5);
   const width = 37;
-  const height = 29;
-  let seed = 7;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const z = grid(width, height, 10, (x, y) => 300 + 40 * Math.sin(x / 60) * Math.cos(y / 45) + 8 * random());
-  z[5 * width + 7] = NaN;
-  const directions = 48;
-  const rays = rayTemplates(width, height, 10, 10, directions);
-  const top = zMax(z);
-  for (let row = 0; row < height; row += 3) {
-    for (let col = 0; col < width; col += 4) {
-      if (Number.isNaN(z[row * width + col]!)) continue;
-      for (let k = 0; k < directions; k++) {
-        const fast = horizonTangent(z, width, row, col, top, rays[k]!);
-        const slow = bruteForceTangent(z, width, height, row, col, 10, (2 * Math.PI * k) / directions);
-        if (slow === -Infinity) assert.equal(fast, slow, `row ${row} col ${col} dir ${k}`);
-        else assert.ok(Math.abs(fast - slow) < 1e-12, `row ${row} col ${col} dir ${k}: ${fast} vs ${slow}`);
+  const height = 22;
+  const z = Float32Array.from({ length: width * height }, () => (next() < 0.1 ? NaN : 1000 * next()));
+  const model = buildTerrainModel(z, width, height, new Float64Array(height).fill(1), new Float64Array(height).fill(1));
+  assert.equal(model.pyramid.length, 6); // 37 → 19 → 10 → 5 → 3 → 2 → 1
+  model.pyramid.forEach((level, i) => {
+    const size = 2 ** (i + 1);
+    const levelWidth = Math.ceil(width / size);
+    for (let br = 0; br < Math.ceil(height / size); br++) {
+      for (let bc = 0; bc < levelWidth; bc++) {
+        let m = -Infinity;
+        for (let r = br * size; r < Math.min(height, (br + 1) * size); r++) for (let c = bc * size; c < Math.min(width, (bc + 1) * size); c++) if (z[r * width + c]! > m) m = z[r * width + c]!;
+        assert.equal(level[br * levelWidth + bc], m);
       }
     }
+  });
+  assert.equal(model.pyramid.at(-1)![0], model.zMaxM);
+});
+
+test('far horizons with the pyramid equal an independent march of r.sun\'s ray, whatever the seed', () => {
+  const next = random(7);
+  for (const [width, height, dx, dy] of [
+    [67, 53, 10, 10],
+    [40, 90, 2.5, 3.7],
+    [120, 96, 1, 1],
+    [33, 17, 30.9, 20.1],
+  ] as const) {
+    const model = terrain(width, height, dx, dy, (x, y) => 300 + 40 * Math.sin(x / (6 * dx)) * Math.cos(y / (9 * dy)) + 8 * next() + 0.05 * x);
+    for (let i = 0; i < 30; i++) model.elevation[Math.floor(next() * width * height)] = NaN;
+    const withHoles = buildTerrainModel(model.elevation, width, height, model.cellSizeX, model.cellSizeY);
+    const out = { tangent: 0, step: 0 };
+    let checked = 0;
+    for (let row = 0; row < height; row += 3) {
+      for (let col = 0; col < width; col += 4) {
+        if (Number.isNaN(withHoles.elevation[row * width + col]!)) continue;
+        for (let k = 0; k < 40; k++) {
+          // the cardinal and diagonal directions exactly, the rest at odd angles
+          const azimuth = k < 8 ? k * 45 * DEG : k * 0.157 + 0.01;
+          const { colPerStep, northPerStep } = rayDirection(dx, dy, azimuth);
+          for (const firstStep of [1, 6, 17]) {
+            const fast = farHorizon(withHoles, row, col, colPerStep, northPerStep, firstStep, Math.floor(next() * 90) - 5, out).tangent;
+            // the same samples and arithmetic as the readable tracer: equal to the last bit
+            assert.equal(fast, horizonTangentAlongRay(withHoles, row, col, azimuth, firstStep));
+            // and r.sun's own formula (1 − cos(d/R) loses ~1e-12 to cancellation)
+            const slow = oracleRayTangent(withHoles, row, col, azimuth, firstStep);
+            if (slow === -Infinity) assert.equal(fast, slow);
+            else assert.ok(Math.abs(fast - slow) < 1e-9, `${width}×${height} row ${row} col ${col} az ${azimuth} from ${firstStep}: ${fast} vs ${slow}`);
+            checked++;
+          }
+        }
+      }
+    }
+    assert.ok(checked > 5000);
   }
 });
 
 test('stored horizons are interpolated between directions and wrap around north', () => {
-  const width = 21;
-  const z = grid(width, width, 10, (x, y) => 100 + 0.1 * x + 0.05 * y);
   const directions = 8;
-  const angles = new Int16Array(width * width * directions);
-  const nearBound = new Int16Array(width * width * directions);
-  const rays = { rays: rayTemplates(width, width, 10, 10, directions), nearSectors: null, nearCandidates: null, cellSizeXM: 10, cellSizeYM: 10 };
-  computeHorizonRows(z, width, width, 0, width, zMax(z), () => rays, angles, nearBound, new Int16Array(nearBound.length));
-  const cell = 10 * width + 10;
+  const angles = Int16Array.from({ length: 3 * directions }, (_, i) => 100 * i - 700);
+  const cell = 1;
   const base = cell * directions;
-  // exactly on a stored direction
   assert.equal(horizonAt(angles, cell, directions, 2 * (Math.PI / 4)), angles[base + 2]! * HORIZON_ANGLE_UNIT_RAD);
   // halfway between north-west (7) and north (0)
   const mid = horizonAt(angles, cell, directions, 2 * Math.PI - Math.PI / 8);
-  const expected = 0.5 * (angles[base + 7]! + angles[base]!) * HORIZON_ANGLE_UNIT_RAD;
-  assert.ok(Math.abs(mid - expected) < 1e-12);
-  // a plane rising to the east: looking east the horizon is its slope angle, looking west it is below level
-  assert.ok(Math.abs(angles[base + 2]! * HORIZON_ANGLE_UNIT_RAD - Math.atan(0.1)) < 2e-4);
-  assert.ok(angles[base + 6]! < 0);
+  assert.ok(Math.abs(mid - 0.5 * (angles[base + 7]! + angles[base]!) * HORIZON_ANGLE_UNIT_RAD) < 1e-12);
+  assert.ok(Math.abs(horizonAt(angles, cell, directions, -Math.PI / 8) - mid) < 1e-12);
 });
 
 test('near-field sector bounds bracket the exact near-field horizon at every azimuth of the sector', () => {
+  const next = random(11);
   const width = 40;
   const height = 36;
-  let seed = 11;
-  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-  const z = grid(width, height, 10, (x, y) => 800 + 35 * Math.sin(x / 25) * Math.cos(y / 30) + 12 * random());
-  z[18 * width + 21] = NaN;
-  const sectorsCount = 64;
+  const model = terrain(width, height, 10, 10, (x, y) => 800 + 35 * Math.sin(x / 25) * Math.cos(y / 30) + 12 * next());
+  model.elevation[18 * width + 21] = NaN;
+  const sectors = 64;
   const steps = 8;
-  const upper = nearSectors(10, 10, sectorsCount, steps);
-  const lower = nearStepCandidates(10, 10, sectorsCount, steps);
+  const candidates = nearCandidates(10, 10, sectors, steps);
+  const upper = new Int16Array(sectors);
+  const lower = new Int16Array(sectors);
   let lowerUseful = 0;
-  for (const [row, col] of [[18, 20], [5, 5], [30, 33], [1, 38], [20, 10]] as const) {
-    for (let k = 0; k < sectorsCount; k++) {
-      const ub = nearSectorBoundUnits(z, width, height, row, col, upper, k) * HORIZON_ANGLE_UNIT_RAD;
-      const lb = nearSectorLowerUnits(z, width, height, row, col, lower, k) * HORIZON_ANGLE_UNIT_RAD;
-      if (lb > -1.5) lowerUseful++;
+  for (const [row, col] of [[18, 20], [5, 5], [30, 33], [1, 38], [20, 10], [12, 14], [22, 25]] as const) {
+    nearHorizonBounds(model.elevation, width, height, row, col, candidates, upper, lower, 0, new Float64Array(nearScratchLength(candidates)));
+    for (let k = 0; k < sectors; k++) {
+      const ub = upper[k]! * HORIZON_ANGLE_UNIT_RAD;
+      const lb = lower[k]! * HORIZON_ANGLE_UNIT_RAD;
+      if (lower[k]! > -MAX_HORIZON_UNITS) lowerUseful++;
       for (let i = 0; i <= 20; i++) {
-        const azimuth = ((k + i / 20) * 2 * Math.PI) / sectorsCount;
-        const exact = Math.atan(nearFieldTangent(z, width, height, row, col, nearFieldSteps(10, 10, azimuth, steps)));
+        const azimuth = ((k + i / 20) * 2 * Math.PI) / sectors;
+        const exact = Math.atan(horizonTangentAlongRay(model, row, col, azimuth, 1, steps));
         assert.ok(exact <= ub + 1e-12, `upper: cell ${row},${col} sector ${k}: ${exact} > ${ub}`);
         assert.ok(exact >= lb - 1e-12, `lower: cell ${row},${col} sector ${k}: ${exact} < ${lb}`);
       }
     }
   }
   assert.ok(lowerUseful > 200, `lower bounds informative in ${lowerUseful} sectors`);
+});
+
+test('the near-field steps are the distinct cells of the first n ray steps', () => {
+  const cells = (dx: number, dy: number, azimuth: number, steps: number) => {
+    const out: [number, number][] = [];
+    forEachNearFieldStep(dx, dy, azimuth, steps, (c, r, inverseDistance, curvatureSlope) => {
+      out.push([c, r]);
+      const d = Math.hypot(c * dx, r * dy);
+      assert.ok(Math.abs(1 / inverseDistance - d) < 1e-9 && curvatureSlope === curvatureOverDistance(1 / inverseDistance));
+    });
+    return out;
+  };
+  // sin 35° = 0.574 columns and cos 35° = 0.819 rows north per step
+  assert.deepEqual(cells(10, 10, 35 * DEG, 6), [[1, -1], [1, -2], [2, -2], [2, -3], [3, -4], [3, -5]]);
+  // 5 m × 12 m cells: a step of 8.5 m north is 0.71 rows, so steps 1 and 2 land on the same cell
+  assert.deepEqual(cells(5, 12, 0, 4), [[0, -1], [0, -2], [0, -3]]);
+});
+
+/** Surface terms of a model's whole grid (what the pipeline gives a tile covering the grid). */
+function wholeSurface(model: TerrainModel) {
+  const z = Float64Array.from(model.elevation);
+  const gradient = hornGradient(z, model.width, model.height, model.cellSizeX, model.cellSizeY);
+  return surfaceTerms(z, gradient.fallEast, gradient.fallNorth);
+}
+
+test('tile horizons: far directions exact, near bounds per sector, and a cell\'s values do not depend on the tile', () => {
+  const next = random(23);
+  const width = 48;
+  const height = 40;
+  const model = terrain(width, height, 5, 5, (x, y) => 900 + 30 * Math.sin(x / 40) * Math.cos(y / 35) + 3 * next());
+  model.elevation[7 * width + 9] = NaN;
+  // 64 far directions: lit and dark bounds per 32 group sectors of two far sectors
+  const layout: HorizonLayout = { directions: 64, nearSectors: 128, nearSteps: 6 };
+  const groups = groupSectors(layout);
+  assert.equal(groups, 32);
+  const tracer = horizonTracer(buildTerrainModel(model.elevation, width, height, model.cellSizeX, model.cellSizeY), layout);
+  const surface = wholeSurface(tracer.model);
+  const whole = allocateTileHorizons(layout, width * height);
+  tileHorizons(tracer, { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width }, surface, whole);
+  for (const [row, col] of [[3, 4], [20, 20], [39, 47], [10, 30]] as const) {
+    const cell = row * width + col;
+    for (let k = 0; k < layout.directions; k++) {
+      const t = oracleRayTangent(tracer.model, row, col, (2 * Math.PI * k) / layout.directions, layout.nearSteps + 1);
+      assert.equal(whole.far[cell * layout.directions + k], Math.max(-MAX_HORIZON_UNITS, Math.round(Math.atan(t) / HORIZON_ANGLE_UNIT_RAD)));
+    }
+  }
+  // the same cells computed as a small tile in the middle, with tile-local arrays
+  const block = { rowStart: 13, rowEnd: 29, colStart: 5, colEnd: 26 };
+  const blockWidth = block.colEnd - block.colStart;
+  const pick = <T extends Float64Array | Uint8Array>(a: T): T => {
+    const out = new (a.constructor as new (n: number) => T)((block.rowEnd - block.rowStart) * blockWidth);
+    for (let r = block.rowStart; r < block.rowEnd; r++) out.set(a.subarray(r * width + block.colStart, r * width + block.colEnd), (r - block.rowStart) * blockWidth);
+    return out;
+  };
+  const blockSurface = {
+    cellCount: (block.rowEnd - block.rowStart) * blockWidth,
+    valid: pick(surface.valid),
+    inclined: pick(surface.inclined),
+    normalEast: pick(surface.normalEast),
+    normalNorth: pick(surface.normalNorth),
+    normalUp: pick(surface.normalUp),
+    skyView: pick(surface.skyView),
+    muneerSlope: pick(surface.muneerSlope),
+    shadedDiffuseFactor: pick(surface.shadedDiffuseFactor),
+    groundView: pick(surface.groundView),
+    pressureRatio: pick(surface.pressureRatio),
+  };
+  // lit bounds: never below the far field at the group's directions; dark bounds: never above it
+  for (let cell = 0; cell < width * height; cell++) {
+    if (surface.valid[cell] !== 1) continue;
+    for (let g = 0; g < groups; g++) {
+      const farAt = [0, 1, 2].map((i) => whole.far[cell * layout.directions + ((2 * g + i) % layout.directions)]!);
+      assert.ok(whole.litBound[cell * groups + g]! >= Math.max(...farAt) && whole.darkBound[cell * groups + g]! === Math.min(...farAt));
+    }
+  }
+  const tile = allocateTileHorizons(layout, 1000);
+  tileHorizons(horizonTracer(tracer.model, layout), block, blockSurface, tile);
+  for (let r = block.rowStart; r < block.rowEnd; r++) {
+    for (let c = block.colStart; c < block.colEnd; c++) {
+      const local = (r - block.rowStart) * blockWidth + (c - block.colStart);
+      const global = r * width + c;
+      for (const [a, b, n] of [
+        [tile.far, whole.far, layout.directions],
+        [tile.litBound, whole.litBound, groups],
+        [tile.darkBound, whole.darkBound, groups],
+        [tile.nearUpper, whole.nearUpper, layout.nearSectors],
+        [tile.nearLower, whole.nearLower, layout.nearSectors],
+      ] as const) {
+        assert.deepEqual(a.subarray(local * n, (local + 1) * n), b.subarray(global * n, (global + 1) * n), `cell ${r},${c}`);
+      }
+    }
+  }
 });

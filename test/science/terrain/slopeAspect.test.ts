@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readDem, readRaster } from '../../../src/raster/index.js';
-import { aspectCompassRad, aspectGrassDeg, hornGradient, slopeAspectGrids } from '../../../src/science/terrain/slopeAspect.js';
+import { aspectCompassRad, aspectGrassDeg, hornGradient, hornGradientOfBlock, slopeAspectGrids } from '../../../src/science/terrain/slopeAspect.js';
 
 const fixtures = new URL('../../fixtures/', import.meta.url).pathname;
 
@@ -67,4 +67,34 @@ test('GRASS aspect conventions: east is 360, north 90, west 180, south 270, flat
   assert.equal(aspectGrassDeg(0, 0), 0);
   assert.ok(Number.isNaN(aspectCompassRad(0, 0)));
   assert.equal(aspectCompassRad(0, -1), Math.PI); // faces south
+});
+
+test('the gradient of a block equals the whole-grid gradient there, at the DEM edge and next to nodata too', async () => {
+  const dem = await readDem(new URL('../../fixtures/mcn_10m.tif', import.meta.url).pathname);
+  const { width, height } = dem.grid;
+  const whole = hornGradient(dem.elevation, width, height, 10, 10);
+  const elevation32 = Float32Array.from(dem.elevation);
+  const whole32 = hornGradient(elevation32, width, height, 10, 10);
+  for (const block of [
+    { rowStart: 0, rowEnd: 17, colStart: 0, colEnd: 33 },
+    { rowStart: 100, rowEnd: 211, colStart: 200, colEnd: 228 },
+    { rowStart: 50, rowEnd: 51, colStart: 3, colEnd: 4 },
+  ]) {
+    const blockWidth = block.colEnd - block.colStart;
+    const n = (block.rowEnd - block.rowStart) * blockWidth;
+    for (const [elevation, expected] of [[dem.elevation, whole], [elevation32, whole32]] as const) {
+      const out = { fallEast: new Float64Array(n), fallNorth: new Float64Array(n) };
+      hornGradientOfBlock(elevation, width, height, block, 10, 10, out);
+      for (let r = block.rowStart; r < block.rowEnd; r++) {
+        for (let c = block.colStart; c < block.colEnd; c++) {
+          const i = (r - block.rowStart) * blockWidth + (c - block.colStart);
+          assert.ok(Object.is(out.fallEast[i], expected.fallEast[r * width + c]) && Object.is(out.fallNorth[i], expected.fallNorth[r * width + c]), `${r},${c}`);
+        }
+      }
+    }
+  }
+  // the Float32 grid is the Float64 one rounded: gradients agree to the rounding of the elevations
+  let worst = 0;
+  for (let i = 0; i < whole.fallEast.length; i++) if (!Number.isNaN(whole.fallEast[i]!)) worst = Math.max(worst, Math.abs(whole.fallEast[i]! - whole32.fallEast[i]!));
+  assert.ok(worst < 1e-4, `${worst}`);
 });

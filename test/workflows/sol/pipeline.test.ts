@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDem, readRaster } from '../../../src/raster/index.js';
@@ -21,6 +21,10 @@ before(() => {
 });
 after(() => rmSync(work, { recursive: true, force: true }));
 
+function gdalSize(path: string): number[] {
+  return JSON.parse(execFileSync('gdalinfo', ['-json', path], { encoding: 'utf8' })).size;
+}
+
 test('progress starts at 0, never goes back, and ends at 1 with a short message at every step', async () => {
   const updates: ProgressUpdate[] = [];
   const result = await runSolWorkflow({
@@ -31,12 +35,21 @@ test('progress starts at 0, never goes back, and ends at 1 with a short message 
   });
   assert.equal(result.files.length, 742);
   assert.equal(result.validCells, 720);
+  // phase timings: every phase took time; 742 tiles of 32 × 32 Float32 were encoded; the files hold what was written
+  const phases = result.phases!;
+  for (const key of ['horizonSeconds', 'kernelSeconds', 'encodeSeconds', 'writeSeconds', 'wallSeconds'] as const) assert.ok(phases[key] > 0, key);
+  assert.equal(phases.encodedRawBytes, 742 * 32 * 32 * 4);
+  const onDisk = result.files.reduce((n, f) => n + statSync(join(work, 'progress', f)).size, 0);
+  assert.equal(phases.writtenBytes, onDisk);
   assert.equal(updates[0]!.fraction, 0);
   assert.equal(updates.at(-1)!.fraction, 1);
   for (let i = 1; i < updates.length; i++) assert.ok(updates[i]!.fraction >= updates[i - 1]!.fraction);
   for (const u of updates) assert.ok(u.message.length > 0 && u.message.length < 80, u.message);
-  assert.ok(updates.some((u) => u.message.startsWith('terrain horizons')));
-  assert.ok(updates.some((u) => /day \d+ done \(365\/365\)/.test(u.message)));
+  // smooth across the phases: horizons, days, completing the files
+  for (let i = 1; i < updates.length; i++) assert.ok(updates[i]!.fraction - updates[i - 1]!.fraction <= 0.05, `jump before "${updates[i]!.message}"`);
+  assert.ok(updates.some((u) => /^terrain horizons: tile \d+\/\d+$/.test(u.message)));
+  assert.ok(updates.some((u) => /^day 365 of tile \d+\/\d+ \(\d+\/\d+ tile-days\)$/.test(u.message)));
+  assert.ok(updates.some((u) => u.message === 'writing: 742/742 files complete'));
 });
 
 test('aborting a run stops it with an AbortError and leaves no half-written file', async () => {
@@ -55,9 +68,10 @@ test('aborting a run stops it with an AbortError and leaves no half-written file
     }),
     (error: Error) => error.name === 'AbortError',
   );
-  const written = readdirSync(join(out, 'global/daily'));
-  assert.ok(written.length >= 20 && written.length < 365, `${written.length} days written`);
-  assert.ok(!written.some((name) => name.endsWith('.part')));
+  // every product file was being written; none is left half-written, under its final name or as .part
+  const left = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  assert.deepEqual(left.filter((e) => e.name.endsWith('.part')), []);
+  for (const e of left) assert.deepEqual(gdalSize(join(e.parentPath, e.name)), [30, 24]);
   // an already aborted signal stops before any work
   const aborted = AbortSignal.abort();
   await assert.rejects(
@@ -65,6 +79,17 @@ test('aborting a run stops it with an AbortError and leaves no half-written file
     (error: Error) => error.name === 'AbortError',
   );
   assert.ok(!existsSync(join(work, 'never', 'global')));
+});
+
+test('a file that cannot be written fails the run with its error and removes every unfinished file', async () => {
+  const out = join(work, 'unwritable');
+  mkdirSync(join(out, 'insol/daily/hours_sun_day_3.tif.part'), { recursive: true });
+  await assert.rejects(
+    computeSolarYear(await readDem(small), { outDir: out, params: { stepMinutes: 30, linkeTurbidity: 3, albedo: 0.2 }, threads: 2, days: [1, 2, 3, 4] }),
+    (error: NodeJS.ErrnoException) => error.code === 'EISDIR',
+  );
+  const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  assert.deepEqual(files, []);
 });
 
 test('a subset of days writes those days only, and monthly sums only for complete months', async () => {

@@ -1,0 +1,324 @@
+/**
+ * Writing many Float32 GeoTIFFs at once, tile by tile, in bounded memory and with a bounded number of open
+ * files — the `sol` pipeline fills its 742 products a compute tile at a time.
+ *
+ * Each file is created as `<path>.part` holding its directory (header, IFD, tag values, and the tile
+ * offset and byte-count tables still zero: `tiffDirectory`), sized for all its tiles up front. Compressed
+ * tiles (`encodeFloat32Tile`, made wherever the values are) are queued here and appended in arrival
+ * order; whenever the queued bytes pass the buffer budget they are flushed — per file one open, one
+ * vectored write at the file's end, one close, at most `maxOpenFiles` files at a time. `finish` writes the
+ * remaining tiles, patches the two tables in place and renames the file to its final name; `abort`
+ * removes every unfinished `.part` file. No file ever appears under its final name incomplete.
+ *
+ * The directory precedes the data, so a later change can turn the files into Cloud Optimized GeoTIFFs
+ * (reserve room for the overview IFDs in the same leading area, write the tiles in COG order).
+ */
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { CLASSIC_TIFF_LIMIT, blockTables, tiffDirectory, type TiffDirectory } from './tiffLayout.js';
+import type { GridSpec } from './types.js';
+import { compressedTileBound, float32GeoTiffTags, rasterTiling, type Float32GeoTiffOptions, type RasterTiling } from './writeGeoTiff.js';
+
+export interface GeoTiffStreamsOptions {
+  /** Compressed tile bytes held before a flush (default 32 MiB). */
+  readonly bufferBytes?: number;
+  /** Files open at once while flushing (default 16). */
+  readonly maxOpenFiles?: number;
+}
+
+/** Options of one file: its tile size, band description and metadata (as `writeFloat32GeoTiff`). */
+export type StreamedGeoTiffOptions = Pick<Float32GeoTiffOptions, 'tileSize' | 'description' | 'metadata' | 'bigTiff'>;
+
+interface StreamedFile {
+  readonly path: string;
+  readonly part: string;
+  readonly tiling: RasterTiling;
+  readonly directory: TiffDirectory;
+  readonly offsets: Float64Array;
+  readonly byteCounts: Float64Array;
+  /** 1 for tiles queued or written. */
+  readonly received: Uint8Array;
+  /** Where the next appended tile goes. */
+  end: number;
+  queue: { tile: number; bytes: Uint8Array }[];
+  state: 'open' | 'finished';
+}
+
+/** Statistics of what was written, for benchmarks. */
+export interface GeoTiffStreamsStats {
+  readonly files: number;
+  readonly bytesWritten: number;
+  /** Wall time during which file operations (create, append, patch, rename) were in progress [s]. */
+  readonly writeSeconds: number;
+  readonly flushes: number;
+}
+
+export class GeoTiffStreams {
+  private readonly files: StreamedFile[] = [];
+  private readonly bufferBytes: number;
+  private readonly maxOpenFiles: number;
+  private readonly folders = new Set<string>();
+  private queuedBytes = 0;
+  private flushing: Promise<void> | null = null;
+  private failure: Error | null = null;
+  private aborted = false;
+  private bytesWritten = 0;
+  private writeSeconds = 0;
+  private activeWrites = 0;
+  private writesSince = 0;
+  private flushes = 0;
+
+  constructor(options: GeoTiffStreamsOptions = {}) {
+    this.bufferBytes = options.bufferBytes ?? 32 * 2 ** 20;
+    this.maxOpenFiles = options.maxOpenFiles ?? 16;
+  }
+
+  /** Creates `<path>.part` with the file's directory; returns the id that `add` and `finish` take. */
+  async create(path: string, grid: GridSpec, options: StreamedGeoTiffOptions = {}): Promise<number> {
+    this.checkUsable();
+    const tiling = rasterTiling(grid, options.tileSize);
+    const tags = float32GeoTiffTags(grid, tiling, options);
+    const tileBound = compressedTileBound(tiling.tileWidth * tiling.tileHeight * 4);
+    const classic = tiffDirectory(tags, tiling.count, false);
+    const big = options.bigTiff === true || classic.bytes.length + tiling.count * tileBound > CLASSIC_TIFF_LIMIT;
+    const directory = big ? tiffDirectory(tags, tiling.count, true) : classic;
+    const file: StreamedFile = {
+      path,
+      part: `${path}.part`,
+      tiling,
+      directory,
+      offsets: new Float64Array(tiling.count),
+      byteCounts: new Float64Array(tiling.count),
+      received: new Uint8Array(tiling.count),
+      end: directory.bytes.length,
+      queue: [],
+      state: 'open',
+    };
+    await this.timed(async () => {
+      const folder = dirname(path);
+      if (!this.folders.has(folder)) {
+        await mkdir(folder, { recursive: true });
+        this.folders.add(folder);
+      }
+      let created = false;
+      try {
+        const handle = await open(file.part, 'w');
+        created = true;
+        try {
+          await handle.write(directory.bytes, 0, directory.bytes.length, 0);
+        } finally {
+          await handle.close();
+        }
+      } catch (error) {
+        if (created) await rm(file.part, { force: true }).catch(() => {});
+        throw error;
+      }
+    });
+    if (this.aborted) {
+      await rm(file.part, { force: true });
+      this.checkUsable();
+    }
+    const id = this.files.length;
+    this.files.push(file);
+    this.bytesWritten += directory.bytes.length;
+    return id;
+  }
+
+  /** Creates the files `specs` on `grid`, at most `maxOpenFiles` at a time; returns their ids in order. */
+  async createAll(grid: GridSpec, specs: readonly { path: string; options?: StreamedGeoTiffOptions }[]): Promise<number[]> {
+    const ids = new Array<number>(specs.length);
+    await forEachLimited(
+      specs.map((spec, k) => ({ spec, k })),
+      this.maxOpenFiles,
+      async ({ spec, k }) => {
+        ids[k] = await this.create(spec.path, grid, spec.options);
+      },
+    );
+    return ids;
+  }
+
+  /** The tiling of file `id` (which tile index covers which cells). */
+  tiling(id: number): RasterTiling {
+    return this.file(id).tiling;
+  }
+
+  /** Queues compressed tile `tile` (row-major tile index) of file `id`; flushes when the buffer is full. */
+  add(id: number, tile: number, bytes: Uint8Array): void {
+    this.checkUsable();
+    const file = this.file(id);
+    if (file.state !== 'open') throw new Error(`${file.path} is already finished`);
+    if (!Number.isInteger(tile) || tile < 0 || tile >= file.tiling.count) throw new RangeError(`tile ${tile} is outside 0–${file.tiling.count - 1} of ${file.path}`);
+    if (bytes.length === 0) throw new RangeError('a compressed tile cannot be empty');
+    if (file.received[tile] === 1) throw new Error(`tile ${tile} of ${file.path} was written twice`);
+    file.received[tile] = 1;
+    file.queue.push({ tile, bytes });
+    this.queuedBytes += bytes.length;
+    if (this.queuedBytes >= this.bufferBytes && !this.flushing) this.startFlush();
+  }
+
+  /**
+   * Resolves once the queued bytes are below twice the budget (at once when they are): producers wait
+   * on it before making more tiles, which bounds memory when the disk is slower than the computation.
+   */
+  async ready(): Promise<void> {
+    while (this.queuedBytes >= 2 * this.bufferBytes) {
+      if (!this.flushing) this.startFlush();
+      await this.flushing;
+      this.checkUsable();
+    }
+    this.checkUsable();
+  }
+
+  /** Writes the remaining tiles of file `id`, patches its tile tables and renames it to its final name. */
+  async finish(id: number): Promise<void> {
+    this.checkUsable();
+    const file = this.file(id);
+    if (file.state !== 'open') return;
+    await this.flushing;
+    this.checkUsable();
+    const queued = file.queue.reduce((n, q) => n + q.bytes.length, 0);
+    const missing = file.received.length - countReceived(file.received);
+    if (missing > 0) throw new Error(`${file.path}: ${missing} of ${file.tiling.count} tiles were never written`);
+    await this.timed(() => this.writeQueue(file, true));
+    this.queuedBytes -= queued;
+    await this.timed(() => rename(file.part, file.path));
+    file.state = 'finished';
+  }
+
+  /** Finishes files `ids`, at most `maxOpenFiles` at a time; `onFinished` after each. */
+  async finishAll(ids: readonly number[], onFinished: (id: number) => void = () => {}): Promise<void> {
+    await forEachLimited(ids, this.maxOpenFiles, async (id) => {
+      await this.finish(id);
+      onFinished(id);
+    });
+  }
+
+  /** Stops: waits for writes in progress, then removes every unfinished `.part` file. Finished files stay. */
+  async abort(): Promise<void> {
+    this.aborted = true;
+    await this.flushing?.catch(() => {});
+    await forEachLimited(
+      this.files.filter((f) => f.state === 'open'),
+      this.maxOpenFiles,
+      (f) => rm(f.part, { force: true }).catch(() => {}), // best effort: remove what can be removed
+    );
+    for (const f of this.files) f.queue = [];
+    this.queuedBytes = 0;
+  }
+
+  stats(): GeoTiffStreamsStats {
+    return { files: this.files.length, bytesWritten: this.bytesWritten, writeSeconds: this.writeSeconds, flushes: this.flushes };
+  }
+
+  private file(id: number): StreamedFile {
+    const file = this.files[id];
+    if (!file) throw new RangeError(`no streamed GeoTIFF with id ${id}`);
+    return file;
+  }
+
+  private checkUsable(): void {
+    if (this.failure) throw this.failure;
+    if (this.aborted) throw new Error('the GeoTIFF streams were aborted');
+  }
+
+  private startFlush(): void {
+    const batch = this.files.filter((f) => f.state === 'open' && f.queue.length > 0);
+    this.flushes++;
+    this.flushing = (async () => {
+      try {
+        await forEachLimited(batch, this.maxOpenFiles, async (file) => {
+          const bytes = file.queue.reduce((n, q) => n + q.bytes.length, 0);
+          await this.timed(() => this.writeQueue(file, false));
+          this.queuedBytes -= bytes;
+        });
+      } catch (error) {
+        this.failure ??= error instanceof Error ? error : new Error(String(error));
+      } finally {
+        this.flushing = null;
+      }
+    })();
+  }
+
+  /** Appends the file's queued tiles at its end (and with `tables`, patches the tile tables). One open. */
+  private async writeQueue(file: StreamedFile, tables: boolean): Promise<void> {
+    const queue = file.queue;
+    file.queue = [];
+    if (queue.length === 0 && !tables) return;
+    const start = file.end;
+    const buffers: Uint8Array[] = [];
+    for (const { tile, bytes } of queue) {
+      file.offsets[tile] = file.end;
+      file.byteCounts[tile] = bytes.length;
+      file.end += bytes.length;
+      buffers.push(bytes);
+    }
+    const handle = await open(file.part, 'r+');
+    try {
+      if (buffers.length > 0) await writeAllAt(handle, buffers, start);
+      if (tables) {
+        const { offsets, byteCounts } = blockTables(file.directory, file.offsets, file.byteCounts);
+        await handle.write(offsets, 0, offsets.length, file.directory.offsetsPosition);
+        await handle.write(byteCounts, 0, byteCounts.length, file.directory.byteCountsPosition);
+      }
+    } finally {
+      await handle.close();
+    }
+    this.bytesWritten += file.end - start;
+  }
+
+  /** Runs a file operation, counting the wall time while any is in progress (overlapping ones once). */
+  private async timed<T>(work: () => Promise<T>): Promise<T> {
+    if (this.activeWrites++ === 0) this.writesSince = performance.now();
+    try {
+      return await work();
+    } finally {
+      if (--this.activeWrites === 0) this.writeSeconds += (performance.now() - this.writesSince) / 1000;
+    }
+  }
+}
+
+function countReceived(received: Uint8Array): number {
+  let n = 0;
+  for (const r of received) n += r;
+  return n;
+}
+
+/** writev of all `buffers` at `position`, repeated until every byte is written (and at most 1024 at a time). */
+async function writeAllAt(handle: import('node:fs/promises').FileHandle, buffers: Uint8Array[], position: number): Promise<void> {
+  let pos = position;
+  for (let i = 0; i < buffers.length; i += 1024) {
+    let batch = buffers.slice(i, i + 1024);
+    while (batch.length > 0) {
+      const { bytesWritten } = await handle.writev(batch, pos);
+      pos += bytesWritten;
+      let skip = bytesWritten;
+      const rest: Uint8Array[] = [];
+      for (const b of batch) {
+        if (skip >= b.length) skip -= b.length;
+        else {
+          rest.push(skip > 0 ? b.subarray(skip) : b);
+          skip = 0;
+        }
+      }
+      batch = rest;
+    }
+  }
+}
+
+/** Runs `work` on every item with at most `limit` running at once; rejects with the first failure. */
+async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: unknown = null;
+  const lane = async () => {
+    while (failure === null && next < items.length) {
+      const item = items[next++]!;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
+  if (failure !== null) throw failure;
+}

@@ -1,0 +1,122 @@
+/**
+ * The horizon error budget: how many far-field directions N and near-field steps n a DEM needs.
+ *
+ * The engine decides "is the sun behind the terrain" exactly like r.sun's ray for the near field (steps
+ * 1 … n, traced at the sun azimuth) and from N stored far-field directions, interpolated, beyond. Only the
+ * interpolation errs, and only where the far field sets the horizon:
+ *  - ε_far, the far-field horizon error between two directions Δθ = 2π/N apart, is about S·Δθ/2 in tan H,
+ *    S the lateral terrain slope at the horizon-defining point (independent of its distance); we use the
+ *    DEM's median slope S̃.
+ *  - p_far(n), the share of horizons that can hide the sun (tan H ≥ 0) and are set beyond the near field,
+ *    falls as the near field grows; it is measured on the DEM itself by tracing exact rays from a lattice of
+ *    cells (the same ray model, a few thousand rays).
+ *  - A sample is misclassified when the sun's altitude falls between the interpolated and the exact horizon;
+ *    a misclassified low-sun sample costs one time step of beam. On the fine-DEM oracles (mcn_10m and its
+ *    2.5 m and 1 m resamples, winter and equinox days) the share of cell-days whose daily global is off by
+ *    more than 0.5 % follows f ≈ 9 %/° · p_far(n) · ε_far(N) [°] (measured 0.1–13 % over n = 16–128,
+ *    N = 32–512; the estimate is conservative by up to 1.6×).
+ * The daily p95 stays at the oracle's value as long as f < 5 %; we require f ≤ 2 % and pick, among the
+ * (n, N) that meet it, the cheapest by a cost model of the horizon phase (far rays ∝ N, near-field bounds
+ * ∝ n·K). See docs/solar-model.md, Part A, "Horizons".
+ */
+import { farHorizon } from './farHorizon.js';
+import { rayDirection } from './horizon.js';
+import type { TerrainModel } from './terrainModel.js';
+import type { HorizonLayout } from './tileHorizons.js';
+
+/** Share of cell-days allowed off by more than 0.5 % (the p95 needs < 5 %). */
+export const MISCLASSIFIED_SHARE_TARGET = 0.02;
+/** f ≈ F_PER_DEGREE · p_far · ε_far[°] (calibrated on the fine-DEM oracles, see the module comment). */
+const F_PER_DEGREE = 0.09;
+const NEAR_STEP_CHOICES = [16, 24, 32] as const;
+const DIRECTION_CHOICES = [32, 48, 64, 96, 128, 192, 256] as const;
+/** Near sectors: at least this many (bounds tight enough for the kernel), a multiple of N. */
+const MIN_NEAR_SECTORS = 128;
+
+/** What the budget measured on a DEM and what it chose. */
+export interface HorizonBudget {
+  readonly layout: HorizonLayout;
+  /** Median terrain slope S̃ [-] of the sampled cells. */
+  readonly medianSlope: number;
+  /** p_far(n) for each candidate n. */
+  readonly farShare: Readonly<Record<number, number>>;
+  /** Estimated share of cell-days off by more than 0.5 % with the chosen layout. */
+  readonly estimatedShare: number;
+}
+
+/** Estimated share of cell-days off by more than 0.5 % for near steps with far share `pFar` and N directions. */
+export function estimatedMisclassifiedShare(pFar: number, medianSlope: number, directions: number): number {
+  const farErrorDeg = ((medianSlope * Math.PI) / directions) * (180 / Math.PI);
+  return F_PER_DEGREE * pFar * farErrorDeg;
+}
+
+/** Relative cost of a layout's horizon phase per cell (far rays, near-field bounds; measured ratios). */
+function layoutCost(nearSteps: number, directions: number, nearSectors: number): number {
+  return 1.6 * directions + 0.03 * nearSteps * nearSectors;
+}
+
+export function nearSectorsFor(directions: number): number {
+  return directions * Math.max(1, Math.ceil(MIN_NEAR_SECTORS / directions));
+}
+
+/** The budget of `model`: measures S̃ and p_far(n) on a lattice of cells and chooses (n, N). */
+export function horizonBudget(model: TerrainModel): HorizonBudget {
+  const { width, height, elevation } = model;
+  const lattice = 24;
+  const azimuths = 12;
+  const slopes: number[] = [];
+  let rays = 0;
+  const beyond = NEAR_STEP_CHOICES.map(() => 0);
+  const out = { tangent: 0, step: 0 };
+  for (let i = 0; i < lattice; i++) {
+    const row = Math.min(height - 1, Math.floor(((i + 0.5) * height) / lattice));
+    const dx = model.cellSizeX[row]!;
+    const dy = model.cellSizeY[row]!;
+    for (let j = 0; j < lattice; j++) {
+      const col = Math.min(width - 1, Math.floor(((j + 0.5) * width) / lattice));
+      const z = elevation[row * width + col]!;
+      if (Number.isNaN(z)) continue;
+      const slope = centralSlope(model, row, col, dx, dy);
+      if (!Number.isNaN(slope)) slopes.push(slope);
+      for (let a = 0; a < azimuths; a++) {
+        const { colPerStep, northPerStep } = rayDirection(dx, dy, ((a + 0.5) * 2 * Math.PI) / azimuths);
+        farHorizon(model, row, col, colPerStep, northPerStep, 1, -1, out);
+        if (!(out.tangent >= 0)) continue; // cannot hide a sun above the horizontal
+        rays++;
+        NEAR_STEP_CHOICES.forEach((n, k) => {
+          if (out.step > n) beyond[k]!++;
+        });
+      }
+    }
+  }
+  slopes.sort((a, b) => a - b);
+  const medianSlope = slopes.length ? slopes[Math.floor(slopes.length / 2)]! : 0;
+  const farShare: Record<number, number> = {};
+  NEAR_STEP_CHOICES.forEach((n, k) => (farShare[n] = rays ? beyond[k]! / rays : 0));
+  let chosen: { layout: HorizonLayout; share: number; cost: number } | null = null;
+  for (const nearSteps of NEAR_STEP_CHOICES) {
+    const directions = DIRECTION_CHOICES.find((N) => estimatedMisclassifiedShare(farShare[nearSteps]!, medianSlope, N) <= MISCLASSIFIED_SHARE_TARGET) ?? DIRECTION_CHOICES.at(-1)!;
+    const nearSectors = nearSectorsFor(directions);
+    const cost = layoutCost(nearSteps, directions, nearSectors);
+    if (!chosen || cost < chosen.cost) {
+      chosen = { layout: { directions, nearSectors, nearSteps }, share: estimatedMisclassifiedShare(farShare[nearSteps]!, medianSlope, directions), cost };
+    }
+  }
+  return { layout: chosen!.layout, medianSlope, farShare, estimatedShare: chosen!.share };
+}
+
+/** The horizon layout the error budget chooses for `model`. */
+export function horizonLayoutFor(model: TerrainModel): HorizonLayout {
+  return horizonBudget(model).layout;
+}
+
+/** |∇z| [-] at a cell from central differences (one-sided at the edge); NaN next to nodata. */
+function centralSlope(model: TerrainModel, row: number, col: number, dx: number, dy: number): number {
+  const { width, height, elevation } = model;
+  const at = (r: number, c: number) => elevation[Math.max(0, Math.min(height - 1, r)) * width + Math.max(0, Math.min(width - 1, c))]!;
+  const spanX = (Math.min(width - 1, col + 1) - Math.max(0, col - 1)) * dx;
+  const spanY = (Math.min(height - 1, row + 1) - Math.max(0, row - 1)) * dy;
+  const gx = spanX > 0 ? (at(row, col + 1) - at(row, col - 1)) / spanX : 0;
+  const gy = spanY > 0 ? (at(row + 1, col) - at(row - 1, col)) / spanY : 0;
+  return Math.hypot(gx, gy);
+}

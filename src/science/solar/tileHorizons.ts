@@ -1,0 +1,218 @@
+/**
+ * Horizon data of a tile of cells, computed from the resident terrain model alone, so tiles can be done in
+ * any order and in bounded memory: per cell
+ *  - the far-field horizon (ray steps > n) in N directions (farHorizon.ts, exact),
+ *  - upper and lower bounds of the near-field horizon (steps 1 … n) in K = N·m sectors
+ *    (nearHorizonBounds.ts),
+ *  - per far sector, the sun altitude from which the surface is certainly lit (`sunlitBounds`).
+ * A cell's values never depend on the tile it was computed in.
+ *
+ * Arrays are tile-local and cell-major: cell (row, col) of block B has index
+ * i = (row − B.rowStart)·(B.colEnd − B.colStart) + (col − B.colStart), and its values of direction k sit at
+ * i·N + k (far, litBound) or i·K + k (near bounds); angles in units of HORIZON_ANGLE_UNIT_RAD.
+ */
+import { farHorizon, type FarHorizon } from './farHorizon.js';
+import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS, horizonUnits, rayDirection } from './horizon.js';
+import { nearCandidates, nearHorizonBounds, nearScratchLength, type NearCandidates } from './nearHorizonBounds.js';
+import type { SurfaceTerms } from './surface.js';
+import type { TerrainModel } from './terrainModel.js';
+
+/** How horizons are stored: N far directions, K near sectors (a multiple of N), n near-field steps. */
+export interface HorizonLayout {
+  readonly directions: number;
+  readonly nearSectors: number;
+  readonly nearSteps: number;
+}
+
+/** Far sectors per kernel group sector: groups of about 32 sectors around the horizon, whatever N is. */
+export function farSectorsPerGroup(directions: number): number {
+  const r = Math.max(1, Math.floor(directions / 32));
+  return directions % r === 0 ? r : 1;
+}
+
+/** Number of group sectors of a layout (see `TileHorizons.litBound`). */
+export function groupSectors(layout: HorizonLayout): number {
+  return layout.directions / farSectorsPerGroup(layout.directions);
+}
+
+/** A rectangular block of cells [rowStart, rowEnd) × [colStart, colEnd) in grid coordinates. */
+export interface CellBlock {
+  readonly rowStart: number;
+  readonly rowEnd: number;
+  readonly colStart: number;
+  readonly colEnd: number;
+}
+
+/** The horizon arrays of one tile (see the module comment for the layout). Reusable across tiles. */
+export interface TileHorizons {
+  /** Cells the arrays have room for. */
+  readonly capacity: number;
+  readonly far: Int16Array;
+  readonly nearUpper: Int16Array;
+  readonly nearLower: Int16Array;
+  /**
+   * Per cell and group sector g (G = groupSectors(layout) sectors of r = N/G far sectors: azimuths g·2π/G …
+   * (g + 1)·2π/G), the altitude at and above which a sun in that sector certainly lights the surface (above
+   * the stored far directions, the near-field upper bounds and the plane of the surface), and the altitude
+   * below which it certainly does not (below the lowest far direction bounding the sector). G per cell.
+   */
+  readonly litBound: Int16Array;
+  readonly darkBound: Int16Array;
+}
+
+export function allocateTileHorizons(layout: HorizonLayout, capacity: number): TileHorizons {
+  return {
+    capacity,
+    far: new Int16Array(capacity * layout.directions),
+    nearUpper: new Int16Array(capacity * layout.nearSectors),
+    nearLower: new Int16Array(capacity * layout.nearSectors),
+    litBound: new Int16Array(capacity * groupSectors(layout)),
+    darkBound: new Int16Array(capacity * groupSectors(layout)),
+  };
+}
+
+/** Relative change of a row's cell size tolerated before the near-field candidates are listed again. */
+const CELL_SIZE_TOLERANCE = 5e-4;
+
+/** What tracing needs besides the model, reused across the tiles of a run (one per worker thread). */
+export interface HorizonTracer {
+  readonly model: TerrainModel;
+  readonly layout: HorizonLayout;
+  /** Near-field candidates for the row's cell size (listed once per band of similar rows). */
+  candidatesForRow(row: number): NearCandidates;
+}
+
+export function horizonTracer(model: TerrainModel, layout: HorizonLayout): HorizonTracer {
+  if (layout.directions <= 0) throw new RangeError('a horizon layout needs at least one direction');
+  if (layout.nearSectors % layout.directions !== 0) throw new RangeError('near sectors must subdivide the far directions');
+  const cache: { dx: number; dy: number; candidates: NearCandidates }[] = [];
+  return {
+    model,
+    layout,
+    candidatesForRow(row) {
+      const dx = model.cellSizeX[row]!;
+      const dy = model.cellSizeY[row]!;
+      let entry = cache.find((e) => Math.abs(e.dx / dx - 1) <= CELL_SIZE_TOLERANCE && Math.abs(e.dy / dy - 1) <= CELL_SIZE_TOLERANCE);
+      if (!entry) {
+        entry = { dx, dy, candidates: nearCandidates(dx, dy, layout.nearSectors, layout.nearSteps) };
+        cache.push(entry);
+      }
+      return entry.candidates;
+    },
+  };
+}
+
+/**
+ * Fills `out` with the horizon data of the cells of `block` (tile-local layout); `surface` holds the
+ * block's surface terms in the same tile-local order. Nodata cells get open horizons.
+ */
+export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons): void {
+  const { model, layout } = tracer;
+  const { width, height, elevation } = model;
+  const { directions, nearSectors, nearSteps } = layout;
+  const blockWidth = block.colEnd - block.colStart;
+  const cells = blockWidth * (block.rowEnd - block.rowStart);
+  if (cells > out.capacity) throw new RangeError(`tile of ${cells} cells exceeds the horizon arrays' ${out.capacity}`);
+  const sines = Float64Array.from({ length: directions }, (_, k) => Math.sin((2 * Math.PI * k) / directions));
+  const cosines = Float64Array.from({ length: directions }, (_, k) => Math.cos((2 * Math.PI * k) / directions));
+  const colPerStep = new Float64Array(directions);
+  const northPerStep = new Float64Array(directions);
+  // where the left neighbour (or the first cell of the row above) found its far horizon, per direction
+  const seed = new Float64Array(directions).fill(-1);
+  const rowSeed = new Float64Array(directions).fill(-1);
+  const result: FarHorizon = { tangent: 0, step: 0 };
+  let scratch = new Float64Array(0);
+  for (let row = block.rowStart; row < block.rowEnd; row++) {
+    const dx = model.cellSizeX[row]!;
+    const dy = model.cellSizeY[row]!;
+    const stepM = 0.5 * (dx + dy);
+    for (let k = 0; k < directions; k++) {
+      colPerStep[k] = (stepM * sines[k]!) / dx;
+      northPerStep[k] = (stepM * cosines[k]!) / dy;
+    }
+    const candidates = nearSteps > 0 ? tracer.candidatesForRow(row) : null;
+    if (candidates && scratch.length < nearScratchLength(candidates)) scratch = new Float64Array(nearScratchLength(candidates));
+    seed.set(rowSeed);
+    for (let col = block.colStart; col < block.colEnd; col++) {
+      const local = (row - block.rowStart) * blockWidth + (col - block.colStart);
+      const farBase = local * directions;
+      const nearBase = local * nearSectors;
+      if (Number.isNaN(elevation[row * width + col]!)) {
+        out.far.fill(-MAX_HORIZON_UNITS, farBase, farBase + directions);
+        out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
+        out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
+        continue;
+      }
+      for (let k = 0; k < directions; k++) {
+        farHorizon(model, row, col, colPerStep[k]!, northPerStep[k]!, nearSteps + 1, seed[k]!, result);
+        seed[k] = result.step;
+        out.far[farBase + k] = horizonUnits(result.tangent);
+      }
+      if (col === block.colStart) rowSeed.set(seed);
+      if (candidates) nearHorizonBounds(elevation, width, height, row, col, candidates, out.nearUpper, out.nearLower, nearBase, scratch);
+      else {
+        out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
+        out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
+      }
+    }
+  }
+  const fine = new Int16Array(directions);
+  const perGroup = farSectorsPerGroup(directions);
+  for (let cell = 0; cell < cells; cell++) {
+    sunlitBounds(surface, out.far, out.nearUpper, directions, nearSectors, cell, fine);
+    groupBounds(out.far, directions, perGroup, cell, fine, out.litBound, out.darkBound);
+  }
+}
+
+/**
+ * The bounds of one cell per group sector of r far sectors (G = N/r): the largest of its far sectors' lit
+ * bounds (`fine`, N values) and the lowest far direction bounding it.
+ */
+function groupBounds(far: Int16Array, directions: number, r: number, cell: number, fine: Int16Array, litBound: Int16Array, darkBound: Int16Array): void {
+  const groups = directions / r;
+  const base = cell * directions;
+  for (let g = 0; g < groups; g++) {
+    let lit = -MAX_HORIZON_UNITS;
+    let dark = MAX_HORIZON_UNITS;
+    for (let k = g * r; k < (g + 1) * r; k++) lit = Math.max(lit, fine[k]!);
+    for (let k = g * r; k <= (g + 1) * r; k++) dark = Math.min(dark, far[base + (k === directions ? 0 : k)]!);
+    litBound[cell * groups + g] = lit;
+    darkBound[cell * groups + g] = dark;
+  }
+}
+
+/**
+ * Per far sector, the lowest sun altitude [horizon units] at which a sun anywhere in the sector certainly
+ * lights the surface of `cell`: at or above the stored far-field horizon of both bounding directions, the
+ * near-field upper bounds of the sector, and the self-shading altitude of the plane — the sun is in front
+ * of a plane with upward unit normal n when tan h > −(n_E sin az + n_N cos az)/n_U. Writes N values to `out`.
+ */
+export function sunlitBounds(surface: SurfaceTerms, far: Int16Array, nearUpper: Int16Array, directions: number, nearSectors: number, cell: number, out: Int16Array): void {
+  const sector = (2 * Math.PI) / directions;
+  const nearPerSector = nearSectors / directions;
+  const base = cell * directions;
+  if (surface.valid[cell] === 0) {
+    out.fill(-MAX_HORIZON_UNITS, 0, directions);
+    return;
+  }
+  const inclined = surface.inclined[cell] === 1;
+  const nE = surface.normalEast[cell]!;
+  const nN = surface.normalNorth[cell]!;
+  const nU = surface.normalUp[cell]!;
+  // azimuth where the plane hides the sun most (the upslope direction), grid frame
+  const upslope = Math.atan2(-nE, -nN);
+  const hidden = (az: number) => -(nE * Math.sin(az) + nN * Math.cos(az)) / nU;
+  for (let k = 0; k < directions; k++) {
+    const k1 = k + 1 === directions ? 0 : k + 1;
+    let bound = Math.max(far[base + k]!, far[base + k1]!);
+    for (let j = 0; j < nearPerSector; j++) bound = Math.max(bound, nearUpper[cell * nearSectors + k * nearPerSector + j]!);
+    if (inclined) {
+      const from = k * sector;
+      let worst = Math.max(hidden(from), hidden(from + sector));
+      const offset = (((upslope - from) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
+      if (offset <= sector) worst = Math.max(worst, hidden(upslope));
+      if (worst > 0) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
+    }
+    out[k] = bound;
+  }
+}

@@ -1,0 +1,99 @@
+/** A fixed set of `sol` worker threads fed from a task list, one task at a time per worker. */
+import { Worker } from 'node:worker_threads';
+import { siblingModuleUrl, startModuleWorker } from '../../util/modules.js';
+import type { WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
+
+export class WorkerPool {
+  private readonly workers: Worker[];
+  private failure: Error | null = null;
+  private readonly failed: Promise<never>;
+  private rejectFailed!: (error: Error) => void;
+
+  constructor(count: number, setup: WorkerSetup, signal?: AbortSignal) {
+    this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
+    this.failed.catch(() => {});
+    const url = siblingModuleUrl(import.meta.url, 'solWorker');
+    this.workers = Array.from({ length: count }, () => {
+      const worker = startModuleWorker(url, { workerData: setup });
+      worker.on('error', (error) => this.fail(error));
+      worker.on('exit', (code) => {
+        if (code !== 0) this.fail(new Error(`solar worker thread exited with code ${code}`));
+      });
+      return worker;
+    });
+    const onAbort = () => this.fail(signal!.reason instanceof Error ? signal!.reason : abortError());
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
+  }
+
+  /** Rejects the run in progress with `error` (the first failure wins). */
+  fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = error;
+    this.rejectFailed(error);
+  }
+
+  /**
+   * Runs every task; `onReply` sees each reply, `beforeTask` is awaited before a worker gets its next task
+   * (back pressure). A task ends with its worker's `tileDone` reply. Rejects on the first error or abort.
+   */
+  async run(tasks: readonly WorkerTask[], onReply: (reply: WorkerReply) => void, beforeTask: () => Promise<void> = async () => {}): Promise<void> {
+    if (this.failure) throw this.failure;
+    let next = 0;
+    let pending = 0;
+    const done = new Promise<void>((resolve) => {
+      const feed = async (worker: Worker) => {
+        if (next >= tasks.length) {
+          if (pending === 0) resolve();
+          return;
+        }
+        const task = tasks[next++]!;
+        pending++;
+        try {
+          await beforeTask();
+        } catch (error) {
+          this.fail(asError(error));
+          return;
+        }
+        if (!this.failure) worker.postMessage(task);
+      };
+      for (const worker of this.workers) {
+        worker.removeAllListeners('message');
+        worker.on('message', (reply: WorkerReply) => {
+          if (this.failure) return;
+          if (reply.type === 'error') {
+            this.fail(new Error(reply.message));
+            return;
+          }
+          try {
+            onReply(reply);
+          } catch (error) {
+            this.fail(asError(error));
+            return;
+          }
+          if (reply.type === 'tileDone') {
+            pending--;
+            void feed(worker);
+          }
+        });
+      }
+      for (const worker of this.workers) void feed(worker);
+    });
+    await Promise.race([done, this.failed]);
+  }
+
+  async close(): Promise<void> {
+    for (const worker of this.workers) worker.removeAllListeners('exit');
+    await Promise.all(this.workers.map((worker) => worker.terminate()));
+  }
+}
+
+function asError(error: unknown): Error {
+  return error instanceof Error ? error : new Error(String(error));
+}
+
+export function abortError(): Error {
+  const error = new Error('The operation was aborted');
+  error.name = 'AbortError';
+  return error;
+}

@@ -1,0 +1,73 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rasterTiling } from '../../../src/raster/writeGeoTiff.js';
+import { checkedDays, parseDaySpec } from '../../../src/workflows/sol/days.js';
+import { defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from '../../../src/workflows/sol/plan.js';
+import { completeMonths } from '../../../src/workflows/sol/products.js';
+import { utm13Grid } from '../../helpers/grids.js';
+
+test('day lists: days and ranges, ascending without repeats; bad parts are named', () => {
+  assert.deepEqual(parseDaySpec('1-3,2,10'), [1, 2, 3, 10]);
+  assert.deepEqual(parseDaySpec(' 355 , 7 - 8 '), [7, 8, 355]);
+  assert.equal(parseDaySpec('1-365').length, 365);
+  assert.throws(() => parseDaySpec(''), /no days given/);
+  assert.throws(() => parseDaySpec('366'), /day 366 in "366" is outside 1–365/);
+  assert.throws(() => parseDaySpec('10-5'), /"10-5" runs backwards; write 5-10/);
+  assert.throws(() => parseDaySpec('1;2'), /"1;2" is not a day or a range/);
+  assert.throws(() => checkedDays([0]), /day of year 0 is outside 1–365/);
+  assert.throws(() => checkedDays([1.5]), /1\.5/);
+  assert.deepEqual(completeMonths(parseDaySpec('1-31,32-58,60-90')), [0, 2]);
+});
+
+test('sun tiles span at most 0.005° of latitude and come from a fixed set of sizes', () => {
+  assert.equal(sunTileSize(10), 48);
+  assert.equal(sunTileSize(2.5), 64);
+  assert.equal(sunTileSize(30), 16);
+  assert.equal(sunTileSize(90), 4);
+  for (const cell of [0.2, 1, 5, 10, 20, 30, 90, 500]) assert.ok((sunTileSize(cell) * cell) / 111_320 <= 0.005 || sunTileSize(cell) === 4);
+});
+
+test('default compute tiles: multiples of the sun tile and of 16, at least 8 of them when the DEM allows', () => {
+  assert.equal(defaultComputeTileSize(228, 211, 48), 48);
+  assert.equal(defaultComputeTileSize(912, 844, 64), 192);
+  for (const [w, h, s] of [[228, 211, 48], [912, 844, 64], [5000, 300, 16], [40, 40, 48], [10364, 9591, 64]] as const) {
+    const size = defaultComputeTileSize(w, h, s);
+    assert.ok(size % 16 === 0 && size % s === 0 && size <= 256, `${w}×${h}: ${size}`);
+    const count = Math.ceil(w / size) * Math.ceil(h / size);
+    assert.ok(count >= 8 || size === 48, `${w}×${h}: ${count} tiles of ${size}`);
+  }
+});
+
+test('the sun-tile parts of every compute tile cover its cells exactly once; all-nodata sun tiles are skipped', () => {
+  const width = 100;
+  const height = 70;
+  const elevation = new Float32Array(width * height).map((_, i) => 2000 + (i % 37));
+  for (let r = 48; r < 70; r++) for (let c = 0; c < 48; c++) elevation[r * width + c] = NaN; // sun tile (1, 0) is empty
+  const sizes = { dx: new Float64Array(height).fill(10), dy: new Float64Array(height).fill(10) };
+  const sun = planSunTiles(width, height, 48, sizes, elevation, (col, row) => ({ latitudeRad: row / 1e4, convergenceRad: col / 1e5 }));
+  assert.equal(sun.length, 3 * 2);
+  assert.equal(sun[3], null);
+  const first = sun[0]!;
+  assert.equal(first.latitudeRad, 24 / 1e4);
+  assert.ok(first.pressureRatioHalfRange > 0 && Math.abs(first.pressureRatioCentre - (Math.exp(-2000 / 8434.5) + Math.exp(-2036 / 8434.5)) / 2) < 1e-12);
+  for (const tileSize of [16, 48, 80, 512]) {
+    const tiling = rasterTiling({ ...utm13Grid(width, height), geoKeys: [] }, tileSize);
+    const tiles = planComputeTiles(tiling, 48, sun, elevation);
+    assert.equal(tiles.length, tiling.count);
+    const covered = new Uint8Array(width * height);
+    for (const tile of tiles) {
+      let valid = 0;
+      for (const part of tile.parts) {
+        const s = sun[part.sun]!;
+        assert.ok(part.rowStart >= Math.max(tile.rowStart, s.rowStart) && part.rowEnd <= Math.min(tile.rowEnd, s.rowEnd));
+        assert.ok(part.colStart >= Math.max(tile.colStart, s.colStart) && part.colEnd <= Math.min(tile.colEnd, s.colEnd));
+        for (let r = part.rowStart; r < part.rowEnd; r++) for (let c = part.colStart; c < part.colEnd; c++) covered[r * width + c]++;
+      }
+      for (let r = tile.rowStart; r < tile.rowEnd; r++) for (let c = tile.colStart; c < tile.colEnd; c++) if (!Number.isNaN(elevation[r * width + c]!)) valid++;
+      assert.equal(tile.validCells, valid);
+    }
+    for (let i = 0; i < covered.length; i++) assert.equal(covered[i], Number.isNaN(elevation[i]!) ? 0 : 1, `cell ${i}, tiles of ${tileSize}`);
+    // largest amount of work first
+    for (let k = 1; k < tiles.length; k++) assert.ok(tiles[k - 1]!.validCells >= tiles[k]!.validCells);
+  }
+});
