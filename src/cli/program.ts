@@ -187,6 +187,15 @@ export function buildProgram(): Command {
     );
     for (const warning of result.warnings) process.stderr.write(`eemt: warning: ${warning}\n`);
   });
+  program
+    .command('worker')
+    .description('a worker of the distributed job queue: runs job parts from the Redis at $EEMT_REDIS_URL until SIGTERM (docs/scale-out.md)')
+    .action(async () => {
+      // Loaded only here: the other commands need neither BullMQ nor a job runtime.
+      const { runWorker } = await import('../worker/run.js');
+      const code = await runWorker();
+      if (code !== 0) process.exit(code);
+    });
   return program;
 }
 
