@@ -176,7 +176,8 @@ export class PartWorker {
     this.active.set(bullId, active);
     const tempDir = join(paths.tempDir(jobId), part.name);
     const prefix = `[part ${part.name} on ${this.id}]`;
-    let lines: string[] = [`${prefix} started (${runtime.name} runtime${job.attemptsStarted > 1 ? `, attempt ${job.attemptsStarted}` : ''})`];
+    await appendJobLog(paths.logPath(jobId), [`${prefix} started (${runtime.name} runtime${job.attemptsStarted > 1 ? `, attempt ${job.attemptsStarted}` : ''})`]);
+    let lines: string[] = [];
     let progress: PartProgress = { fraction: 0, message: 'starting', runtime: runtime.name, host: hostname() };
     let reported = -1;
     const report = async () => {
