@@ -91,7 +91,16 @@ export class PartWorker {
     this.parts = new Worker<PartData>(PARTS_QUEUE, (job) => this.runPart(job), { ...settings, concurrency: options.concurrency });
     this.assembler = new Worker<AssembleData>(JOBS_QUEUE, (job) => this.assemble(job), { ...settings, concurrency: 1 });
     this.jobsQueue = new Queue(JOBS_QUEUE, { connection });
-    const onError = (error: Error) => this.log(`Redis: ${error.message}`);
+    // Logged once per problem (ioredis reports every reconnection attempt while Redis is away).
+    let lastError: string | null = null;
+    const onError = (error: Error) => {
+      if (error.message !== lastError) this.log(`Redis: ${error.message}`);
+      lastError = error.message;
+    };
+    this.redis.on('ready', () => {
+      if (lastError) this.log('Redis: reachable again');
+      lastError = null;
+    });
     this.parts.on('error', onError);
     this.assembler.on('error', onError);
     this.jobsQueue.on('error', onError);
