@@ -16,7 +16,7 @@ import { REPO_ROOT } from '../server/serviceProcess.js';
 
 const require = createRequire(import.meta.url);
 const composePath = join(REPO_ROOT, 'docker-compose.yml');
-const compose = parse(readFileSync(composePath, 'utf8'), { merge: true });
+const compose = parse(readFileSync(composePath, 'utf8'), { merge: true }) as any;
 
 function withoutIdLabels(node: unknown): any {
   if (Array.isArray(node)) return node.map(withoutIdLabels);

@@ -74,6 +74,18 @@ export function startWorker(env: Record<string, string>, namespace?: string): Wo
   return { pid: child.pid!, output: () => output, exit, jobChildren: () => jobProcesses(child.pid!) };
 }
 
+/** Kills every worker still running (SIGKILL) and waits for their exits. */
+export async function killWorkers(workers: readonly WorkerProcess[]): Promise<void> {
+  for (const worker of workers) {
+    try {
+      process.kill(worker.pid, 'SIGKILL');
+    } catch {
+      /* already gone */
+    }
+    await worker.exit;
+  }
+}
+
 /** Environment of a worker on the data of `root` (as the service's), its Redis, a short lock for fast takeover. */
 export function workerEnv(root: string, redisUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   const inherited = Object.fromEntries(

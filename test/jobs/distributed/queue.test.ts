@@ -16,7 +16,7 @@ import { startRedis, type TestRedis } from '../../helpers/redisServer.js';
 import { waitFor } from '../../helpers/wait.js';
 import { alive } from '../../server/serviceProcess.js';
 import { getJson, startTestService, submit, type TestService } from '../../server/helpers.js';
-import { assertSameProducts, makeSplitDem, singleHostRun, SPLIT_PARAMS, startWorker, workerEnv, type WorkerProcess } from './helpers.js';
+import { assertSameProducts, makeSplitDem, singleHostRun, SPLIT_PARAMS, killWorkers, startWorker, workerEnv, type WorkerProcess } from './helpers.js';
 
 describe('distributed queue (Redis, two workers)', () => {
   const root = mkdtempSync(join(tmpdir(), 'eemt-dist-'));
@@ -54,14 +54,7 @@ describe('distributed queue (Redis, two workers)', () => {
     await singleHostRun(demPath, reference);
   });
   after(async () => {
-    for (const worker of workers) {
-      try {
-        process.kill(worker.pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-      await worker.exit;
-    }
+    await killWorkers(workers);
     await service?.stop();
     await redis?.close();
     rmSync(root, { recursive: true, force: true });

@@ -15,7 +15,7 @@ import { startRedis, type TestRedis } from '../../helpers/redisServer.js';
 import { waitFor } from '../../helpers/wait.js';
 import { alive } from '../../server/serviceProcess.js';
 import { getJson, startTestService, submit, type TestService } from '../../server/helpers.js';
-import { assertSameProducts, makeSplitDem, singleHostRun, SPLIT_PARAMS, startWorker, workerEnv, type WorkerProcess } from './helpers.js';
+import { assertSameProducts, makeSplitDem, singleHostRun, SPLIT_PARAMS, killWorkers, startWorker, workerEnv, type WorkerProcess } from './helpers.js';
 
 describe('workers on two hosts (network namespaces)', () => {
   const root = mkdtempSync(join(tmpdir(), 'eemt-hosts-'));
@@ -40,14 +40,7 @@ describe('workers on two hosts (network namespaces)', () => {
     await singleHostRun(demPath, reference);
   });
   after(async () => {
-    for (const worker of workers) {
-      try {
-        process.kill(worker.pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-      await worker.exit;
-    }
+    await killWorkers(workers);
     await service?.stop();
     await redis?.close();
     for (const network of networks) network.close();
