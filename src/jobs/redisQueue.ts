@@ -177,8 +177,12 @@ export class RedisJobQueue implements JobQueue {
     await this.jobsQueue.remove(id, { removeChildren: true }).catch(() => 0);
   }
 
+  /**
+   * Whether a part of the job runs on a worker, as of the last round; a job recorded as running counts too, since
+   * its parts go on while this service is away (start-up must not take their scratch space for an orphan's).
+   */
   isActive(id: string): boolean {
-    return this.active.has(id);
+    return this.active.has(id) || this.store.get(id)?.status === 'running';
   }
 
   runningIds(): string[] {
