@@ -46,6 +46,9 @@ export interface ChildJobSpec {
   readonly days?: readonly number[];
 }
 
+/** Environment variable with the pid of the process that started a plain-process job child (its watchdog's parent). */
+export const PARENT_PID_VARIABLE = 'JOB_PARENT_PID';
+
 export function encodeMessage(message: ChildMessage): string {
   return JSON.stringify(message) + '\n';
 }
