@@ -14,6 +14,8 @@
 //                    writing; against the --baseline build when one is given)
 //   --rsun           also time GRASS r.sun on mcn_10m (bench/rsun.mjs: sampled days, step 0.25 h,
 //                    nprocs 2, extrapolated to the year) and report its time over ours
+//   --scale-out      instead of the ladder: the distributed queue, one worker against two workers (one thread
+//                    each) on the 2.5 m DEM (bench/scale-out.bench.mjs; --step and --parts are passed on)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
@@ -29,6 +31,9 @@ const { values: args } = parseArgs({
     baseline: { type: 'string' },
     rsun: { type: 'boolean', default: false },
     kernel: { type: 'boolean', default: false },
+    'scale-out': { type: 'boolean', default: false },
+    step: { type: 'string' },
+    parts: { type: 'string' },
   },
 });
 if (args.ladder !== 'quick' && args.ladder !== 'full') throw new Error(`--ladder must be quick or full, got ${args.ladder}`);
@@ -56,6 +61,13 @@ function demFor(c) {
     execFileSync('mv', [`${path}.part.tif`, path]);
   }
   return path;
+}
+
+if (args['scale-out']) {
+  const dem = demFor(CASES.find((c) => c.name === 'mcn_2m5'));
+  const passed = [...(args.step ? ['--step', args.step] : []), ...(args.parts ? ['--parts', args.parts] : [])];
+  const run = spawnSync(process.execPath, [here('./scale-out.bench.mjs'), '--dem', dem, ...passed], { stdio: 'inherit' });
+  process.exit(run.status ?? 1);
 }
 
 /** Runs one case in its own process with the build at `root` (undefined = this checkout). */

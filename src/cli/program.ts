@@ -236,6 +236,15 @@ export function buildProgram(): Command {
         throw new UsageError(`${summary.failed.length} of ${summary.cells} points could not be downloaded; run the same command again to fetch only what is missing`);
       }
     });
+  program
+    .command('worker')
+    .description('a worker of the distributed job queue: runs job parts from the Redis at $EEMT_REDIS_URL until SIGTERM (docs/scale-out.md)')
+    .action(async () => {
+      // Loaded only here: the other commands need neither BullMQ nor a job runtime.
+      const { runWorker } = await import('../worker/run.js');
+      const code = await runWorker();
+      if (code !== 0) process.exit(code);
+    });
   return program;
 }
 

@@ -5,17 +5,19 @@
  * Progress bands (an integer that never goes back): 0–10 queueing and runtime start-up, 10–90 the workflow's
  * own progress mapped linearly, 90–100 collecting the results; 100 only when the job has completed.
  */
-import { constants, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { JOB_LOG_FLAGS } from './jobLog.js';
 import { rm } from 'node:fs/promises';
 import type { ChildMessage } from '../runtime/protocol.js';
 import type { JobExit, JobRuntime, RunningJob } from '../runtime/types.js';
-import { resultFiles } from './results.js';
+import type { JobQueue, QueueStatus } from './queue.js';
+import { collectResults } from './completion.js';
 import type { JobPaths } from './paths.js';
 import type { JobStore } from './store.js';
-import type { JobRecord } from './types.js';
+import { workflowParamsOf, type JobRecord } from './types.js';
 
-/** Open flags of job.log (numeric flags are accepted by fs.open; the typings only list strings). */
-const LOG_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
+/** Numeric open flags are accepted by fs.open; the typings only list strings. */
+const LOG_FLAGS = JOB_LOG_FLAGS;
 
 export const CANCELLED_MESSAGE = 'Cancelled by user';
 export const INTERRUPTED_MESSAGE = 'Interrupted: the service stopped while the job was running; please resubmit it';
@@ -49,7 +51,8 @@ function timestamp(): string {
   return new Date().toISOString();
 }
 
-export class JobScheduler {
+/** The embedded queue: jobs run on the service's own host, through its runtime. */
+export class JobScheduler implements JobQueue {
   private readonly store: JobStore;
   private readonly runtime: JobRuntime;
   private readonly paths: JobPaths;
@@ -94,6 +97,17 @@ export class JobScheduler {
     this.pump();
   }
 
+  async runnableProblem(): Promise<string | null> {
+    return this.runtime.check();
+  }
+
+  /** Nothing to drop: the queue is the job database itself. */
+  async discard(): Promise<void> {}
+
+  status(): Promise<QueueStatus> {
+    return this.runtime.status();
+  }
+
   /** Starts pending jobs while slots are free. */
   private pump(): void {
     if (this.closed) return;
@@ -131,13 +145,7 @@ export class JobScheduler {
     let done: Extract<ChildMessage, { type: 'done' }> | null = null;
     let error: string | null = null;
     try {
-      const params = {
-        step: job.parameters.step,
-        linke_value: job.parameters.linke_value,
-        albedo_value: job.parameters.albedo_value,
-        num_threads: job.parameters.num_threads,
-        ...(job.workflow_type === 'eemt' ? { start_year: job.parameters.start_year, end_year: job.parameters.end_year } : {}),
-      };
+      const params = workflowParamsOf(job);
       const usesClimateFile = job.parameters.climate_source?.type === 'user';
       active.handle = await this.runtime.start(
         {
@@ -182,7 +190,7 @@ export class JobScheduler {
 
       if (active.cancelled) return;
       if (exit.code === 0 && done) {
-        await this.collect(id, write);
+        await collectResults(this.store, this.paths, id, write);
         return;
       }
       this.store.fail(id, error ?? exit.lost ?? this.exitMessage(exit));
@@ -202,20 +210,6 @@ export class JobScheduler {
     if (signal === 'SIGKILL' || code === 137) return `The job process was killed (out of memory? the limit is ${limit})`;
     if (signal) return `The job process was stopped by signal ${signal}`;
     return `The job process exited with code ${code} without finishing`;
-  }
-
-  /** 90–100: checks the outputs are there, then completes the job. */
-  private async collect(id: string, write: (line: string) => void): Promise<void> {
-    this.store.setProgress(id, 90, 'collecting results');
-    const files = await resultFiles(this.paths.outputDir(id));
-    if (files.length === 0) {
-      this.store.fail(id, 'The workflow finished without producing any output');
-      return;
-    }
-    write(`${files.length} result files`);
-    this.store.setProgress(id, 95, 'cleaning up');
-    await rm(this.paths.tempDir(id), { recursive: true, force: true }).catch(() => undefined);
-    if (this.store.complete(id)) write('completed');
   }
 
   /**

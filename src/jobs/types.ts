@@ -32,6 +32,18 @@ export interface JobRecord {
   readonly data_deleted_at: string | null;
 }
 
+/** The workflow parameters of `job` (the years only for eemt jobs). */
+export function workflowParamsOf(job: Pick<JobRecord, 'workflow_type' | 'parameters'>): WorkflowParams {
+  const p = job.parameters;
+  return {
+    step: p.step,
+    linke_value: p.linke_value,
+    albedo_value: p.albedo_value,
+    num_threads: p.num_threads,
+    ...(job.workflow_type === 'eemt' ? { start_year: p.start_year, end_year: p.end_year } : {}),
+  };
+}
+
 export interface NewJob {
   readonly id: string;
   readonly workflow_type: WorkflowType;

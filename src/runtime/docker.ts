@@ -19,8 +19,9 @@ import { lineSplitter, parseMessage, type ChildJobSpec } from './protocol.js';
 import { forwardedWorkflowSettings } from './workflowSettings.js';
 import { climateSpec } from './spawnChild.js';
 import {
-  containerName,
+  launchContainerName,
   RuntimeUnavailableError,
+  specFileName,
   type JobExit,
   type JobHandlers,
   type JobLaunch,
@@ -131,7 +132,7 @@ export class DockerRuntime implements JobRuntime {
   createOptions(launch: JobLaunch): Docker.ContainerCreateOptions {
     const binds = [
       `${join(launch.jobDir, 'output')}:/job/output:rw`,
-      `${join(launch.jobDir, 'job.json')}:/job/job.json:ro`,
+      `${join(launch.jobDir, specFileName(launch))}:/job/job.json:ro`,
       `${dirname(launch.demPath)}:/input:ro`,
       `${launch.tempDir}:/scratch:rw`,
     ];
@@ -142,7 +143,7 @@ export class DockerRuntime implements JobRuntime {
     for (const [name, value] of Object.entries(forwardedWorkflowSettings())) env.push(`${name}=${value}`);
     const user = jobUser();
     return {
-      name: containerName(launch.jobId),
+      name: launchContainerName(launch),
       Image: this.image,
       Cmd: ['node', `--max-old-space-size=${heapMegabytesFor(this.limits.memoryBytes)}`, this.childPath, '/job/job.json'],
       Env: env,
@@ -180,8 +181,9 @@ export class DockerRuntime implements JobRuntime {
       outDir: '/job/output',
       params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, this.limits.cpus) },
       ...(this.limits.maxDemCells !== undefined ? { maxDemCells: this.limits.maxDemCells } : {}),
+      ...(launch.part ? { days: launch.part.days } : {}),
     };
-    await writeFile(join(launch.jobDir, 'job.json'), JSON.stringify(spec, null, 2) + '\n');
+    await writeFile(join(launch.jobDir, specFileName(launch)), JSON.stringify(spec, null, 2) + '\n');
     if (process.getuid?.() === 0) {
       const { uid, gid } = jobUser();
       await lchown(outputDir, uid, gid);

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { format } from 'node:util';
 import { explainedByMessage, runWorkflow } from '../workflows/index.js';
-import { encodeMessage, type ChildJobSpec, type ChildMessage } from './protocol.js';
+import { encodeMessage, PARENT_PID_VARIABLE, type ChildJobSpec, type ChildMessage } from './protocol.js';
 
 const writeProtocol = process.stdout.write.bind(process.stdout);
 function send(message: ChildMessage): void {
@@ -42,10 +42,14 @@ async function main(): Promise<number> {
   process.once('SIGTERM', () => controller.abort(new Error('Cancelled')));
   process.once('SIGINT', () => controller.abort(new Error('Cancelled')));
 
-  // Stop if the service goes away without telling us (a sandbox is killed with it; a plain process is not).
-  const parent = process.ppid;
+  // Stop if the service goes away without telling us (a sandbox is killed with it; a plain process is not). The
+  // plain-process runtime names its pid, so a parent that died before this line is noticed too; a child whose
+  // work does not end on the abort exits a few seconds later all the same.
+  const parent = Number(process.env[PARENT_PID_VARIABLE]) || process.ppid;
   const watchdog = setInterval(() => {
-    if (process.ppid !== parent) controller.abort(new Error('service went away'));
+    if (process.ppid === parent) return;
+    controller.abort(new Error('service went away'));
+    setTimeout(() => process.exit(1), 5000).unref();
   }, 2000);
   watchdog.unref();
 
@@ -60,6 +64,7 @@ async function main(): Promise<number> {
       outDir: spec.outDir,
       params: spec.params,
       ...(spec.maxDemCells !== undefined ? { maxDemCells: spec.maxDemCells } : {}),
+      ...(spec.days ? { days: spec.days } : {}),
       signal: controller.signal,
       onProgress: (update) => {
         lastFraction = Math.max(lastFraction, Math.min(1, Math.max(0, update.fraction)));

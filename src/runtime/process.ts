@@ -3,6 +3,7 @@
  * Only the heap size and the thread count are limited. For platforms without bubblewrap or Docker; the system
  * status reports it as `process` so nobody mistakes it for isolation.
  */
+import { PARENT_PID_VARIABLE } from './protocol.js';
 import { childEnv, childNodeArgs, defaultChildEntry, LocalJobs, spawnJobProcess, writeHostSpec } from './spawnChild.js';
 import { type JobHandlers, type JobLaunch, type JobRuntime, type RunningJob, type RuntimeLimits, type RuntimeStatus } from './types.js';
 
@@ -33,7 +34,7 @@ export class ProcessRuntime implements JobRuntime {
     const job = spawnJobProcess(
       process.execPath,
       childNodeArgs(this.entry, specPath, this.limits),
-      { cwd: launch.jobDir, env: childEnv(launch, this.limits) },
+      { cwd: launch.jobDir, env: { ...childEnv(launch, this.limits), [PARENT_PID_VARIABLE]: String(process.pid) } },
       handlers,
     );
     return this.jobs.track(launch.jobId, job);

@@ -45,7 +45,12 @@ export interface ChildJobSpec {
   readonly params: WorkflowParams;
   /** Largest DEM the job may read [cells]; no limit when absent. */
   readonly maxDemCells?: number;
+  /** Days of year to compute (a part of a split sol job); all when absent. */
+  readonly days?: readonly number[];
 }
+
+/** Environment variable with the pid of the process that started a plain-process job child (its watchdog's parent). */
+export const PARENT_PID_VARIABLE = 'JOB_PARENT_PID';
 
 export function encodeMessage(message: ChildMessage): string {
   return JSON.stringify(message) + '\n';

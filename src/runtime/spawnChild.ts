@@ -6,7 +6,7 @@ import { nodeArgsFor, siblingModuleUrl } from '../util/modules.js';
 import { heapMegabytesFor, threadsFor } from './limits.js';
 import { lineSplitter, parseMessage, type ChildJobSpec } from './protocol.js';
 import { availableParallelism, totalmem } from 'node:os';
-import { containerName, type JobExit, type JobHandlers, type JobLaunch, type RunningJob, type RuntimeLimits, type RuntimeStatus } from './types.js';
+import { containerName, specFileName, type JobExit, type JobHandlers, type JobLaunch, type RunningJob, type RuntimeLimits, type RuntimeStatus } from './types.js';
 import { forwardedWorkflowSettings } from './workflowSettings.js';
 
 /** The module the child process runs: the job child, or (in tests) another script speaking the same protocol. */
@@ -36,8 +36,9 @@ export async function writeHostSpec(launch: JobLaunch, limits: RuntimeLimits): P
     outDir,
     params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, limits.cpus) },
     ...(limits.maxDemCells !== undefined ? { maxDemCells: limits.maxDemCells } : {}),
+    ...(launch.part ? { days: launch.part.days } : {}),
   };
-  const specPath = join(launch.jobDir, 'job.json');
+  const specPath = join(launch.jobDir, specFileName(launch));
   await writeFile(specPath, JSON.stringify(spec, null, 2) + '\n');
   return specPath;
 }
@@ -151,18 +152,23 @@ export function spawnJobProcess(
  * host's status report for it.
  */
 export class LocalJobs {
-  private readonly running = new Set<string>();
+  /** Running children per job id (a worker may run several parts of one job). */
+  private readonly running = new Map<string, number>();
 
   /** Counts `job` as running until it ends. */
   track(jobId: string, job: RunningJob): RunningJob {
-    this.running.add(jobId);
-    void job.done.then(() => this.running.delete(jobId));
+    this.running.set(jobId, (this.running.get(jobId) ?? 0) + 1);
+    void job.done.then(() => {
+      const left = (this.running.get(jobId) ?? 1) - 1;
+      if (left > 0) this.running.set(jobId, left);
+      else this.running.delete(jobId);
+    });
     return job;
   }
 
   /** Status of the host running the jobs; `unavailable` says why the runtime cannot start jobs, or null. */
   status(unavailable: string | null): RuntimeStatus {
-    const names = [...this.running].map(containerName);
+    const names = [...this.running.keys()].map(containerName);
     return {
       available: unavailable === null,
       ...(unavailable ? { error: unavailable } : {}),

@@ -37,6 +37,19 @@ export interface JobLaunch {
   readonly cacheDir: string | null;
   /** Whether the job may use the network (eemt downloads climate data; sol never needs it). */
   readonly network: boolean;
+  /** One part of a job split across workers (the distributed queue); absent for a whole job. */
+  readonly part?: JobPart;
+}
+
+/** A part of a job: a name unique within the job, and the days of year it computes (sol). */
+export interface JobPart {
+  readonly name: string;
+  readonly days: readonly number[];
+}
+
+/** The job description file of `launch` in its job folder: `job.json`, or `part-<name>.json` for a part. */
+export function specFileName(launch: JobLaunch): string {
+  return launch.part ? `part-${launch.part.name}.json` : 'job.json';
 }
 
 export interface JobHandlers {
@@ -94,6 +107,11 @@ export interface JobRuntime {
 
 export function containerName(jobId: string): string {
   return `eemt-job-${jobId}`;
+}
+
+/** Name of the container of `launch`: the job's, with the part's name appended for a part. */
+export function launchContainerName(launch: JobLaunch): string {
+  return launch.part ? `${containerName(launch.jobId)}-${launch.part.name}` : containerName(launch.jobId);
 }
 
 /** Thrown by `start` when the runtime cannot run jobs right now. */

@@ -9,7 +9,7 @@ import type { CleanupService } from '../jobs/cleanup.js';
 import { DemChecker } from '../jobs/demCheck.js';
 import { UploadsInProgress } from '../jobs/orphans.js';
 import type { JobPaths } from '../jobs/paths.js';
-import type { JobScheduler } from '../jobs/scheduler.js';
+import type { JobQueue } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import type { JobRuntime } from '../runtime/types.js';
 import { PACKAGE_VERSION } from '../util/version.js';
@@ -32,7 +32,7 @@ export interface AppDeps {
   readonly config: ServiceConfig;
   readonly store: JobStore;
   readonly runtime: JobRuntime;
-  readonly scheduler: JobScheduler;
+  readonly scheduler: JobQueue;
   readonly cleanup: CleanupService;
   readonly paths: JobPaths;
   /** Extra plugins registered at the root (e.g. the browser pages). */
@@ -115,7 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     await scope.register(submitRoutes, { store, scheduler, runtime, paths, maxUploadBytes: config.maxUploadBytes, demChecker, uploads });
     await scope.register(jobRoutes, { store, scheduler, paths });
-    await scope.register(systemRoutes, { runtime, image: config.containerImage });
+    await scope.register(systemRoutes, { runtime, queue: scheduler, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });
   };
   for (const prefix of API_PREFIXES) await app.register(api, { prefix, hide: prefix !== '/api' });

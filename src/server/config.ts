@@ -4,6 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { resolveDaymetBaseUrl, resolveDaymetMaxPoints } from '../climate/daymetSettings.js';
+import { DEFAULT_SPLIT_MIN_CELLS, DEFAULT_SPLIT_PARTS } from '../jobs/partPlan.js';
 import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
 import type { RuntimeChoice } from '../runtime/select.js';
 import { parseDecimal } from '../util/decimal.js';
@@ -40,6 +41,28 @@ export interface ServiceConfig {
   readonly daymetMaxPoints: number;
   /** Largest DEM accepted [cells]: `EEMT_MAX_DEM_CELLS`, by default sized from the job memory limit. */
   readonly maxDemCells: number;
+  /** `EEMT_REDIS_URL`: the distributed queue's Redis; absent or null runs jobs on this host (the embedded queue). */
+  readonly redisUrl?: string | null;
+  /** DEMs from this many cells are split into parts on the distributed queue (`EEMT_SPLIT_MIN_CELLS`). */
+  readonly splitMinCells?: number;
+  /** Parts of a split job (`EEMT_SPLIT_PARTS`). */
+  readonly splitParts?: number;
+}
+
+/** A Redis URL (redis:// or rediss://), or null when the variable is unset. */
+export function redisUrl(env: Env, name: string): string | null {
+  const raw = env[name]?.trim();
+  if (!raw) return null;
+  let url: URL | null = null;
+  try {
+    url = new URL(raw);
+  } catch {
+    /* reported below */
+  }
+  if (!url || !['redis:', 'rediss:'].includes(url.protocol) || !url.hostname || !/^\/?\d*$/.test(url.pathname)) {
+    throw new ConfigError(`${name} must be a Redis URL such as redis://host:6379/0, got "${raw}"`);
+  }
+  return raw;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -150,5 +173,8 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     daymetUrl: wrap('EEMT_DAYMET_URL', () => resolveDaymetBaseUrl(undefined, env)),
     daymetMaxPoints: integer(env, 'EEMT_DAYMET_MAX_POINTS', resolveDaymetMaxPoints(undefined, {}), 1, 1_000_000),
     maxDemCells: integer(env, MAX_DEM_CELLS_SETTING, defaultMaxDemCells(memoryBytes), 9, Number.MAX_SAFE_INTEGER),
+    redisUrl: redisUrl(env, 'EEMT_REDIS_URL'),
+    splitMinCells: integer(env, 'EEMT_SPLIT_MIN_CELLS', DEFAULT_SPLIT_MIN_CELLS, 1, Number.MAX_SAFE_INTEGER),
+    splitParts: integer(env, 'EEMT_SPLIT_PARTS', DEFAULT_SPLIT_PARTS, 1, 12),
   };
 }

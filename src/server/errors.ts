@@ -4,6 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Duplex } from 'node:stream';
+import { QueueUnavailableError } from '../jobs/queue.js';
 import { JobError } from '../jobs/types.js';
 
 export class HttpError extends Error {
@@ -88,6 +89,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
 
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof QueueUnavailableError) {
+      request.log.error(error.message);
+      return reply.code(503).type('application/json').send({ detail: error.message });
+    }
     if (error instanceof HttpError || error instanceof JobError) {
       const status = error instanceof HttpError ? error.statusCode : error.status;
       if (status >= 500) request.log.error({ err: error }, error.detail);

@@ -13,6 +13,9 @@ import { CleanupService } from '../jobs/cleanup.js';
 import type { DemChecker } from '../jobs/demCheck.js';
 import { UploadsInProgress } from '../jobs/orphans.js';
 import { JobPaths } from '../jobs/paths.js';
+import type { JobQueue } from '../jobs/queue.js';
+import { DEFAULT_SPLIT_MIN_CELLS, DEFAULT_SPLIT_PARTS } from '../jobs/partPlan.js';
+import { RedisJobQueue } from '../jobs/redisQueue.js';
 import { JobScheduler } from '../jobs/scheduler.js';
 import { ServiceLock } from '../jobs/serviceLock.js';
 import { JobStore } from '../jobs/store.js';
@@ -28,7 +31,7 @@ export interface Service {
   readonly app: FastifyInstance;
   readonly store: JobStore;
   readonly runtime: JobRuntime;
-  readonly scheduler: JobScheduler;
+  readonly scheduler: JobQueue;
   readonly cleanup: CleanupService;
   readonly paths: JobPaths;
   /** Notes on the runtime choice (why faster runtimes were skipped). */
@@ -89,7 +92,15 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
     info: (message: string) => app.log.info(message),
     error: (message: string) => app.log.error(message),
   };
-  const scheduler = new JobScheduler({ store, runtime, paths, maxConcurrent: config.maxConcurrentJobs, logger });
+  const scheduler: JobQueue = config.redisUrl
+    ? new RedisJobQueue({
+        store,
+        paths,
+        redisUrl: config.redisUrl,
+        split: { minCells: config.splitMinCells ?? DEFAULT_SPLIT_MIN_CELLS, parts: config.splitParts ?? DEFAULT_SPLIT_PARTS },
+        logger,
+      })
+    : new JobScheduler({ store, runtime, paths, maxConcurrent: config.maxConcurrentJobs, logger });
   const uploads = new UploadsInProgress();
   const cleanup = new CleanupService({
     store,

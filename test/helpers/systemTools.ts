@@ -1,5 +1,5 @@
 /**
- * System tools that some tests need: GDAL's command-line tools, bubblewrap, Chromium, curl, unzip, and iproute2 run
+ * System tools that some tests need: GDAL's command-line tools, bubblewrap, Chromium, curl, unzip, redis-server, and iproute2 run
  * as root for network namespaces. Locally, a test whose tool is missing is skipped with a one-line reason. `.ci/run` installs
  * every tool and sets EEMT_TEST_REQUIRE_TOOLS=1: then a missing tool fails the run instead, so CI skips nothing.
  *
@@ -10,7 +10,7 @@
 import { accessSync, constants, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type SystemTool = 'gdal' | 'bwrap' | 'chromium' | 'netns' | 'curl' | 'unzip';
+export type SystemTool = 'gdal' | 'bwrap' | 'chromium' | 'netns' | 'curl' | 'unzip' | 'redis';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -38,13 +38,15 @@ function problem(tool: SystemTool): string | null {
     case 'curl':
     case 'unzip':
       return onPath(tool) ? null : `${tool} not installed`;
+    case 'redis':
+      return onPath('redis-server') ? null : 'redis-server not installed';
     case 'netns':
       if (!onPath('ip')) return 'iproute2 (ip) not installed';
       return process.getuid?.() === 0 ? null : 'network namespaces need root';
   }
 }
 
-export const SYSTEM_TOOLS: readonly SystemTool[] = ['gdal', 'bwrap', 'chromium', 'netns', 'curl', 'unzip'];
+export const SYSTEM_TOOLS: readonly SystemTool[] = ['gdal', 'bwrap', 'chromium', 'netns', 'curl', 'unzip', 'redis'];
 
 /** What is missing of `tools` here, one reason each (empty when everything is there). */
 export function missingTools(tools: readonly SystemTool[]): string[] {

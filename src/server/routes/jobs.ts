@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { NotRegularFileError, tailLines } from '../../jobs/files.js';
 import type { JobPaths } from '../../jobs/paths.js';
 import { resultEntries, zipStream } from '../../jobs/results.js';
-import type { JobScheduler } from '../../jobs/scheduler.js';
+import type { JobQueue } from '../../jobs/queue.js';
 import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord, JobStatus } from '../../jobs/types.js';
 import { badRequest, notFound } from '../errors.js';
@@ -88,7 +88,7 @@ const JobAction = Type.Object({ job_id: Type.String(), status: JobStatusSchema, 
 
 export interface JobRoutesDeps {
   readonly store: JobStore;
-  readonly scheduler: JobScheduler;
+  readonly scheduler: JobQueue;
   readonly paths: JobPaths;
 }
 
@@ -207,6 +207,7 @@ export default async function jobRoutes(app: FastifyInstance, { store, scheduler
     async (request) => {
       const job = jobOr404((request.params as { job_id: string }).job_id);
       if (job.status === 'running' || scheduler.isActive(job.id)) badRequest('Cannot delete a running job; cancel it first');
+      await scheduler.discard(job.id);
       store.delete(job.id);
       for (const dir of paths.allDirs(job.id)) await rm(dir, { recursive: true, force: true });
       return { job_id: job.id, status: job.status, message: 'Job deleted' };

@@ -10,7 +10,7 @@ import type { ClimateSource } from '../../climate/climateOnDem.js';
 import type { DemChecker } from '../../jobs/demCheck.js';
 import type { UploadsInProgress } from '../../jobs/orphans.js';
 import type { JobPaths } from '../../jobs/paths.js';
-import type { JobScheduler } from '../../jobs/scheduler.js';
+import type { JobQueue } from '../../jobs/queue.js';
 import type { JobStore } from '../../jobs/store.js';
 import type { JobParameters } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
@@ -97,7 +97,7 @@ export const NOT_ZIP = 'climate_file must be a ZIP archive (.zip) of monthly Geo
 
 export interface SubmitDeps {
   readonly store: JobStore;
-  readonly scheduler: JobScheduler;
+  readonly scheduler: JobQueue;
   readonly runtime: JobRuntime;
   readonly paths: JobPaths;
   /** Upload size limit of the DEM file [bytes] (setting EEMT_MAX_UPLOAD_MB). */
@@ -159,7 +159,7 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         tags: ['jobs'],
         consumes: ['multipart/form-data'],
         body: SubmitForm,
-        response: { 200: SubmitAck, 400: ErrorDetail, 408: ErrorDetail, 413: ErrorDetail, 422: ErrorDetail, 500: ErrorDetail },
+        response: { 200: SubmitAck, 400: ErrorDetail, 408: ErrorDetail, 413: ErrorDetail, 422: ErrorDetail, 500: ErrorDetail, 503: ErrorDetail },
       },
       // The multipart body is streamed and checked field by field below, against the same schemas.
       validatorCompiler: () => () => true,
@@ -230,7 +230,7 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
           if (error instanceof WorkflowInputError) badRequest(error.message);
           throw error;
         }
-        const runtimeProblem = await runtime.check();
+        const runtimeProblem = await scheduler.runnableProblem();
         if (runtimeProblem) {
           request.log.error(`runtime ${runtime.name} unavailable: ${runtimeProblem}`);
           throw new HttpError(500, `Container execution failed: ${runtime.name} not available`);
@@ -242,7 +242,13 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
           parameters: climateSource ? { ...parameters, climate_source: climateSource } : parameters,
           dem_filename: demFilename.slice(0, 255),
         });
-        scheduler.enqueue();
+        try {
+          await scheduler.enqueue({ id: jobId, cells: verdict.grid.width * verdict.grid.height });
+        } catch (error) {
+          // A job the queue could not take is not kept: the client is told to submit again.
+          store.delete(jobId);
+          throw error;
+        }
         return { job_id: jobId, status: 'submitted' as const };
       } catch (error) {
         await rm(uploadDir, { recursive: true, force: true });

@@ -1,17 +1,26 @@
-/** GET /api/system/status: the job runtime and the machine it runs jobs on. */
+/** GET /api/system/status: the job runtime and the machine it runs jobs on (or the workers, on the distributed queue). */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import type { JobQueue } from '../../jobs/queue.js';
 import type { JobRuntime } from '../../runtime/types.js';
 
+const Worker = Type.Object({
+  id: Type.String({ description: 'Worker id (host and process id)' }),
+  host: Type.String({ description: 'Host name of the worker' }),
+  cpus: Type.Integer({ description: 'CPUs of its host' }),
+  running: Type.Integer({ description: 'Job parts it is running now' }),
+  last_seen: Type.String({ description: 'Time of its last heartbeat (UTC)' }),
+});
+
 export const SystemStatus = Type.Object({
-  container_available: Type.Boolean({ description: 'Whether the job runtime can start jobs' }),
+  container_available: Type.Boolean({ description: 'Whether the job runtime (on the distributed queue: any live worker) can start jobs' }),
   container_stats: Type.Optional(
     Type.Object({
       total_containers: Type.Integer({ description: 'Job containers/sandboxes that exist' }),
       running_jobs: Type.Array(Type.String(), { description: 'Names of running job containers/sandboxes, eemt-job-<job id>' }),
       system_stats: Type.Object({
-        cpus: Type.Integer({ description: 'CPUs of the machine (Docker host) running jobs' }),
-        memory: Type.Integer({ description: 'Total memory of that machine [bytes]' }),
+        cpus: Type.Integer({ description: 'CPUs of the machine (Docker host) running jobs; of all workers on the distributed queue' }),
+        memory: Type.Integer({ description: 'Total memory of that machine [bytes]; of all workers on the distributed queue' }),
         containers_running: Type.Integer({ description: 'Running containers (all, for Docker) or job sandboxes' }),
       }),
     }),
@@ -19,18 +28,21 @@ export const SystemStatus = Type.Object({
   image_name: Type.String({ description: 'Workflow container image (CONTAINER_IMAGE)' }),
   runtime: Type.String({ description: 'Active runtime: docker, bubblewrap or process (no isolation)' }),
   isolated: Type.Boolean({ description: 'Whether jobs run isolated from the service (false for process)' }),
+  workers: Type.Optional(Type.Array(Worker, { description: 'Live workers of the distributed queue (EEMT_REDIS_URL only)' })),
   error: Type.Optional(Type.String({ description: 'Why the runtime is not reachable (only when unavailable)' })),
 });
 
-export default async function systemRoutes(app: FastifyInstance, { runtime, image }: { runtime: JobRuntime; image: string }) {
+export default async function systemRoutes(app: FastifyInstance, { runtime, queue, image }: { runtime: JobRuntime; queue: JobQueue; image: string }) {
   app.get(
     '/system/status',
     { schema: { summary: 'Runtime and system status', tags: ['system'], response: { 200: SystemStatus } } },
     async () => {
-      const status = await runtime.status();
-      const base = { image_name: image, runtime: runtime.name, isolated: runtime.isolated };
+      const status = await queue.status();
+      const workers = status.workers?.map(({ id, host, cpus, running, last_seen }) => ({ id, host, cpus, running, last_seen }));
+      const base = { image_name: image, runtime: runtime.name, isolated: runtime.isolated, ...(workers ? { workers } : {}) };
       if (!status.available) {
-        return { container_available: false, error: `${runtime.name} runtime not reachable: ${status.error ?? 'unknown reason'}`, ...base };
+        const where = workers ? 'job queue' : `${runtime.name} runtime`;
+        return { container_available: false, error: `${where} not reachable: ${status.error ?? 'unknown reason'}`, ...base };
       }
       return {
         container_available: true,

@@ -1,0 +1,62 @@
+/**
+ * How a job is split into parts for the distributed queue. A large `sol` job is split by ranges of whole months:
+ * each part computes its days (the `days` option of the solar year) and writes their daily maps and the monthly
+ * sums of its months, so the parts together write exactly the files of a single run, with the same values.
+ * Other jobs, and DEMs under the split threshold, are one part.
+ */
+import { MONTH_LENGTHS } from '../workflows/sol/products.js';
+import type { WorkflowType } from '../workflows/types.js';
+
+/** Default of `EEMT_SPLIT_MIN_CELLS`: DEMs from this many cells (about 700 × 700) are split. */
+export const DEFAULT_SPLIT_MIN_CELLS = 500_000;
+/** Default of `EEMT_SPLIT_PARTS`: parts of a split job (each recomputes the terrain horizons, about 8 % of a run). */
+export const DEFAULT_SPLIT_PARTS = 4;
+
+export interface PartPlan {
+  /** Unique within the job: `all`, or the month range such as `m01-03`. */
+  readonly name: string;
+  /** Days of year 1–365 of the part; null for the whole workflow. */
+  readonly days: readonly number[] | null;
+  /** Share of the job's work (the days' share of the year), for the combined progress. */
+  readonly weight: number;
+}
+
+export interface SplitSettings {
+  readonly minCells: number;
+  readonly parts: number;
+}
+
+const pad = (n: number) => String(n).padStart(2, '0');
+
+/** Contiguous month ranges (0-based, inclusive) with day counts as equal as whole months allow. */
+export function monthRanges(parts: number): [number, number][] {
+  const count = Math.max(1, Math.min(12, Math.floor(parts)));
+  const ranges: [number, number][] = [];
+  let first = 0;
+  let cumulative = 0;
+  for (let month = 0; month < 12; month++) {
+    cumulative += MONTH_LENGTHS[month]!;
+    const target = ((ranges.length + 1) * 365) / count;
+    const monthsLeft = 11 - month;
+    const rangesLeft = count - ranges.length - 1;
+    // Close the range at the month end nearest its share of the year, keeping a month for every later range.
+    const closeHere = month === 11 || monthsLeft === rangesLeft || (rangesLeft > 0 && Math.abs(cumulative - target) <= Math.abs(cumulative + MONTH_LENGTHS[month + 1]! - target));
+    if (closeHere) {
+      ranges.push([first, month]);
+      first = month + 1;
+    }
+  }
+  return ranges;
+}
+
+/** The parts of a job of `type` on a DEM of `cells` cells. */
+export function planParts(type: WorkflowType, cells: number, split: SplitSettings): PartPlan[] {
+  if (type !== 'sol' || cells < split.minCells || split.parts <= 1) return [{ name: 'all', days: null, weight: 1 }];
+  const startDay = (month: number) => MONTH_LENGTHS.slice(0, month).reduce((a, b) => a + b, 0) + 1;
+  return monthRanges(split.parts).map(([first, last]) => {
+    const start = startDay(first);
+    const end = startDay(last + 1) - 1;
+    const days = Array.from({ length: end - start + 1 }, (_, i) => start + i);
+    return { name: `m${pad(first + 1)}-${pad(last + 1)}`, days, weight: days.length / 365 };
+  });
+}

@@ -1,0 +1,282 @@
+/**
+ * A worker of the distributed queue (`eemt worker`): takes job parts from the `eemt-parts` queue and runs each in
+ * the job child through its runtime (the same runtimes as the service), so its own event loop stays free to renew
+ * the parts' locks; reports progress as BullMQ progress, appends to the job's `job.log` on the shared storage,
+ * stops a part within seconds when its job is cancelled, and assembles finished jobs (`eemt-jobs` queue). A
+ * heartbeat key in Redis tells the service it is alive. It never opens the service's database.
+ */
+import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { rm } from 'node:fs/promises';
+import { availableParallelism, hostname, totalmem } from 'node:os';
+import { join } from 'node:path';
+import {
+  HEARTBEAT_INTERVAL_MS,
+  HEARTBEAT_TTL_S,
+  JOBS_QUEUE,
+  MAX_STALLED_COUNT,
+  PARTS_QUEUE,
+  cancelledKey,
+  redisConnection,
+  workerKey,
+  type AssembleData,
+  type PartData,
+  type PartProgress,
+} from '../jobs/distributed.js';
+import { appendJobLog } from '../jobs/jobLog.js';
+import type { JobPaths } from '../jobs/paths.js';
+import type { WorkerInfo } from '../jobs/queue.js';
+import { resultFiles } from '../jobs/results.js';
+import { CANCELLED_MESSAGE } from '../jobs/scheduler.js';
+import type { ChildMessage } from '../runtime/protocol.js';
+import { containerName, type JobExit, type JobLaunch, type JobRuntime, type RunningJob } from '../runtime/types.js';
+
+/** How often a running part checks whether its job was cancelled [ms]. */
+const CANCEL_POLL_MS = 500;
+/** Progress and log lines are sent at most this often [ms]. */
+const REPORT_INTERVAL_MS = 500;
+
+export interface PartWorkerOptions {
+  readonly redisUrl: string;
+  readonly paths: JobPaths;
+  readonly runtime: JobRuntime;
+  readonly concurrency: number;
+  readonly lockMs: number;
+  readonly log?: (line: string) => void;
+}
+
+interface ActivePart {
+  readonly jobId: string;
+  handle: RunningJob | null;
+  stopReason: string | null;
+}
+
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** The user's message for a part's child that ended without finishing. */
+function exitMessage(exit: JobExit, runtime: JobRuntime): string {
+  if (exit.lost) return exit.lost;
+  if (exit.outOfMemory || exit.signal === 'SIGKILL' || exit.code === 137) {
+    return `The job process was killed (out of memory? the limit is ${Math.round(runtime.limits.memoryBytes / 1024 ** 2)} MiB)`;
+  }
+  if (exit.signal) return `The job process was stopped by signal ${exit.signal}`;
+  return `The job process exited with code ${exit.code} without finishing`;
+}
+
+export class PartWorker {
+  readonly id = `${hostname()}-${process.pid}`;
+  private readonly options: PartWorkerOptions;
+  private readonly redis: Redis;
+  private readonly parts: Worker<PartData>;
+  private readonly assembler: Worker<AssembleData>;
+  private readonly jobsQueue: Queue;
+  /** Running parts by their BullMQ id. */
+  private readonly active = new Map<string, ActivePart>();
+  private heartbeat: NodeJS.Timeout | null = null;
+  private runtimeProblem: string | null = null;
+  /** Set when the worker stops without finishing its parts: they must stay active for the others to take over. */
+  private abandoning = false;
+
+  constructor(options: PartWorkerOptions) {
+    this.options = options;
+    this.redis = redisConnection(options.redisUrl, { failFast: false });
+    const connection = this.redis;
+    const settings = {
+      connection,
+      autorun: false,
+      lockDuration: options.lockMs,
+      stalledInterval: options.lockMs,
+      maxStalledCount: MAX_STALLED_COUNT,
+    };
+    this.parts = new Worker<PartData>(PARTS_QUEUE, (job) => this.runPart(job), { ...settings, concurrency: options.concurrency });
+    this.assembler = new Worker<AssembleData>(JOBS_QUEUE, (job) => this.assemble(job), { ...settings, concurrency: 1 });
+    this.jobsQueue = new Queue(JOBS_QUEUE, { connection });
+    // Logged once per problem (ioredis reports every reconnection attempt while Redis is away).
+    let lastError: string | null = null;
+    const onError = (error: Error) => {
+      if (error.message !== lastError) this.log(`Redis: ${error.message}`);
+      lastError = error.message;
+    };
+    this.redis.on('ready', () => {
+      if (lastError) this.log('Redis: reachable again');
+      lastError = null;
+    });
+    this.parts.on('error', onError);
+    this.assembler.on('error', onError);
+    this.jobsQueue.on('error', onError);
+    this.redis.on('error', onError);
+    // A part whose lock could not be renewed may already be another worker's: stop it here, never run it twice.
+    this.parts.on('lockRenewalFailed', (ids: string[]) => {
+      for (const id of ids) this.stop(id, 'its lock was lost (Redis unreachable); another worker will take it over');
+    });
+    this.parts.on('failed', (job) => {
+      if (job && this.isCancellation(job.failedReason)) void this.removeCancelled(job.data.jobId);
+    });
+  }
+
+  private log(line: string): void {
+    (this.options.log ?? ((text: string) => process.stderr.write(`${new Date().toISOString()} ${text}\n`)))(line);
+  }
+
+  /** Starts taking parts and beating. */
+  async start(): Promise<void> {
+    this.runtimeProblem = await this.options.runtime.check();
+    await this.beat();
+    this.heartbeat = setInterval(() => void this.beat(), HEARTBEAT_INTERVAL_MS);
+    void this.parts.run();
+    void this.assembler.run();
+    this.log(`worker ${this.id}: ${this.options.runtime.name} runtime, ${this.options.concurrency} part(s) at once, lock ${this.options.lockMs} ms`);
+  }
+
+  info(): WorkerInfo {
+    return {
+      id: this.id,
+      host: hostname(),
+      cpus: availableParallelism(),
+      running: this.active.size,
+      last_seen: new Date().toISOString(),
+      runtime: this.options.runtime.name,
+      runtime_available: this.runtimeProblem === null,
+      running_jobs: [...new Set([...this.active.values()].map((a) => containerName(a.jobId)))].sort(),
+      memory_bytes: totalmem(),
+    };
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      await this.redis.set(workerKey(this.id), JSON.stringify(this.info()), 'EX', HEARTBEAT_TTL_S);
+    } catch (error) {
+      this.log(`heartbeat: ${errorText(error)}`);
+    }
+  }
+
+  private stop(bullId: string, reason: string): void {
+    const part = this.active.get(bullId);
+    if (!part || part.stopReason) return;
+    part.stopReason = reason;
+    this.log(`part ${bullId}: stopping: ${reason}`);
+    part.handle?.kill();
+  }
+
+  private isCancellation(reason: string | undefined): boolean {
+    return reason === CANCELLED_MESSAGE;
+  }
+
+  /** A cancelled job's flow leaves the queue once none of its parts is held by a worker. */
+  private async removeCancelled(jobId: string): Promise<void> {
+    await this.jobsQueue.remove(jobId, { removeChildren: true }).catch(() => 0);
+  }
+
+  private async cancelled(jobId: string): Promise<boolean> {
+    try {
+      return (await this.redis.exists(cancelledKey(jobId))) === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Runs one part in the job child; resolves when it wrote its products, throws with the user's message otherwise. */
+  private async runPart(job: Job<PartData>): Promise<{ files: number }> {
+    const { jobId, workflowType, params, part, climateFileName } = job.data;
+    if (await this.cancelled(jobId)) throw new UnrecoverableError(CANCELLED_MESSAGE);
+    const { paths, runtime } = this.options;
+    const bullId = job.id!;
+    const active: ActivePart = { jobId, handle: null, stopReason: null };
+    this.active.set(bullId, active);
+    const tempDir = join(paths.tempDir(jobId), part.name);
+    const prefix = `[part ${part.name} on ${this.id}]`;
+    await appendJobLog(paths.logPath(jobId), [`${prefix} started (${runtime.name} runtime${job.attemptsStarted > 1 ? `, attempt ${job.attemptsStarted}` : ''})`]);
+    let lines: string[] = [];
+    let progress: PartProgress = { fraction: 0, message: 'starting', runtime: runtime.name, host: hostname() };
+    let reported = -1;
+    const report = async () => {
+      const pending = lines;
+      lines = [];
+      if (pending.length > 0) await appendJobLog(paths.logPath(jobId), pending);
+      if (progress.fraction !== reported) {
+        reported = progress.fraction;
+        await job.updateProgress({ ...progress }).catch((error: unknown) => this.log(`part ${bullId}: progress: ${errorText(error)}`));
+      }
+    };
+    let done = false;
+    let error: string | null = null;
+    const onMessage = (message: ChildMessage) => {
+      if (message.type === 'progress') progress = { ...progress, fraction: Math.max(progress.fraction, message.fraction), message: message.message };
+      else if (message.type === 'done') done = true;
+      else if (message.type === 'error') {
+        error = message.message;
+        lines.push(`${prefix} error: ${message.message}`);
+      }
+    };
+    const launch: JobLaunch = {
+      jobId,
+      workflowType,
+      params,
+      demPath: paths.demPath(jobId),
+      jobDir: paths.jobDir(jobId),
+      tempDir,
+      ...(climateFileName !== undefined ? { climatePath: paths.climatePath(jobId), climateFileName } : {}),
+      // eemt jobs with their own climate grids need neither the Daymet cache nor the network
+      cacheDir: workflowType === 'eemt' && climateFileName === undefined ? paths.dirs.cacheDir : null,
+      network: workflowType === 'eemt' && climateFileName === undefined,
+      ...(part.days ? { part: { name: part.name, days: part.days } } : {}),
+    };
+    const timer = setInterval(() => {
+      void report();
+      void this.cancelled(jobId).then((yes) => yes && this.stop(bullId, 'the job was cancelled'));
+    }, Math.min(CANCEL_POLL_MS, REPORT_INTERVAL_MS));
+    try {
+      active.handle = await runtime.start(launch, { onMessage, onLog: (line) => lines.push(`${prefix} ${line}`) });
+      if (active.stopReason) active.handle.kill();
+      const exit = await active.handle.done;
+      lines.push(`${prefix} job process exited (code ${exit.code}, signal ${exit.signal})`);
+      if (this.abandoning) await new Promise<never>(() => undefined);
+      if (await this.cancelled(jobId)) throw new UnrecoverableError(CANCELLED_MESSAGE);
+      if (active.stopReason) throw new Error(`The part ${part.name} was stopped: ${active.stopReason}`);
+      if (exit.code === 0 && done) {
+        progress = { ...progress, fraction: 1, message: 'part done' };
+        return { files: 1 };
+      }
+      // The workflow's own errors (bad input) would fail again elsewhere: no retry.
+      throw new UnrecoverableError(error ?? exitMessage(exit, runtime));
+    } finally {
+      clearInterval(timer);
+      this.active.delete(bullId);
+      await report();
+      await rm(tempDir, { recursive: true, force: true }).catch(() => undefined);
+      void this.beat();
+    }
+  }
+
+  /** The parent of a job's parts: every part has finished; checks the job's outputs are there. */
+  private async assemble(job: Job<AssembleData>): Promise<{ files: number }> {
+    const { jobId, parts } = job.data;
+    if (await this.cancelled(jobId)) throw new UnrecoverableError(CANCELLED_MESSAGE);
+    const files = await resultFiles(this.options.paths.outputDir(jobId));
+    if (files.length === 0) throw new UnrecoverableError('The workflow finished without producing any output');
+    await appendJobLog(this.options.paths.logPath(jobId), [`[assemble on ${this.id}] ${parts.length} part(s) done, ${files.length} result files`]);
+    await rm(this.options.paths.tempDir(jobId), { recursive: true, force: true }).catch(() => undefined);
+    return { files: files.length };
+  }
+
+  /**
+   * Stops taking parts. With `abandon`, running parts' children are killed and their parts left to the stalled-job
+   * recovery of the other workers (a worker told to stop must not hold hours of work); else waits for them.
+   */
+  async close(abandon = false): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    if (abandon) {
+      this.abandoning = true;
+      for (const part of this.active.values()) part.handle?.kill();
+      await Promise.allSettled([...this.active.values()].map((part) => part.handle?.done));
+    }
+    await this.redis.del(workerKey(this.id)).catch(() => 0);
+    if (abandon) {
+      // The parts stay active in Redis until their locks expire; the other workers take them over then.
+      this.redis.disconnect();
+      return;
+    }
+    await Promise.allSettled([this.parts.close(), this.assembler.close(), this.jobsQueue.close()]);
+    this.redis.disconnect();
+  }
+}
