@@ -3,24 +3,68 @@
  *   eemt sol <dem.tif> --out <dir> [--step 15] [--linke 3] [--albedo 0.2] [--threads N] [--days 1-31,172] [--tile-size N]
  *   eemt eemt <dem.tif> --out <dir> --start-year 2020 --end-year 2020 [solar options] [--cache <dir>] [--daymet-url <url>]
  * Parameter ranges are those of the service (step 3–60 min, linke 1–8, albedo 0–1, threads 1–32); a value
- * outside its range is an error, not a clamp. User errors (bad parameters, unreadable DEM, DEM outside Daymet
- * coverage or over the point limit, failed climate download) print one line and exit 2.
+ * outside its range is an error naming the flag (`--linke must be in 1–8; got 9`), not a clamp. User errors
+ * (bad options, unreadable DEM, DEM outside Daymet coverage or over the point limit, failed climate download)
+ * print one line and exit 2; a failed run removes the output folder it created. `eemt --version` prints the version.
  */
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError } from 'commander';
-import { ClimateCoverageError, ClimateDownloadError } from '../climate/errors.js';
-import { RasterFormatError } from '../raster/types.js';
+import { parseDecimal } from '../util/decimal.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import { runEemtWorkflow } from '../workflows/eemt/index.js';
-import { ParameterRangeError, DEFAULT_PARAMS } from '../workflows/params.js';
+import { explainedByMessage } from '../workflows/failures.js';
+import { DEFAULT_PARAMS, PARAMETER_RANGES, ParameterRangeError, validateWorkflowParams } from '../workflows/params.js';
 import { DaySpecError, MAX_REQUESTED_TILE_SIZE, checkTileSize, parseDaySpec, runSolWorkflow } from '../workflows/sol/index.js';
 import type { PhaseTimings, ProgressListener, WorkflowParams } from '../workflows/types.js';
 import { progressDisplay } from './progress.js';
 
+/** A mistake on the command line, worded with the command's own flags. */
+class UsageError extends Error {}
+
+/** The command-line flag of each workflow parameter. */
+const FLAGS: Readonly<Record<keyof WorkflowParams, string>> = {
+  step: '--step',
+  linke_value: '--linke',
+  albedo_value: '--albedo',
+  num_threads: '--threads',
+  start_year: '--start-year',
+  end_year: '--end-year',
+};
+
 function number(value: string): number {
-  const parsed = Number(value);
-  if (value.trim() === '' || !Number.isFinite(parsed)) throw new InvalidArgumentError(`"${value}" is not a number`);
+  const parsed = parseDecimal(value.trim());
+  if (parsed === null) throw new InvalidArgumentError(`"${value}" is not a number`);
   return parsed;
+}
+
+/** Checks the parameters before anything is read or written; a problem is a UsageError naming the flag. */
+function checkParams(params: WorkflowParams): void {
+  try {
+    validateWorkflowParams(params);
+  } catch (error) {
+    if (!(error instanceof ParameterRangeError)) throw error;
+    const field = error.field as keyof WorkflowParams;
+    const range = PARAMETER_RANGES[field];
+    const value = params[field];
+    if (field === 'end_year' && typeof value === 'number' && value >= range.min && value <= range.max) {
+      throw new UsageError(`${FLAGS.end_year} (${value}) must not be before ${FLAGS.start_year} (${params.start_year})`);
+    }
+    throw new UsageError(`${FLAGS[field]} must be ${range.integer ? 'an integer ' : ''}in ${range.min}–${range.max}; got ${value}`);
+  }
+}
+
+/** Runs `work`, which writes into `outDir`; if it fails, a folder it created is removed again. */
+async function writingInto<T>(outDir: string, work: () => Promise<T>): Promise<T> {
+  const existed = existsSync(outDir);
+  try {
+    return await work();
+  } catch (error) {
+    if (!existed) await rm(outDir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
 function daySpec(value: string): number[] {
@@ -77,6 +121,7 @@ async function withProgress<T>(work: (listener: ProgressListener) => Promise<T>)
 export function buildProgram(): Command {
   const program = new Command('eemt')
     .description('Terrain solar radiation (r.sun model, bugs fixed) and EEMT maps from a DEM GeoTIFF')
+    .version(PACKAGE_VERSION, '-V, --version', 'print the version')
     .showHelpAfterError();
   withSolarOptions(
     program
@@ -87,15 +132,20 @@ export function buildProgram(): Command {
       .option('--days <list>', 'days of year to compute, e.g. 1-31,172,355 (default all 365; monthly sums for complete months only)', daySpec)
       .option('--tile-size <cells>', `side of the compute and GeoTIFF tiles, a multiple of 16 up to ${MAX_REQUESTED_TILE_SIZE} (default by DEM size)`, tileSize),
   ).action(async (dem: string, options) => {
-    const result = await withProgress((listener) =>
-      runSolWorkflow({
-        demPath: resolve(dem),
-        outDir: resolve(options.out),
-        params: solParams(options),
-        ...(options.days ? { days: options.days } : {}),
-        ...(options.tileSize !== undefined ? { tileSize: options.tileSize } : {}),
-        onProgress: listener,
-      }),
+    const params = solParams(options);
+    checkParams(params);
+    const outDir = resolve(options.out);
+    const result = await writingInto(outDir, () =>
+      withProgress((listener) =>
+        runSolWorkflow({
+          demPath: resolve(dem),
+          outDir,
+          params,
+          ...(options.days ? { days: options.days } : {}),
+          ...(options.tileSize !== undefined ? { tileSize: options.tileSize } : {}),
+          onProgress: listener,
+        }),
+      ),
     );
     const cellDays = result.validCells * result.days;
     process.stdout.write(
@@ -114,15 +164,20 @@ export function buildProgram(): Command {
       .option('--cache <dir>', 'Daymet download cache (default: $EEMT_CACHE_DIR, else ./cache)')
       .option('--daymet-url <url>', 'Daymet server (default: $EEMT_DAYMET_URL, else https://daymet.ornl.gov)'),
   ).action(async (dem: string, options) => {
-    const result = await withProgress((listener) =>
-      runEemtWorkflow({
-        demPath: resolve(dem),
-        outDir: resolve(options.out),
-        params: { ...solParams(options), start_year: options.startYear, end_year: options.endYear },
-        ...(options.cache ? { cacheDir: resolve(options.cache) } : {}),
-        daymetBaseUrl: options.daymetUrl,
-        onProgress: listener,
-      }),
+    const params = { ...solParams(options), start_year: options.startYear, end_year: options.endYear };
+    checkParams(params);
+    const outDir = resolve(options.out);
+    const result = await writingInto(outDir, () =>
+      withProgress((listener) =>
+        runEemtWorkflow({
+          demPath: resolve(dem),
+          outDir,
+          params,
+          ...(options.cache ? { cacheDir: resolve(options.cache) } : {}),
+          daymetBaseUrl: options.daymetUrl,
+          onProgress: listener,
+        }),
+      ),
     );
     const last = result.diagnostics.annual[result.diagnostics.annual.length - 1]!;
     const years = result.years.length > 1 ? `${result.years[0]}–${result.years[result.years.length - 1]}` : `${result.years[0]}`;
@@ -135,19 +190,14 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** User errors print one line and exit 2; anything else is a fault (exit 1). */
+/** User errors (flags, the DEM, Daymet coverage, a failed download) print one line and exit 2; anything else is a fault (exit 1). */
 export async function main(argv: string[]): Promise<number> {
   try {
     await buildProgram().parseAsync(argv);
     return 0;
   } catch (error) {
-    if (
-      error instanceof ParameterRangeError ||
-      error instanceof RasterFormatError ||
-      error instanceof ClimateCoverageError ||
-      error instanceof ClimateDownloadError
-    ) {
-      process.stderr.write(`eemt: ${error.message}\n`);
+    if (error instanceof UsageError || explainedByMessage(error)) {
+      process.stderr.write(`eemt: ${(error as Error).message}\n`);
       return 2;
     }
     if (error instanceof Error && 'code' in error && error.code === 'ENOENT') {

@@ -6,12 +6,15 @@
  *   and marked as having no data, so the results endpoint answers "Results not found".
  * - Failed jobs older than `failed_retention_hours`: their data and their record are deleted.
  * - Pending and running jobs are never touched.
+ * - Data that belongs to no job (`orphans.ts`: folders without a job record, scratch space of jobs that are
+ *   not running) is removed by every run and at start-up, and listed by a dry run (`orphaned_data`).
  *
  * Timestamps in cleanup responses are ISO 8601 UTC without a zone designator, as in the specification.
  * A timer runs the cleanup automatically every `intervalMs` (when set) with the default retention.
  */
 import { rm } from 'node:fs/promises';
 import { diskUsageBytes } from './files.js';
+import { sweepOrphans, type BusyCheck, type OrphanedData } from './orphans.js';
 import type { JobPaths } from './paths.js';
 import type { JobStore } from './store.js';
 
@@ -44,6 +47,16 @@ export interface CleanupSummary {
   configs_deleted: number;
   errors: string[];
   job_details: CleanupJobDetail[];
+  /** Folders that belonged to no job (extension): removed, or listed by a dry run. */
+  orphaned_data: CleanupOrphanDetail[];
+}
+
+export interface CleanupOrphanDetail {
+  path: string;
+  job_id: string;
+  reason: string;
+  size_freed_mb: number;
+  removed: boolean;
 }
 
 export interface CleanupResult {
@@ -68,6 +81,8 @@ export interface CleanupServiceOptions {
   readonly intervalMs: number | null;
   readonly now?: () => Date;
   readonly logger?: { info(message: string): void; error(message: string): void };
+  /** Jobs whose folders are in use (running, or their upload arriving): never orphans. */
+  readonly isBusy?: BusyCheck;
 }
 
 /** A cleanup timestamp: ISO 8601 UTC without the zone designator. */
@@ -86,6 +101,7 @@ export class CleanupService {
   private readonly intervalMs: number | null;
   private readonly now: () => Date;
   private readonly logger: { info(message: string): void; error(message: string): void };
+  private readonly isBusy: BusyCheck;
   private timer: NodeJS.Timeout | null = null;
   private nextRun: Date | null = null;
   private queue: Promise<unknown> = Promise.resolve();
@@ -97,6 +113,19 @@ export class CleanupService {
     this.intervalMs = options.intervalMs;
     this.now = options.now ?? (() => new Date());
     this.logger = options.logger ?? { info: () => undefined, error: () => undefined };
+    this.isBusy = options.isBusy ?? (() => false);
+  }
+
+  /** Removes data that belongs to no job (at start-up, before any job runs); not recorded as a cleanup run. */
+  removeOrphans(): Promise<OrphanedData[]> {
+    const result = this.queue.then(async () => {
+      const errors: string[] = [];
+      const orphans = await sweepOrphans({ store: this.store, paths: this.paths, isBusy: this.isBusy, dryRun: false }, errors);
+      for (const error of errors) this.logger.error(`removing orphaned data: ${error}`);
+      return orphans;
+    });
+    this.queue = result.catch(() => undefined);
+    return result;
   }
 
   /** Starts the automatic schedule (no-op when disabled). */
@@ -149,6 +178,7 @@ export class CleanupService {
       configs_deleted: 0,
       errors: [],
       job_details: [],
+      orphaned_data: [],
     };
     let freedBytes = 0;
 
@@ -185,6 +215,17 @@ export class CleanupService {
         data_deleted: deleted,
         config_preserved: preserve || !deleted,
         size_freed_mb: deleted || dryRun ? megabytes(size) : 0,
+      });
+    }
+
+    for (const orphan of await sweepOrphans({ store: this.store, paths: this.paths, isBusy: this.isBusy, dryRun }, summary.errors)) {
+      if (orphan.removed || dryRun) freedBytes += orphan.size_bytes;
+      summary.orphaned_data.push({
+        path: orphan.path,
+        job_id: orphan.job_id,
+        reason: orphan.reason,
+        size_freed_mb: orphan.removed || dryRun ? megabytes(orphan.size_bytes) : 0,
+        removed: orphan.removed,
       });
     }
 

@@ -1,7 +1,7 @@
 /** The results archive of a job: a ZIP of its output tree, streamed as it is written. */
 import { join } from 'node:path';
 import { ZipFile } from 'yazl';
-import { listFiles } from './files.js';
+import { listFiles, listRegularFiles, openRegularFile, type ListedFile } from './files.js';
 
 /** Files that are already compressed and are stored as they are. */
 const STORED = /\.(tif|tiff|zip|gz|png|jpg|jpeg|nc|nc4|h5)$/i;
@@ -11,6 +11,11 @@ export function resultFiles(outputDir: string): Promise<string[]> {
   return listFiles(outputDir);
 }
 
+/** Output files of a job as listed for the archive (regular files only; links are left out). */
+export function resultEntries(outputDir: string): Promise<ListedFile[]> {
+  return listRegularFiles(outputDir);
+}
+
 export interface ZipDownload {
   readonly stream: NodeJS.ReadableStream;
   /** Final size of the archive [bytes] when it is known in advance (every file stored), else null. */
@@ -18,18 +23,27 @@ export interface ZipDownload {
 }
 
 /**
- * The ZIP holding `files` (relative to `outputDir`) under their relative paths, as a stream.
- * GeoTIFFs and other compressed formats are stored without recompression; the rest is deflated.
- * Files are read one at a time while the stream is consumed; nothing is built in memory.
+ * The ZIP holding `files` (listed under `outputDir`) under their relative paths, as a stream. GeoTIFFs and
+ * other compressed formats are stored without recompression; the rest is deflated. Each file is opened
+ * only when its turn comes, without following links, and must still be the file that was listed; a file
+ * that was swapped for anything else ends the archive with an error.
  */
-export function zipStream(outputDir: string, files: readonly string[]): ZipDownload {
+export function zipStream(outputDir: string, files: readonly ListedFile[]): ZipDownload {
   const zip = new ZipFile();
   let failed = false;
   zip.on('error', (error: Error) => {
     failed = true;
     (zip.outputStream as NodeJS.ReadableStream & { destroy(e: Error): void }).destroy(error);
   });
-  for (const rel of files) zip.addFile(join(outputDir, rel), rel, { compress: !STORED.test(rel) });
+  for (const { rel, stats } of files) {
+    const options = { compress: !STORED.test(rel), size: stats.size, mtime: stats.mtime, mode: stats.mode };
+    zip.addReadStreamLazy(rel, options, (callback) => {
+      openRegularFile(join(outputDir, rel), stats).then(
+        ({ handle }) => callback(null, handle.createReadStream()),
+        (error: Error) => callback(error, undefined as never),
+      );
+    });
+  }
   const size = new Promise<number | null>((resolve) => {
     zip.end(undefined, ((total: number) => resolve(total >= 0 && !failed ? total : null)) as () => void);
     zip.once('error', () => resolve(null));

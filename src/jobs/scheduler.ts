@@ -5,14 +5,17 @@
  * Progress bands (an integer that never goes back): 0–10 queueing and runtime start-up, 10–90 the workflow's
  * own progress mapped linearly, 90–100 collecting the results; 100 only when the job has completed.
  */
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { constants, createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { ChildMessage } from '../runtime/protocol.js';
-import type { JobRuntime, RunningJob } from '../runtime/types.js';
+import type { JobExit, JobRuntime, RunningJob } from '../runtime/types.js';
 import { resultFiles } from './results.js';
 import type { JobPaths } from './paths.js';
 import type { JobStore } from './store.js';
 import type { JobRecord } from './types.js';
+
+/** Open flags of job.log (numeric flags are accepted by fs.open; the typings only list strings). */
+const LOG_FLAGS = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW;
 
 export const CANCELLED_MESSAGE = 'Cancelled by user';
 export const INTERRUPTED_MESSAGE = 'Interrupted: the service stopped while the job was running; please resubmit it';
@@ -65,12 +68,14 @@ export class JobScheduler {
   }
 
   /**
-   * Start-up: jobs left `running` by a previous service process fail with a clear message; pending jobs
-   * are resumed. Returns the ids of the interrupted jobs.
+   * Start-up: jobs left `running` by a previous service process fail with a clear message (and whatever of
+   * them still runs in the runtime, such as a container, is removed); pending jobs are resumed. Returns the
+   * ids of the interrupted jobs.
    */
   start(): string[] {
     const interrupted = this.store.failInterrupted(INTERRUPTED_MESSAGE);
     for (const id of interrupted) this.logger.info(`job ${id} was running when the service stopped; marked failed`);
+    if (interrupted.length > 0) void this.runtime.discard?.(interrupted);
     this.pump();
     return interrupted;
   }
@@ -97,7 +102,9 @@ export class JobScheduler {
       if (!next) return;
       if (!this.store.markRunning(next.id, this.runtime.name, 2, `starting ${this.runtime.name} runtime`)) continue;
       mkdirSync(this.paths.jobDir(next.id), { recursive: true });
-      const log = createWriteStream(this.paths.logPath(next.id), { flags: 'a' });
+      // Appended without following a link: a job must not point the service's writes elsewhere.
+      const log = createWriteStream(this.paths.logPath(next.id), { flags: LOG_FLAGS as unknown as string });
+      log.on('error', (error) => this.logger.error(`job ${next.id}: job.log: ${error.message}`));
       const active: ActiveJob = { id: next.id, handle: null, cancelled: false, log };
       this.active.set(next.id, active);
       const run = this.run(next, active).catch((error: unknown) => {
@@ -173,7 +180,7 @@ export class JobScheduler {
         await this.collect(id, write);
         return;
       }
-      this.store.fail(id, error ?? this.exitMessage(exit.code, exit.signal));
+      this.store.fail(id, error ?? exit.lost ?? this.exitMessage(exit));
     } catch (failure) {
       const message = failure instanceof Error ? failure.message : String(failure);
       write(`failed to run: ${message}`);
@@ -184,10 +191,10 @@ export class JobScheduler {
     }
   }
 
-  private exitMessage(code: number | null, signal: string | null): string {
-    if (signal === 'SIGKILL' || code === 137) {
-      return `The job process was killed (out of memory? the limit is ${Math.round(this.runtime.limits.memoryBytes / 1024 ** 2)} MiB)`;
-    }
+  private exitMessage({ code, signal, outOfMemory }: JobExit): string {
+    const limit = `${Math.round(this.runtime.limits.memoryBytes / 1024 ** 2)} MiB`;
+    if (outOfMemory) return `The job process ran out of memory (the limit is ${limit})`;
+    if (signal === 'SIGKILL' || code === 137) return `The job process was killed (out of memory? the limit is ${limit})`;
     if (signal) return `The job process was stopped by signal ${signal}`;
     return `The job process exited with code ${code} without finishing`;
   }

@@ -190,7 +190,7 @@ export class JobStore {
   fail(id: string, message: string): boolean {
     const result = this.db
       .prepare(
-        `UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?
+        `UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?, progress_message = 'failed'
          WHERE id = ? AND status IN ('pending', 'running')`,
       )
       .run(this.timestamp(), message, id);
@@ -214,7 +214,7 @@ export class JobStore {
       const ids = (this.db.prepare(`SELECT id FROM jobs WHERE status = 'running'`).all() as { id: string }[]).map((r) => r.id);
       for (const id of ids) {
         this.db
-          .prepare(`UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ? WHERE id = ?`)
+          .prepare(`UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?, progress_message = 'failed' WHERE id = ?`)
           .run(this.timestamp(), message, id);
       }
       return ids;

@@ -5,13 +5,16 @@ export {
   demFromRaster,
   readDem,
   readDemFromBuffer,
+  readDemGrid,
   readRaster,
   readRasterFromBuffer,
   validateDem,
   validateDemFromBuffer,
   type DemSummary,
   type RasterData,
+  type ReadLimits,
 } from './readGeoTiff.js';
+export { inspectTiff, inspectTiffFile, type TiffLimits, type TiffSummary } from './tiffStructure.js';
 export {
   DEFAULT_DEFLATE_LEVEL,
   DEFAULT_TILE_SIZE,

@@ -11,13 +11,22 @@
  * SharedArrayBuffer for worker threads: reading a DEM needs the result plus one band (≈ 4 M cells).
  */
 import { open as openFile, type FileHandle } from 'node:fs/promises';
-import { inflateSync } from 'node:zlib';
-import { BaseDecoder, GeoTIFF, addDecoder, fromArrayBuffer, type GeoTIFFImage } from 'geotiff';
+import { GeoTIFF, fromArrayBuffer, fromFile, type GeoTIFFImage } from 'geotiff';
+import { BlockTooLargeError } from './boundedDecoders.js';
 import { crsFromGeoKeys } from './crs.js';
 import { GeoKey, decodeGeoKeyDirectory, geoKeyValue } from './geoKeys.js';
 import { geoTransformFromTags } from './georeference.js';
-import { assertBlocksInside, assertTiffHeader } from './tiffProbe.js';
+import { assertTiffHeader } from './tiffProbe.js';
+import { bytesSource, inspectTiff, inspectTiffFile, type ByteSource, type TiffLimits } from './tiffStructure.js';
 import { RasterFormatError, type Dem, type GridSpec } from './types.js';
+
+/**
+ * Limits of a read: the cell limit (the structural bounds of `inspectTiff` always apply). Every file is
+ * walked by `inspectTiff` before geotiff.js parses it, and every compressed block is decoded by the bounded
+ * decoders of `boundedDecoders.ts` (DEFLATE by Node's zlib, capped at the block's size), so no file makes the
+ * reader loop or allocate beyond its declared size.
+ */
+export type ReadLimits = TiffLimits;
 
 /** A single-band raster: its grid, its values (NaN where nodata) and the nodata value it declared. */
 export interface RasterData<V extends ValueArray = Float64Array> {
@@ -34,7 +43,7 @@ export type ValueArray = Float32Array | Float64Array;
  * Float64 sources it rounds to float32, as r.sun reads elevations as FCELL); `shared` puts the array on a
  * SharedArrayBuffer.
  */
-export interface ReadOptions {
+export interface ReadOptions extends ReadLimits {
   readonly precision?: 'float64' | 'float32';
   readonly shared?: boolean;
   /** Cells decoded at once (default 4 Mi; rounded to whole blocks). */
@@ -66,18 +75,6 @@ const SUPPORTED_COMPRESSION: Readonly<Record<number, string>> = {
   50000: 'ZSTD',
 };
 
-/**
- * DEFLATE blocks are inflated by Node's zlib instead of geotiff.js's JavaScript inflater (pako): the same
- * bytes, about three times faster, and a damaged stream is an error instead of a short block.
- */
-class NativeDeflateDecoder extends BaseDecoder {
-  override decodeBlock(buffer: ArrayBufferLike): ArrayBufferLike {
-    const out = inflateSync(new Uint8Array(buffer));
-    return out.byteOffset === 0 && out.byteLength === out.buffer.byteLength ? out.buffer : out.buffer.slice(out.byteOffset, out.byteOffset + out.byteLength);
-  }
-}
-addDecoder([8, 32946], async () => NativeDeflateDecoder);
-
 /** Reads a single-band GeoTIFF; nodata cells (GDAL_NODATA or NaN) become NaN. */
 export async function readRaster<O extends ReadOptions = { precision: 'float64' }>(path: string, options?: O): Promise<RasterData<ArrayOf<O>>> {
   const handle = await openFile(path, 'r');
@@ -86,11 +83,12 @@ export async function readRaster<O extends ReadOptions = { precision: 'float64' 
     const head = Buffer.alloc(Math.min(16, fileLength));
     await handle.read(head, 0, head.length, 0);
     assertTiffHeader(head);
+    await inspectTiff(fileHandleByteSource(handle, fileLength), options ?? {});
     try {
       const tiff = await GeoTIFF.fromSource(fileHandleSource(handle, fileLength) as unknown as Parameters<typeof GeoTIFF.fromSource>[0]);
-      return await readFirstImage(tiff, fileLength, options);
+      return await readFirstImage(tiff, options);
     } catch (err) {
-      throw translateParseError(err, fileLength);
+      throw translateParseError(err);
     }
   } finally {
     await handle.close();
@@ -122,19 +120,32 @@ function fileHandleSource(handle: FileHandle, fileLength: number) {
   };
 }
 
+/** The structure walk's view of an open file. */
+function fileHandleByteSource(handle: FileHandle, fileLength: number): ByteSource {
+  const source = fileHandleSource(handle, fileLength);
+  return {
+    size: fileLength,
+    async read(offset: number, length: number): Promise<Uint8Array> {
+      const [bytes] = await source.fetch([{ offset, length }]);
+      return new Uint8Array(bytes!);
+    },
+  } as ByteSource;
+}
+
 /** Like `readRaster`, from the bytes of the file (e.g. an upload). */
 export async function readRasterFromBuffer<O extends ReadOptions = { precision: 'float64' }>(bytes: Uint8Array, options?: O): Promise<RasterData<ArrayOf<O>>> {
   assertTiffHeader(bytes);
+  await inspectTiff(bytesSource(bytes), options ?? {});
   try {
-    return await readFirstImage(await openBuffer(bytes), bytes.length, options);
+    return await readFirstImage(await openBuffer(bytes), options);
   } catch (err) {
-    throw translateParseError(err, bytes.length);
+    throw translateParseError(err);
   }
 }
 
-async function readFirstImage<O extends ReadOptions>(tiff: GeoTIFF, fileLength: number, options: O | undefined): Promise<RasterData<ArrayOf<O>>> {
+async function readFirstImage<O extends ReadOptions>(tiff: GeoTIFF, options: O | undefined): Promise<RasterData<ArrayOf<O>>> {
   const image = await tiff.getImage(0);
-  const grid = await readGrid(image, fileLength);
+  const grid = await readGrid(image);
   const { values, nodata } = await readValues(image, await takeOverPredictor2(image), options ?? {});
   return { grid, values: values as ArrayOf<O>, nodata };
 }
@@ -148,18 +159,41 @@ export async function readDem<O extends ReadOptions = { precision: 'float64' }>(
 }
 
 /** Like `readDem`, from the bytes of the file (e.g. an upload). */
-export async function readDemFromBuffer(bytes: Uint8Array): Promise<Dem> {
-  return demFromRaster(await readRasterFromBuffer(bytes));
+export async function readDemFromBuffer(bytes: Uint8Array, limits: ReadLimits = {}): Promise<Dem> {
+  return demFromRaster(await readRasterFromBuffer(bytes, limits));
+}
+
+/**
+ * The grid of the DEM at `path` from its header alone (size, georeferencing, CRS; single band, supported
+ * sample format and compression), reading only the directory and tag bytes. Throws RasterFormatError.
+ */
+export async function readDemGrid(path: string, limits: ReadLimits = {}): Promise<GridSpec> {
+  await inspectTiffFile(path, limits);
+  let tiff;
+  try {
+    tiff = await fromFile(path);
+  } catch (err) {
+    throw translateParseError(err);
+  }
+  try {
+    const grid = await readGrid(await tiff.getImage(0));
+    if (grid.width < 3 || grid.height < 3) throw tooSmall(grid.width, grid.height);
+    return grid;
+  } catch (err) {
+    throw translateParseError(err);
+  } finally {
+    (tiff as { close?: () => void }).close?.();
+  }
 }
 
 /** Checks that `path` is a usable DEM; returns a short summary or throws RasterFormatError. */
-export async function validateDem(path: string): Promise<DemSummary> {
-  return summarize(await readDem(path));
+export async function validateDem(path: string, limits: ReadLimits = {}): Promise<DemSummary> {
+  return summarize(await readDem(path, limits));
 }
 
 /** Like `validateDem`, from the bytes of the file (e.g. an upload). */
-export async function validateDemFromBuffer(bytes: Uint8Array): Promise<DemSummary> {
-  return summarize(await readDemFromBuffer(bytes));
+export async function validateDemFromBuffer(bytes: Uint8Array, limits: ReadLimits = {}): Promise<DemSummary> {
+  return summarize(await readDemFromBuffer(bytes, limits));
 }
 
 function summarize(dem: Dem): DemSummary {
@@ -169,12 +203,7 @@ function summarize(dem: Dem): DemSummary {
 /** Applies the DEM rules to a raster: at least 3×3, finite elevations (others → NaN), some valid cells. */
 export function demFromRaster<V extends ValueArray>(raster: RasterData<V>): Dem<V> {
   const { grid, values } = raster;
-  if (grid.width < 3 || grid.height < 3) {
-    throw new RasterFormatError(
-      'TOO_SMALL',
-      `The DEM is ${grid.width}×${grid.height} cells, too small to compute slope; at least 3×3 cells are required.`,
-    );
-  }
+  if (grid.width < 3 || grid.height < 3) throw tooSmall(grid.width, grid.height);
   let validCount = 0;
   for (let i = 0; i < values.length; i++) {
     if (Number.isFinite(values[i]!)) validCount++;
@@ -186,6 +215,15 @@ export function demFromRaster<V extends ValueArray>(raster: RasterData<V>): Dem<
   return { grid, elevation: values, validCount, sourceNodata: raster.nodata };
 }
 
+function tooSmall(width: number, height: number): RasterFormatError {
+  return new RasterFormatError('TOO_SMALL', `The DEM is ${width}×${height} cells, too small to compute slope; at least 3×3 cells are required.`);
+}
+
+/** True for the errors a JavaScript engine raises when memory for an array cannot be had. */
+function isAllocationFailure(err: unknown): boolean {
+  return err instanceof RangeError && /allocation failed|invalid (typed )?array length|array buffer/i.test(err.message);
+}
+
 async function openBuffer(bytes: Uint8Array): Promise<GeoTIFF> {
   const buffer =
     bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength
@@ -195,25 +233,26 @@ async function openBuffer(bytes: Uint8Array): Promise<GeoTIFF> {
 }
 
 /**
- * geotiff.js failures (RasterFormatErrors pass through): out-of-range reads mean the file was cut short
- * or its directory points nowhere; anything else means it is not a TIFF we can parse.
+ * geotiff.js failures after the structure walk (RasterFormatErrors pass through), each said as it is: a
+ * block that inflates past its size, memory that could not be had, or a parse error geotiff.js reports.
  */
-function translateParseError(err: unknown, fileLength: number): RasterFormatError {
+function translateParseError(err: unknown): RasterFormatError {
   if (err instanceof RasterFormatError) return err;
+  if (err instanceof BlockTooLargeError) return new RasterFormatError('DAMAGED', `The TIFF is damaged: ${err.message}.`);
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof RangeError || /out of bounds|outside the bounds|offset/i.test(message)) {
-    return new RasterFormatError('TRUNCATED', `The GeoTIFF is truncated or damaged: its directory cannot be read within its ${fileLength} bytes.`);
+  if (isAllocationFailure(err)) {
+    return new RasterFormatError('OUT_OF_MEMORY', `There is not enough memory to read the raster (${message}).`);
   }
-  return new RasterFormatError('NOT_TIFF', `The file is not a readable TIFF (${message}).`);
+  return new RasterFormatError('DAMAGED', `The TIFF cannot be parsed (${message}).`);
 }
 
-async function readGrid(image: GeoTIFFImage, fileLength: number): Promise<GridSpec> {
+async function readGrid(image: GeoTIFFImage): Promise<GridSpec> {
   const fd = image.fileDirectory;
   const load = async (tag: string): Promise<any> => {
     try {
       return fd.hasTag(tag as never) ? await fd.loadValue(tag as never) : undefined;
     } catch (err) {
-      throw translateParseError(err, fileLength);
+      throw translateParseError(err);
     }
   };
   const width = image.getWidth();
@@ -237,11 +276,7 @@ async function readGrid(image: GeoTIFFImage, fileLength: number): Promise<GridSp
   if (predictor !== 1 && predictor !== 2 && predictor !== 3) {
     throw new RasterFormatError('UNSUPPORTED_COMPRESSION', `The GeoTIFF uses an unknown predictor (${predictor}); re-save it with gdal_translate.`);
   }
-  const tiled = fd.hasTag('TileOffsets');
-  const offsets = await load(tiled ? 'TileOffsets' : 'StripOffsets');
-  const byteCounts = await load(tiled ? 'TileByteCounts' : 'StripByteCounts');
-  if (!offsets || !byteCounts) throw new RasterFormatError('TRUNCATED', 'The GeoTIFF is damaged: it lists no strips or tiles of pixel data.');
-  assertBlocksInside(offsets, byteCounts, fileLength);
+  // The strip/tile tables were checked against the file by the structure walk.
 
   const directory = await load('GeoKeyDirectory');
   const geoKeys = directory ? decodeGeoKeyDirectory(directory, await load('GeoDoubleParams'), await load('GeoAsciiParams')) : [];
@@ -334,8 +369,9 @@ async function readValues(image: GeoTIFFImage, predictor2BlockWidth: number | nu
     try {
       raw = (await image.readRasters({ window: [0, row0, width, row0 + rows], interleave: true })) as unknown as ArrayLike<number>;
     } catch (err) {
+      if (err instanceof BlockTooLargeError || isAllocationFailure(err)) throw translateParseError(err);
       const message = err instanceof Error ? err.message : String(err);
-      throw new RasterFormatError('TRUNCATED', `The GeoTIFF's pixel data is damaged and cannot be decoded (${message}).`);
+      throw new RasterFormatError('DAMAGED', `The GeoTIFF's pixel data is damaged and cannot be decoded (${message}).`);
     }
     if (predictor2BlockWidth !== null) {
       undoHorizontalDifferencing(raw as unknown as ArrayBufferView, image.getBitsPerSample(), width, rows, predictor2BlockWidth);

@@ -1,6 +1,6 @@
 /**
- * Cheap checks on raw bytes before handing them to geotiff.js, so that the commonest bad inputs get a
- * message naming the problem instead of a decoder error.
+ * The first check on raw bytes: a TIFF header, or a message naming the format the file looks like instead.
+ * (The structure behind the header is checked by `tiffStructure.ts`.)
  */
 import { RasterFormatError } from './types.js';
 
@@ -29,25 +29,4 @@ function describeOtherFormat(bytes: Uint8Array): string {
   if (text.startsWith('\x89HDF') || text.startsWith('CDF')) return ' (it looks like a NetCDF/HDF file; convert it with gdal_translate -of GTiff)';
   if (/^\s*ncols/i.test(text)) return ' (it looks like an Esri ASCII grid; convert it with gdal_translate -of GTiff)';
   return '';
-}
-
-/**
- * Throws TRUNCATED when a strip or tile runs past the end of the file (an incomplete upload or copy).
- * Offsets of 0 with byte count 0 are GDAL's sparse (empty) blocks and are allowed.
- */
-export function assertBlocksInside(offsets: ArrayLike<number | bigint>, byteCounts: ArrayLike<number | bigint>, fileLength: number): void {
-  let end = 0;
-  for (let k = 0; k < offsets.length; k++) {
-    const blockEnd = Number(offsets[k]) + Number(byteCounts[k] ?? 0);
-    if (blockEnd > end) end = blockEnd;
-  }
-  if (offsets.length !== byteCounts.length) {
-    throw new RasterFormatError('TRUNCATED', 'The GeoTIFF is damaged: its strip/tile offset and size tables differ in length.');
-  }
-  if (end > fileLength) {
-    throw new RasterFormatError(
-      'TRUNCATED',
-      `The GeoTIFF is truncated: it is ${fileLength} bytes long but its pixel data runs to byte ${end} (incomplete upload or copy?).`,
-    );
-  }
 }

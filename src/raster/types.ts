@@ -56,6 +56,9 @@ export class RasterFormatError extends Error {
     readonly code:
       | 'NOT_TIFF'
       | 'TRUNCATED'
+      | 'DAMAGED'
+      | 'TOO_LARGE'
+      | 'OUT_OF_MEMORY'
       | 'NO_GEOREFERENCE'
       | 'ROTATED'
       | 'MULTIBAND'

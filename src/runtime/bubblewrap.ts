@@ -2,11 +2,15 @@
  * The bubblewrap runtime: the job child runs in a `bwrap` sandbox.
  *
  * - The whole system is visible read-only; the service's data folders (uploads, results, temp, the job
- *   database) are hidden, and only the job's own folder, its scratch folder (and, for eemt, the climate cache)
- *   are mounted writable; the job's DEM is mounted read-only. /tmp is an empty read-only folder (TMPDIR
- *   points at the job's scratch folder).
+ *   database) are hidden. The job's folder is visible read-only (its `job.json`, and `job.log`, which only the
+ *   service writes); only its `output/` folder, its scratch folder (and, for eemt, the climate cache) are
+ *   writable; the job's DEM is mounted read-only. /tmp is an empty read-only folder (TMPDIR points at the
+ *   job's scratch folder).
  * - New user, PID, IPC, UTS, cgroup and network namespaces; the network namespace is shared only for workflows
- *   that download data (eemt). No capabilities. A new session (no terminal injection).
+ *   that download data (eemt). No capabilities, no further user namespaces. A new session (no terminal
+ *   injection).
+ * - The job runs as uid/gid 65534 inside its user namespace; when the service runs as root, the sandbox is
+ *   started as that unprivileged user on the host too (`jobUser.ts`), so the job has no root file access.
  * - `--die-with-parent`: the sandbox dies with the service.
  * - CPU limit: the worker-thread count is capped at `CONTAINER_CPU_LIMIT`.
  * - Memory limit: the V8 heap flag, plus `prlimit --data` (RLIMIT_DATA, which bounds the heap, typed arrays
@@ -14,8 +18,10 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { dirname, resolve, sep } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dataLimitPrefix } from '../util/processLimits.js';
+import { asJobUser, handOverTree, JOB_GID, JOB_UID, makeReadable, runningAsRoot, unreachableForJobUser } from './jobUser.js';
 import { childEnv, childNodeArgs, defaultChildEntry, LocalJobs, spawnJobProcess, writeHostSpec } from './spawnChild.js';
 import {
   RuntimeUnavailableError,
@@ -45,6 +51,14 @@ function run(command: string, args: readonly string[]): Promise<{ ok: boolean; o
   });
 }
 
+/** Namespaces of every sandbox: all of them, a user namespace that is mandatory and cannot nest, uid/gid 65534. */
+const NAMESPACE_ARGS = ['--unshare-all', '--unshare-user', '--disable-userns', '--uid', String(JOB_UID), '--gid', String(JOB_GID)];
+
+/** Folders the child must read to run at all: Node itself and this package's code. */
+function codeRootFolders(): string[] {
+  return [dirname(process.execPath), resolve(fileURLToPath(new URL('../..', import.meta.url)))];
+}
+
 function isInside(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder.endsWith(sep) ? folder : folder + sep);
 }
@@ -58,7 +72,6 @@ export class BubblewrapRuntime implements JobRuntime {
   private readonly hidden: readonly string[];
   private readonly jobs = new LocalJobs();
   private checked: Promise<string | null> | null = null;
-  private prlimit: Promise<boolean> | null = null;
 
   constructor(options: BubblewrapRuntimeOptions) {
     this.limits = options.limits;
@@ -67,23 +80,29 @@ export class BubblewrapRuntime implements JobRuntime {
     this.hidden = (options.hiddenPaths ?? []).map((p) => resolve(p));
   }
 
-  /** Whether bwrap can create a sandbox here (checked once: a trivial sandbox is started). */
+  /**
+   * Whether bwrap can create a sandbox here, as the job user (checked once: a trivial sandbox is started),
+   * and whether the job user can reach Node.js and this package's code.
+   */
   check(): Promise<string | null> {
-    this.checked ??= run(this.bwrap, ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--', 'true']).then(
-      (r) => (r.ok ? null : `bubblewrap not available: ${r.output || 'bwrap failed'}`),
-    );
+    this.checked ??= (async () => {
+      const [command, ...prefix] = [...this.launcher(), this.bwrap];
+      const r = await run(command!, [...prefix, '--ro-bind', '/', '/', ...NAMESPACE_ARGS, '--die-with-parent', '--', 'true']);
+      if (!r.ok) return `bubblewrap not available: ${r.output || 'bwrap failed'}`;
+      const unreachable = runningAsRoot() ? await unreachableForJobUser(codeRootFolders()) : null;
+      return unreachable ? `bubblewrap not available: ${unreachable}` : null;
+    })();
     return this.checked;
   }
 
-  private hasPrlimit(): Promise<boolean> {
-    this.prlimit ??= run('prlimit', ['--version']).then((r) => r.ok);
-    return this.prlimit;
+  /** What starts bwrap: as the unprivileged job user when the service runs as root. */
+  private launcher(): string[] {
+    return runningAsRoot() ? asJobUser() : [];
   }
 
   /** The `bwrap` arguments (up to and including `--`) that sandbox `launch`. */
   sandboxArgs(launch: JobLaunch): string[] {
-    // Folders the child must read to run at all: Node itself and this package's code.
-    const codeRoots = [dirname(process.execPath), resolve(fileURLToPath(new URL('../..', import.meta.url)))];
+    const codeRoots = codeRootFolders();
     const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
     // Empty in-memory folders replace /tmp and the hidden folders; they are made read-only below.
     const emptied = ['/tmp'];
@@ -100,12 +119,14 @@ export class BubblewrapRuntime implements JobRuntime {
     for (const root of codeRoots) {
       if (emptied.some((dir) => isInside(root, dir))) args.push('--ro-bind', root, root);
     }
-    args.push('--bind', launch.jobDir, launch.jobDir);
+    const outputDir = join(launch.jobDir, 'output');
+    args.push('--ro-bind', launch.jobDir, launch.jobDir);
+    args.push('--bind', outputDir, outputDir);
     args.push('--bind', launch.tempDir, launch.tempDir);
     if (launch.cacheDir) args.push('--bind', launch.cacheDir, launch.cacheDir);
     args.push('--ro-bind', launch.demPath, launch.demPath);
     for (const path of emptied) args.push('--remount-ro', path);
-    args.push('--unshare-all');
+    args.push(...NAMESPACE_ARGS);
     if (launch.network) args.push('--share-net');
     args.push('--cap-drop', 'ALL', '--die-with-parent', '--new-session', '--hostname', 'eemt-job');
     args.push('--chdir', launch.jobDir, '--');
@@ -116,17 +137,31 @@ export class BubblewrapRuntime implements JobRuntime {
     const reason = await this.check();
     if (reason) throw new RuntimeUnavailableError('bubblewrap', reason);
     const specPath = await writeHostSpec(launch, this.limits);
+    if (runningAsRoot()) await this.prepareForJobUser(launch, specPath);
     const nodeCommand = [process.execPath, ...childNodeArgs(this.entry, specPath, this.limits)];
-    const limited = (await this.hasPrlimit())
-      ? ['prlimit', `--data=${this.limits.memoryBytes}`, '--', ...nodeCommand]
-      : nodeCommand;
+    const limited = [...(await dataLimitPrefix(this.limits.memoryBytes)), ...nodeCommand];
+    const [command, ...prefix] = [...this.launcher(), this.bwrap];
     const job = spawnJobProcess(
-      this.bwrap,
-      [...this.sandboxArgs(launch), ...limited],
+      command!,
+      [...prefix, ...this.sandboxArgs(launch), ...limited],
       { cwd: launch.jobDir, env: childEnv(launch, this.limits) },
       handlers,
     );
     return this.jobs.track(launch.jobId, job);
+  }
+
+  /**
+   * Root service: hands the job's writable folders to the job user, makes what it reads readable, and
+   * refuses to start when a folder on the way is closed to it (bwrap would fail less clearly).
+   */
+  private async prepareForJobUser(launch: JobLaunch, specPath: string): Promise<void> {
+    await handOverTree(join(launch.jobDir, 'output'));
+    await handOverTree(launch.tempDir);
+    if (launch.cacheDir) await handOverTree(launch.cacheDir);
+    await makeReadable(launch.demPath);
+    await makeReadable(specPath);
+    const unreachable = await unreachableForJobUser([launch.jobDir, launch.tempDir, launch.demPath, ...(launch.cacheDir ? [launch.cacheDir] : [])]);
+    if (unreachable) throw new Error(unreachable);
   }
 
   async status(): Promise<RuntimeStatus> {

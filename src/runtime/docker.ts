@@ -1,16 +1,20 @@
 /**
- * The Docker runtime: each job runs the job child in a container of `CONTAINER_IMAGE` (built by this repo's
- * `Dockerfile`), through the Docker Engine API on its socket.
+ * The Docker runtime: each job runs the job child in a container of `CONTAINER_IMAGE`, through the Docker
+ * Engine API on its socket (Docker, or Podman's Docker-compatible service). The image is built by
+ * `scripts/build-job-image.mjs` (no registry needed) or by this repo's `Dockerfile`.
  *
- * The container gets `--cpus` and `--memory` (no extra swap) from the limits, a PID limit, no network for
- * workflows that do not download data, the job folder mounted at `/job`, the DEM's folder read-only at
- * `/input`, scratch space at `/scratch`, and runs as the service's user so its outputs belong to the service.
+ * The container gets `--cpus` and `--memory` (no extra swap) from the limits, a PID limit, no capabilities,
+ * no new privileges, a read-only root, and no network for workflows that do not download data. It sees only
+ * its own output folder (`/job/output`), its job description (`/job/job.json`, read-only), the DEM's folder
+ * (read-only at `/input`), scratch space (`/scratch`) and, for eemt, the climate cache (`/cache`). It runs as
+ * the service's user, or as `nobody` (65534) when the service runs as root; its writable folders are then
+ * handed to that user.
  */
 import Docker from 'dockerode';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { lchown, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { heapMegabytesFor, threadsFor } from './limits.js';
+import { heapMegabytesFor, isHeapLimitMessage, threadsFor } from './limits.js';
 import { lineSplitter, parseMessage, type ChildJobSpec } from './protocol.js';
 import { forwardedWorkflowSettings } from './workflowSettings.js';
 import {
@@ -37,8 +41,59 @@ export interface DockerRuntimeOptions {
 /** Label every job container carries (value: the job id). */
 export const JOB_LABEL = 'eemt.job_id';
 
+/** How long the engine may take to report the exit code once a container's output has ended [ms]. */
+const EXIT_REPORT_MS = 5000;
+
+/** `promise`, or a rejection when it has not settled within `ms`. */
+function settleWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no exit status within ${ms / 1000} s`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Who a job container runs as when the service runs as root: `nobody`, who owns nothing on the host. */
+export const UNPRIVILEGED_USER = { uid: 65534, gid: 65534 } as const;
+
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** The uid and gid of a job container: the service's own, or `nobody` for a service running as root. */
+export function jobUser(): { uid: number; gid: number } {
+  const uid = process.getuid?.() ?? 0;
+  const gid = process.getgid?.() ?? 0;
+  return uid === 0 ? UNPRIVILEGED_USER : { uid, gid };
+}
+
+function isLoopbackUrl(url: string | undefined): boolean {
+  if (!url) return false;
+  try {
+    const host = new URL(url).hostname;
+    return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The container network of a job: none for workflows that do not download data; otherwise the engine's bridge,
+ * or the host's network when the Daymet server is on this machine's loopback (a local mirror), which a bridged
+ * container cannot reach — as much network as the bubblewrap runtime gives such jobs.
+ */
+export function networkModeFor(launch: JobLaunch): 'none' | 'bridge' | 'host' {
+  if (!launch.network) return 'none';
+  return isLoopbackUrl(forwardedWorkflowSettings().EEMT_DAYMET_URL) ? 'host' : 'bridge';
+}
+
+/** `lchown -R`: hands a folder tree to the job's user without following links planted in it. */
+async function chownTree(path: string, uid: number, gid: number): Promise<void> {
+  await lchown(path, uid, gid);
+  for (const entry of await readdir(path, { withFileTypes: true })) {
+    if (entry.isDirectory()) await chownTree(join(path, entry.name), uid, gid);
+    else await lchown(join(path, entry.name), uid, gid);
+  }
 }
 
 export class DockerRuntime implements JobRuntime {
@@ -66,21 +121,25 @@ export class DockerRuntime implements JobRuntime {
     try {
       await this.docker.getImage(this.image).inspect();
     } catch {
-      return `Docker image ${this.image} not found (build it with: docker build -t ${this.image} .)`;
+      return `Docker image ${this.image} not found (build it with: node scripts/build-job-image.mjs --tag ${this.image})`;
     }
     return null;
   }
 
   /** The Engine API body that creates the container of `launch`. */
   createOptions(launch: JobLaunch): Docker.ContainerCreateOptions {
-    const binds = [`${launch.jobDir}:/job:rw`, `${dirname(launch.demPath)}:/input:ro`, `${launch.tempDir}:/scratch:rw`];
+    const binds = [
+      `${join(launch.jobDir, 'output')}:/job/output:rw`,
+      `${join(launch.jobDir, 'job.json')}:/job/job.json:ro`,
+      `${dirname(launch.demPath)}:/input:ro`,
+      `${launch.tempDir}:/scratch:rw`,
+    ];
     if (launch.cacheDir) binds.push(`${launch.cacheDir}:/cache:rw`);
     const threads = threadsFor(launch.params.num_threads, this.limits.cpus);
-    const env = ['TMPDIR=/scratch', 'HOME=/job', 'NODE_ENV=production', `UV_THREADPOOL_SIZE=${threads}`, `EEMT_JOB_ID=${launch.jobId}`];
+    const env = ['TMPDIR=/scratch', 'HOME=/scratch', 'NODE_ENV=production', `UV_THREADPOOL_SIZE=${threads}`, `EEMT_JOB_ID=${launch.jobId}`];
     if (launch.cacheDir) env.push('EEMT_CACHE_DIR=/cache');
     for (const [name, value] of Object.entries(forwardedWorkflowSettings())) env.push(`${name}=${value}`);
-    const uid = process.getuid?.();
-    const gid = process.getgid?.();
+    const user = jobUser();
     return {
       name: containerName(launch.jobId),
       Image: this.image,
@@ -91,14 +150,14 @@ export class DockerRuntime implements JobRuntime {
       AttachStdout: true,
       AttachStderr: true,
       Tty: false,
-      ...(uid !== undefined && gid !== undefined ? { User: `${uid}:${gid}` } : {}),
+      User: `${user.uid}:${user.gid}`,
       HostConfig: {
         Binds: binds,
         NanoCpus: Math.round(this.limits.cpus * 1e9),
         Memory: this.limits.memoryBytes,
         MemorySwap: this.limits.memoryBytes,
         PidsLimit: 1024,
-        NetworkMode: launch.network ? 'bridge' : 'none',
+        NetworkMode: networkModeFor(launch),
         ReadonlyRootfs: true,
         SecurityOpt: ['no-new-privileges'],
         CapDrop: ['ALL'],
@@ -107,11 +166,10 @@ export class DockerRuntime implements JobRuntime {
     };
   }
 
-  async start(launch: JobLaunch, handlers: JobHandlers): Promise<RunningJob> {
-    const reason = await this.check();
-    if (reason) throw new RuntimeUnavailableError('docker', reason);
-
-    await mkdir(join(launch.jobDir, 'output'), { recursive: true });
+  /** Writes the job description and the folders the container mounts; hands the writable ones to its user. */
+  private async prepare(launch: JobLaunch): Promise<void> {
+    const outputDir = join(launch.jobDir, 'output');
+    await mkdir(outputDir, { recursive: true });
     await mkdir(launch.tempDir, { recursive: true });
     const spec: ChildJobSpec = {
       jobId: launch.jobId,
@@ -119,10 +177,23 @@ export class DockerRuntime implements JobRuntime {
       demPath: `/input/${basename(launch.demPath)}`,
       outDir: '/job/output',
       params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, this.limits.cpus) },
+      ...(this.limits.maxDemCells !== undefined ? { maxDemCells: this.limits.maxDemCells } : {}),
     };
     await writeFile(join(launch.jobDir, 'job.json'), JSON.stringify(spec, null, 2) + '\n');
+    if (process.getuid?.() === 0) {
+      const { uid, gid } = jobUser();
+      await lchown(outputDir, uid, gid);
+      await lchown(launch.tempDir, uid, gid);
+      if (launch.cacheDir) await chownTree(launch.cacheDir, uid, gid);
+    }
+  }
 
-    const container = await this.docker.createContainer(this.createOptions(launch));
+  async start(launch: JobLaunch, handlers: JobHandlers): Promise<RunningJob> {
+    const reason = await this.check();
+    if (reason) throw new RuntimeUnavailableError('docker', reason);
+    await this.prepare(launch);
+
+    let heapExhausted = false;
     const stdout = new PassThrough();
     const stderr = new PassThrough();
     const out = lineSplitter((line) => {
@@ -130,36 +201,64 @@ export class DockerRuntime implements JobRuntime {
       if (message) handlers.onMessage(message);
       else if (line.length > 0) handlers.onLog(line);
     });
-    const err = lineSplitter((line) => handlers.onLog(line));
+    const err = lineSplitter((line) => {
+      if (isHeapLimitMessage(line)) heapExhausted = true;
+      handlers.onLog(line);
+    });
     stdout.on('data', (chunk: Buffer) => out.push(chunk));
     stderr.on('data', (chunk: Buffer) => err.push(chunk));
 
-    const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
-    const streamEnded = new Promise<void>((resolveEnd) => {
-      stream.on('end', resolveEnd);
-      stream.on('close', resolveEnd);
-      stream.on('error', () => resolveEnd());
-    });
-    this.docker.modem.demuxStream(stream, stdout, stderr);
-    await container.start();
-
-    const done = (async (): Promise<JobExit> => {
-      let exit: JobExit;
-      try {
-        const result = (await container.wait()) as { StatusCode?: number };
-        exit = { code: result.StatusCode ?? null, signal: null };
-      } catch (error) {
-        handlers.onLog(`lost the container: ${errorText(error)}`);
-        exit = { code: null, signal: 'SIGKILL' };
+    const container = await this.docker.createContainer(this.createOptions(launch));
+    /** Removes the container; after losing the engine, tries again while it comes back (about 10 s). */
+    const remove = async (attempts = 1): Promise<void> => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await container.remove({ force: true });
+          return;
+        } catch (error) {
+          if ((error as { statusCode?: number }).statusCode === 404) return;
+          if (attempt >= attempts) {
+            handlers.onLog(`could not remove container ${container.id}: ${errorText(error)}`);
+            return;
+          }
+          await new Promise((r) => setTimeout(r, 2000));
+        }
       }
-      await Promise.race([streamEnded, new Promise((r) => setTimeout(r, 1000))]);
+    };
+    let streamEnded: Promise<void>;
+    try {
+      const stream = (await container.attach({ stream: true, stdout: true, stderr: true })) as NodeJS.ReadableStream;
+      streamEnded = new Promise<void>((resolveEnd) => {
+        stream.on('end', resolveEnd);
+        stream.on('close', resolveEnd);
+        stream.on('error', () => resolveEnd());
+      });
+      this.docker.modem.demuxStream(stream, stdout, stderr);
+      await container.start();
+    } catch (error) {
+      await remove(); // a container that never ran is of no use
+      throw error;
+    }
+
+    // The attach stream ends when the container exits, or when the connection to the engine breaks. (The
+    // Engine API's wait alone cannot tell: dockerode never settles a wait whose connection is cut.)
+    const done = (async (): Promise<JobExit> => {
+      await streamEnded;
+      await new Promise((r) => setImmediate(r)); // the last chunks on their way through the demuxer
       out.flush();
       err.flush();
+      let exit: JobExit;
       try {
-        await container.remove({ force: true });
-      } catch {
-        /* already removed */
+        const result = await settleWithin(container.wait() as Promise<{ StatusCode?: number }>, EXIT_REPORT_MS);
+        const info = await container.inspect().catch(() => null);
+        exit = { code: result.StatusCode ?? null, signal: null, outOfMemory: Boolean(info?.State.OOMKilled) || heapExhausted };
+      } catch (error) {
+        // the engine went away while the job ran: the container may still be running, unattended
+        const lost = `Lost the job container: the connection to the container engine broke (${errorText(error)})`;
+        handlers.onLog(lost);
+        exit = { code: null, signal: null, lost };
       }
+      await remove(exit.lost ? 6 : 1);
       return exit;
     })();
 
@@ -169,6 +268,14 @@ export class DockerRuntime implements JobRuntime {
         container.stop({ t: 3 }).catch(() => container.kill().catch(() => undefined));
       },
     };
+  }
+
+  /** Removes the containers of `jobIds` (left running by a service process that died) — killing them. */
+  async discard(jobIds: readonly string[]): Promise<void> {
+    for (const jobId of jobIds) {
+      const containers = await this.docker.listContainers({ all: true, filters: { label: [`${JOB_LABEL}=${jobId}`] } }).catch(() => []);
+      for (const { Id } of containers) await this.docker.getContainer(Id).remove({ force: true }).catch(() => undefined);
+    }
   }
 
   async status(): Promise<RuntimeStatus> {

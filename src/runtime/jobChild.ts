@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { format } from 'node:util';
-import { runWorkflow } from '../workflows/index.js';
+import { explainedByMessage, runWorkflow } from '../workflows/index.js';
 import { encodeMessage, type ChildJobSpec, type ChildMessage } from './protocol.js';
 
 const writeProtocol = process.stdout.write.bind(process.stdout);
@@ -58,6 +58,7 @@ async function main(): Promise<number> {
       demPath: spec.demPath,
       outDir: spec.outDir,
       params: spec.params,
+      ...(spec.maxDemCells !== undefined ? { maxDemCells: spec.maxDemCells } : {}),
       signal: controller.signal,
       onProgress: (update) => {
         lastFraction = Math.max(lastFraction, Math.min(1, Math.max(0, update.fraction)));
@@ -69,7 +70,8 @@ async function main(): Promise<number> {
     return 0;
   } catch (error) {
     const { message, code } = describe(error);
-    if (error instanceof Error && error.stack) console.error(error.stack);
+    // Bad input or a failed download is one line in the job log (the service writes the message); faults get a stack.
+    if (error instanceof Error && error.stack && !explainedByMessage(error, controller.signal.aborted)) console.error(error.stack);
     send({ type: 'error', message: controller.signal.aborted ? 'Cancelled' : message, ...(code ? { code } : {}) });
     return 1;
   }

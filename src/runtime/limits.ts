@@ -30,3 +30,8 @@ export function threadsFor(requested: number, cpus: number): number {
 export function heapMegabytesFor(memoryBytes: number): number {
   return Math.max(64, Math.floor((memoryBytes * 0.75) / 1024 ** 2));
 }
+
+/** Whether `line` (the child's stderr) is V8's fatal error for a heap that reached `--max-old-space-size`. */
+export function isHeapLimitMessage(line: string): boolean {
+  return /FATAL ERROR:.*JavaScript heap out of memory/.test(line);
+}

@@ -40,6 +40,8 @@ export interface ChildJobSpec {
   readonly demPath: string;
   readonly outDir: string;
   readonly params: WorkflowParams;
+  /** Largest DEM the job may read [cells]; no limit when absent. */
+  readonly maxDemCells?: number;
 }
 
 export function encodeMessage(message: ChildMessage): string {

@@ -28,6 +28,7 @@ export async function writeHostSpec(launch: JobLaunch, limits: RuntimeLimits): P
     demPath: launch.demPath,
     outDir,
     params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, limits.cpus) },
+    ...(limits.maxDemCells !== undefined ? { maxDemCells: limits.maxDemCells } : {}),
   };
   const specPath = join(launch.jobDir, 'job.json');
   await writeFile(specPath, JSON.stringify(spec, null, 2) + '\n');

@@ -14,6 +14,8 @@ export interface RuntimeLimits {
   readonly cpus: number;
   /** Memory a job may use [bytes]. */
   readonly memoryBytes: number;
+  /** Largest DEM a job may read [cells] (`EEMT_MAX_DEM_CELLS`); no limit when absent. */
+  readonly maxDemCells?: number;
 }
 
 /** One job to launch. All paths are host paths; the runtime maps them into the sandbox. */
@@ -43,6 +45,10 @@ export interface JobExit {
   /** Exit code of the child, or null when it was ended by a signal. */
   readonly code: number | null;
   readonly signal: string | null;
+  /** The runtime knows the child ran out of memory (the engine's OOM kill, or V8's heap limit). */
+  readonly outOfMemory?: boolean;
+  /** Why the runtime lost track of the child, for the user (e.g. the container engine went away). */
+  readonly lost?: string;
 }
 
 export interface RunningJob {
@@ -75,6 +81,11 @@ export interface JobRuntime {
   check(): Promise<string | null>;
   start(launch: JobLaunch, handlers: JobHandlers): Promise<RunningJob>;
   status(): Promise<RuntimeStatus>;
+  /**
+   * Stops and removes what an earlier service process left running for these jobs (runtimes whose jobs can
+   * outlive the service, such as containers). Never rejects.
+   */
+  discard?(jobIds: readonly string[]): Promise<void>;
 }
 
 export function containerName(jobId: string): string {

@@ -5,14 +5,18 @@
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
-import { readFileSync } from 'node:fs';
 import type { CleanupService } from '../jobs/cleanup.js';
+import { DemChecker } from '../jobs/demCheck.js';
+import { UploadsInProgress } from '../jobs/orphans.js';
 import type { JobPaths } from '../jobs/paths.js';
 import type { JobScheduler } from '../jobs/scheduler.js';
 import type { JobStore } from '../jobs/store.js';
 import type { JobRuntime } from '../runtime/types.js';
+import { PACKAGE_VERSION } from '../util/version.js';
 import type { ServiceConfig } from './config.js';
-import { installErrorHandlers } from './errors.js';
+import { clientErrorHandler, frameworkErrors, installErrorHandlers } from './errors.js';
+import { strictQueryNumbers } from './queryNumbers.js';
+import { closeSlowBodies, drainUnreadBodies, httpServerOptions } from './requestBodies.js';
 import cleanupRoutes from './routes/cleanup.js';
 import docsRoutes from './routes/docs.js';
 import healthRoutes from './routes/health.js';
@@ -20,8 +24,6 @@ import jobRoutes from './routes/jobs.js';
 import submitRoutes from './routes/submit.js';
 import systemRoutes from './routes/system.js';
 import { ErrorDetail } from './schemas.js';
-
-export const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 /** API path prefixes: the unversioned paths of the specification and their /api/v1 aliases. */
 export const API_PREFIXES = ['/api', '/api/v1'] as const;
@@ -37,16 +39,33 @@ export interface AppDeps {
   readonly plugins?: readonly FastifyPluginAsync[];
   /** Fastify logger option (default: off). */
   readonly logger?: FastifyServerOptions['logger'];
+  /** The submission's DEM check (default: limits from the configuration). */
+  readonly demChecker?: DemChecker;
+  /** Uploads being received, which the orphan sweep must leave alone. */
+  readonly uploads?: UploadsInProgress;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, store, runtime, scheduler, cleanup, paths } = deps;
+  const requestLimits = { graceSeconds: config.requestTimeoutSeconds, minBytesPerSecond: config.minUploadBytesPerSecond };
   const app = Fastify({
     logger: deps.logger ?? false,
     bodyLimit: 1024 * 1024,
-    ajv: { customOptions: { coerceTypes: true, removeAdditional: false, useDefaults: true } },
+    http: httpServerOptions(requestLimits),
+    clientErrorHandler,
+    frameworkErrors,
+    // Job ids longer than a UUID reach the route (and are "Job not found"); longer segments are 414.
+    routerOptions: { maxParamLength: 1000 },
+    // No type coercion: a JSON body must carry the declared types (a cleanup with `"dry_run": null` is refused,
+    // not run as a deletion); query-string numbers are converted strictly by strictQueryNumbers.
+    ajv: { customOptions: { coerceTypes: false, removeAdditional: false, useDefaults: true } },
   });
   installErrorHandlers(app);
+  strictQueryNumbers(app);
+  closeSlowBodies(app, requestLimits);
+  drainUnreadBodies(app);
+  const demChecker = deps.demChecker ?? new DemChecker({ maxCells: config.maxDemCells, log: (line) => app.log.warn(line) });
+  const uploads = deps.uploads ?? new UploadsInProgress();
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -72,7 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       openapi: '3.0.3',
       info: {
         title: 'EEMT service',
-        version: VERSION,
+        version: PACKAGE_VERSION,
         description:
           'Terrain solar radiation (sol) and EEMT (eemt) maps from a DEM GeoTIFF, as jobs. Every /api/... path is also ' +
           'served under /api/v1/.... Errors of job and submit endpoints have the body {detail}. Memory in the system ' +
@@ -94,14 +113,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         route.schema = { ...(route.schema ?? {}), hide: true };
       });
     }
-    await scope.register(submitRoutes, { store, scheduler, runtime, paths });
+    await scope.register(submitRoutes, { store, scheduler, runtime, paths, maxUploadBytes: config.maxUploadBytes, demChecker, uploads });
     await scope.register(jobRoutes, { store, scheduler, paths });
     await scope.register(systemRoutes, { runtime, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });
   };
   for (const prefix of API_PREFIXES) await app.register(api, { prefix, hide: prefix !== '/api' });
 
-  await app.register(healthRoutes, { store, runtime, version: VERSION });
+  await app.register(healthRoutes, { store, runtime, version: PACKAGE_VERSION });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   return app;
 }

@@ -2,8 +2,12 @@
  * Service configuration, read only from environment variables (see the README's table).
  * Invalid values stop the service at start-up with a message naming the variable.
  */
+import { isIP } from 'node:net';
+import { resolveDaymetBaseUrl, resolveDaymetMaxPoints } from '../climate/daymetSettings.js';
 import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
 import type { RuntimeChoice } from '../runtime/select.js';
+import { parseDecimal } from '../util/decimal.js';
+import { defaultMaxDemCells, MAX_DEM_CELLS_SETTING } from '../workflows/demLimits.js';
 
 export interface ServiceConfig {
   readonly host: string;
@@ -20,11 +24,26 @@ export interface ServiceConfig {
   readonly maxConcurrentJobs: number;
   /** Upload size limit [bytes] (the specification recommends about 1 GB). */
   readonly maxUploadBytes: number;
+  /** Time for a request's headers, and for its body before the minimum rate applies [s]. */
+  readonly requestTimeoutSeconds: number;
+  /** Lowest average rate of a request body after `requestTimeoutSeconds` [bytes/s]. */
+  readonly minUploadBytesPerSecond: number;
   readonly successRetentionDays: number;
   readonly failedRetentionHours: number;
   /** Interval of the automatic cleanup [hours], or null when it is off. */
   readonly cleanupIntervalHours: number | null;
+  /** Service log level (pino). */
+  readonly logLevel: LogLevel;
+  /** Daymet server of eemt jobs (passed on to the job through the environment). */
+  readonly daymetUrl: string;
+  /** Largest number of Daymet cells an eemt job may need. */
+  readonly daymetMaxPoints: number;
+  /** Largest DEM accepted [cells]: `EEMT_MAX_DEM_CELLS`, by default sized from the job memory limit. */
+  readonly maxDemCells: number;
 }
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -40,8 +59,8 @@ function text(env: Env, name: string, fallback: string): string {
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name]?.trim();
   if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
+  const value = parseDecimal(raw);
+  if (value === null || !Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
   }
   return value;
@@ -55,11 +74,43 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = env[name]?.trim();
+  if (!raw) return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  return raw as T;
+}
+
+/** A bind address: an IP address or a host name. */
+function host(env: Env, name: string, fallback: string): string {
+  const value = text(env, name, fallback);
+  if (!isIP(value) && !/^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(value)) {
+    throw new ConfigError(`${name} must be an IP address or a host name, got "${value}"`);
+  }
+  return value;
+}
+
+/** The Docker Engine address the Docker runtime's client reads (unix:///path, tcp://host:port, …), when set. */
+function dockerHost(env: Env, name: string): void {
+  const raw = env[name]?.trim();
+  if (!raw) return;
+  let protocol: string;
+  try {
+    protocol = new URL(raw).protocol;
+  } catch {
+    protocol = '';
+  }
+  if (!['unix:', 'tcp:', 'http:', 'https:', 'ssh:', 'npipe:'].includes(protocol)) {
+    throw new ConfigError(`${name} must be a Docker Engine address such as unix:///var/run/docker.sock or tcp://host:2375, got "${raw}"`);
+  }
+}
+
 function wrap<T>(name: string, parse: () => T): T {
   try {
     return parse();
   } catch (error) {
-    throw new ConfigError(`${name}: ${error instanceof Error ? error.message : String(error)}`);
+    const message = error instanceof Error ? error.message : String(error);
+    throw new ConfigError(message.startsWith(name) ? message : `${name}: ${message}`);
   }
 }
 
@@ -68,8 +119,10 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
   if (!['auto', 'docker', 'bubblewrap', 'process'].includes(runtime)) {
     throw new ConfigError(`EEMT_RUNTIME must be auto, docker, bubblewrap or process, got "${runtime}"`);
   }
+  dockerHost(env, 'DOCKER_HOST');
+  const memoryBytes = wrap('CONTAINER_MEMORY_LIMIT', () => parseMemorySize(text(env, 'CONTAINER_MEMORY_LIMIT', '8G')));
   return {
-    host: text(env, 'EEMT_HOST', '127.0.0.1'),
+    host: host(env, 'EEMT_HOST', '127.0.0.1'),
     port: integer(env, 'EEMT_PORT', 5000, 0, 65535),
     uploadDir: text(env, 'EEMT_UPLOAD_DIR', './uploads'),
     resultsDir: text(env, 'EEMT_RESULTS_DIR', './results'),
@@ -77,13 +130,25 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     cacheDir: text(env, 'EEMT_CACHE_DIR', './cache'),
     dbPath: text(env, 'EEMT_DB_PATH', './jobs.db'),
     containerImage: text(env, 'CONTAINER_IMAGE', 'eemt:ubuntu24.04'),
-    cpuLimit: wrap('CONTAINER_CPU_LIMIT', () => parseCpuLimit(text(env, 'CONTAINER_CPU_LIMIT', '4'))),
-    memoryBytes: wrap('CONTAINER_MEMORY_LIMIT', () => parseMemorySize(text(env, 'CONTAINER_MEMORY_LIMIT', '8G'))),
+    cpuLimit: wrap('CONTAINER_CPU_LIMIT', () => {
+      const raw = text(env, 'CONTAINER_CPU_LIMIT', '4');
+      if (parseDecimal(raw) === null) throw new Error(`invalid CPU limit "${raw}"`);
+      return parseCpuLimit(raw);
+    }),
+    memoryBytes,
     runtime: runtime as RuntimeChoice,
     maxConcurrentJobs: integer(env, 'EEMT_MAX_CONCURRENT_JOBS', 1, 1, 64),
     maxUploadBytes: integer(env, 'EEMT_MAX_UPLOAD_MB', 2048, 1, 1_048_576) * 1024 * 1024,
+    requestTimeoutSeconds: integer(env, 'EEMT_REQUEST_TIMEOUT_S', 30, 1, 3600),
+    minUploadBytesPerSecond: integer(env, 'EEMT_MIN_UPLOAD_KIB_PER_S', 16, 1, 1_048_576) * 1024,
     successRetentionDays: integer(env, 'EEMT_SUCCESS_RETENTION_DAYS', 7, 0, 36500),
     failedRetentionHours: integer(env, 'EEMT_FAILED_RETENTION_HOURS', 12, 0, 876000),
     cleanupIntervalHours: boolean(env, 'EEMT_AUTO_CLEANUP', true) ? integer(env, 'EEMT_CLEANUP_INTERVAL_HOURS', 6, 1, 8760) : null,
+    logLevel: oneOf(env, 'EEMT_LOG_LEVEL', 'info', LOG_LEVELS),
+    // The job child reads these two from its environment again; checking them here means a bad value stops the
+    // service at start-up instead of failing every eemt submission or job later.
+    daymetUrl: wrap('EEMT_DAYMET_URL', () => resolveDaymetBaseUrl(undefined, env)),
+    daymetMaxPoints: integer(env, 'EEMT_DAYMET_MAX_POINTS', resolveDaymetMaxPoints(undefined, {}), 1, 1_000_000),
+    maxDemCells: integer(env, MAX_DEM_CELLS_SETTING, defaultMaxDemCells(memoryBytes), 9, Number.MAX_SAFE_INTEGER),
   };
 }

@@ -2,7 +2,8 @@
  * Errors of the HTTP layer and the one error handler that turns every error into the specification's
  * `{detail}` body. Routes throw; they never format errors. No stack trace ever reaches a client.
  */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Duplex } from 'node:stream';
 import { JobError } from '../jobs/types.js';
 
 export class HttpError extends Error {
@@ -31,7 +32,8 @@ const CLIENT_ERRORS: Record<string, [number, string]> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [400, 'Unsupported Content-Type'],
   FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'Request body is empty'],
   FST_ERR_CTP_INVALID_JSON_BODY: [400, 'Request body is not valid JSON'],
-  FST_ERR_CTP_BODY_TOO_LARGE: [400, 'Request body is too large'],
+  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'Request body is too large (JSON bodies: at most 1 MB)'],
+  FST_MP_PREMATURE_CLOSE: [400, 'The request was closed before its body was complete'],
   FST_PARTS_LIMIT: [400, 'Too many parts in the multipart request'],
   FST_FILES_LIMIT: [400, 'Only one file (dem_file) may be uploaded'],
   FST_FIELDS_LIMIT: [400, 'Too many form fields'],
@@ -52,6 +54,38 @@ function validationDetail(error: FastifyError): string {
   return `${field} ${first.message ?? 'is invalid'}`;
 }
 
+/**
+ * Fastify's `frameworkErrors`: a URL that cannot be decoded (`/api/jobs/%E0%A4%A`) or a path segment over the
+ * router's length limit, answered with `{detail}` like every other error.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const [status, detail] =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? [414, 'A part of the URL path is too long'] : [400, 'Malformed URL: it cannot be decoded'];
+  void reply.code(status).type('application/json').send({ detail });
+}
+
+/**
+ * Node's `clientError`: a request that is not valid HTTP, or whose headers are too large or too slow, is
+ * answered with `{detail}` on the socket (no route ever sees it) and the connection is closed.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'Request headers arrived too slowly (EEMT_REQUEST_TIMEOUT_S)']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'Request headers are too large']
+        : [400, 'Bad Request', 'Malformed HTTP request'];
+  const body = JSON.stringify({ detail });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof HttpError || error instanceof JobError) {
@@ -66,7 +100,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     if (known) return reply.code(known[0]).type('application/json').send({ detail: known[1] });
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      return reply.code(status === 413 || status === 415 || status === 406 ? 400 : status).type('application/json').send({ detail: error.message });
+      return reply.code(status === 415 || status === 406 ? 400 : status).type('application/json').send({ detail: error.message });
     }
     request.log.error({ err: error }, 'internal error');
     return reply.code(500).type('application/json').send({ detail: 'Internal server error' });

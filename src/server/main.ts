@@ -1,26 +1,39 @@
-/** Service entry point (`npm start`): configuration from the environment, then listen. */
+/**
+ * Service entry point (`npm start`, `node dist/server/main.js`): validate the configuration, lock the data, bind
+ * the port, recover jobs, serve; stop cleanly on SIGTERM or SIGINT.
+ *
+ * Exit codes: 0 after a clean stop; 2 when the service refuses to start and changed nothing (invalid setting,
+ * data locked by another service, address in use); 1 for anything else.
+ */
+import { ServiceLockedError } from '../jobs/serviceLock.js';
 import { ConfigError, configFromEnv } from './config.js';
 import pages from './pages/index.js';
 import { createService } from './service.js';
+
+/** A start-up refusal: printed as one line, exit code 2. */
+class StartupRefusal extends Error {}
 
 async function main(): Promise<void> {
   let config;
   try {
     config = configFromEnv();
   } catch (error) {
-    if (error instanceof ConfigError) {
-      console.error(`eemt-service: invalid configuration: ${error.message}`);
-      process.exit(2);
+    if (error instanceof ConfigError) throw new StartupRefusal(`invalid configuration: ${error.message}`);
+    throw error;
+  }
+
+  let service;
+  try {
+    service = await createService(config, { plugins: [pages], logger: { level: config.logLevel } });
+  } catch (error) {
+    if (error instanceof ServiceLockedError) {
+      throw new StartupRefusal(
+        `${error.message}. Stop that service, or give this one its own EEMT_DB_PATH and data folders. Nothing was changed.`,
+      );
     }
     throw error;
   }
-  const service = await createService(config, { plugins: [pages], logger: { level: process.env.EEMT_LOG_LEVEL ?? 'info' } });
   const log = service.app.log;
-  for (const note of service.runtimeNotes) log.info(note);
-  log.info(
-    `job runtime: ${service.runtime.name}${service.runtime.isolated ? '' : ' (no isolation)'}, ` +
-      `${config.cpuLimit} CPUs and ${config.memoryBytes} bytes per job, at most ${config.maxConcurrentJobs} jobs at a time`,
-  );
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -28,7 +41,10 @@ async function main(): Promise<void> {
     stopping = true;
     log.info(`${signal}: stopping`);
     service.close().then(
-      () => process.exit(0),
+      () => {
+        log.info('stopped');
+        process.exit(0);
+      },
       (error: unknown) => {
         log.error(error);
         process.exit(1);
@@ -38,10 +54,27 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
 
-  await service.app.listen({ host: config.host, port: config.port });
+  try {
+    await service.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    await service.close();
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      const reason = code === 'EADDRINUSE' ? 'the address is already in use' : code === 'EACCES' ? 'permission denied' : 'no such address on this machine';
+      throw new StartupRefusal(
+        `cannot listen on ${config.host}:${config.port}: ${reason} (settings EEMT_HOST, EEMT_PORT). No job was touched.`,
+      );
+    }
+    throw error;
+  }
+  for (const note of service.runtimeNotes) log.info(note);
+  log.info(
+    `job runtime: ${service.runtime.name}${service.runtime.isolated ? '' : ' (no isolation)'}, ` +
+      `${config.cpuLimit} CPUs and ${config.memoryBytes} bytes per job, at most ${config.maxConcurrentJobs} jobs at a time`,
+  );
 }
 
 main().catch((error: unknown) => {
   console.error(`eemt-service: ${error instanceof Error ? error.message : String(error)}`);
-  process.exit(1);
+  process.exit(error instanceof StartupRefusal ? 2 : 1);
 });

@@ -2,6 +2,8 @@
  * The one place the job layer reaches the workflow pipelines: which workflow types can run here, and
  * `runWorkflow(type, run)` dispatching to them.
  */
+import type { GridSpec } from '../raster/index.js';
+import { WorkflowInputError, WorkflowUnavailableError } from './failures.js';
 import type { WorkflowResult, WorkflowRun, WorkflowType } from './types.js';
 
 export type { WorkflowParams, WorkflowResult, WorkflowRun, WorkflowType, ProgressUpdate } from './types.js';
@@ -18,33 +20,20 @@ export function workflowUnavailableReason(type: WorkflowType): string | null {
   }
 }
 
-/** Thrown when a workflow type is known but its pipeline is not part of this build. */
-export class WorkflowUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WorkflowUnavailableError';
-  }
-}
-
-/** Input that a workflow refuses before it starts (e.g. a DEM outside Daymet's coverage for eemt). */
-export class WorkflowInputError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WorkflowInputError';
-  }
-}
+export { WorkflowInputError, WorkflowUnavailableError, explainedByMessage } from './failures.js';
 
 /**
  * Checks what a workflow can check cheaply before a job is accepted, so a job never fails for it after
  * hours of work: for eemt, that the DEM lies inside Daymet's coverage and needs no more climate points
  * than allowed. Throws WorkflowInputError with a message for the user.
+ * @param dem the DEM's path, or its grid (as the submission check reports it, so the service never reads the DEM)
  */
-export async function checkWorkflowInputs(type: WorkflowType, demPath: string, params: WorkflowRun['params']): Promise<void> {
+export async function checkWorkflowInputs(type: WorkflowType, dem: string | GridSpec, params: WorkflowRun['params']): Promise<void> {
   if (type !== 'eemt') return;
   const { checkEemtJobInputs } = await import('./eemt/index.js');
   const { ClimateCoverageError } = await import('../climate/index.js');
   try {
-    await checkEemtJobInputs(demPath, { start: params.start_year ?? 2020, end: params.end_year ?? params.start_year ?? 2020 });
+    await checkEemtJobInputs(dem, { start: params.start_year ?? 2020, end: params.end_year ?? params.start_year ?? 2020 });
   } catch (error) {
     if (error instanceof ClimateCoverageError) throw new WorkflowInputError(error.message);
     throw error;

@@ -37,6 +37,8 @@ export interface WorkflowRun {
   readonly days?: readonly number[];
   /** `sol` only: side of the compute tiles = GeoTIFF tiles [cells], a multiple of 16 in 16–512 (default by DEM size). */
   readonly tileSize?: number;
+  /** Largest DEM accepted [cells] (the service's `EEMT_MAX_DEM_CELLS`); no limit when absent. */
+  readonly maxDemCells?: number;
 }
 
 /**

@@ -1,7 +1,8 @@
+// Needs: gdal
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -41,13 +42,14 @@ test('eemt sol writes the products and ends with a one-line summary', () => {
 });
 
 for (const [flag, value, expected] of [
-  ['--step', '2', /step \(time step in minutes\) must be in 3–60; got 2/],
-  ['--step', '61', /step .* must be in 3–60; got 61/],
-  ['--linke', '9', /linke_value \(Linke turbidity\) must be in 1–8; got 9/],
-  ['--albedo', '-0.1', /albedo_value \(surface albedo\) must be in 0–1; got -0.1/],
-  ['--threads', '0', /num_threads \(number of threads\) must be in 1–32, an integer; got 0/],
-  ['--threads', '2.5', /num_threads .* an integer; got 2.5/],
-  ['--step', 'abc', /"abc" is not a number/],
+  ['--step', '2', /^eemt: --step must be in 3–60; got 2$/],
+  ['--step', '61', /^eemt: --step must be in 3–60; got 61$/],
+  ['--linke', '9', /^eemt: --linke must be in 1–8; got 9$/],
+  ['--albedo', '-0.1', /^eemt: --albedo must be in 0–1; got -0.1$/],
+  ['--threads', '0', /^eemt: --threads must be an integer in 1–32; got 0$/],
+  ['--threads', '2.5', /^eemt: --threads must be an integer in 1–32; got 2.5$/],
+  ['--step', 'abc', /option '--step <minutes>' argument 'abc' is invalid\. "abc" is not a number/],
+  ['--step', '0x10', /option '--step <minutes>' argument '0x10' is invalid\. "0x10" is not a number/],
   ['--days', '0', /option '--days <list>' argument '0' is invalid\. day 0 in "0" is outside 1–365/],
   ['--days', '1-400', /'--days <list>'.*day 400 in "1-400" is outside 1–365/],
   ['--days', '31-1', /'--days <list>'.*"31-1" runs backwards; write 1-31/],
@@ -58,11 +60,12 @@ for (const [flag, value, expected] of [
   ['--tile-size', '1024', /'--tile-size <cells>'.*got 1024/],
   ['--tile-size', 'big', /'--tile-size <cells>'.*"big" is not a number/],
 ] as const) {
-  test(`eemt sol refuses ${flag} ${value} with a clear message and exit code 2, writing nothing`, () => {
+  test(`eemt sol refuses ${flag} ${value} with a message naming the flag and exit code 2, writing nothing`, () => {
     const out = join(work, `refused${flag}${value}`);
     const result = run(['sol', dem, '--out', out, flag, value]);
     assert.notEqual(result.status, 0);
-    assert.match(result.stderr, expected);
+    assert.match(result.stderr.split('\n')[0]!, expected);
+    assert.doesNotMatch(result.stderr, /linke_value|albedo_value|num_threads/, 'API field names are not CLI flags');
     assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
     assert.throws(() => readdirSync(out));
   });
@@ -80,10 +83,39 @@ test('eemt sol --days computes those days only (monthly sums for complete months
   assert.deepEqual(info.size, [20, 16]);
 });
 
-test('eemt sol explains a file that is not a GeoTIFF', () => {
+test('eemt sol explains a file that is not a GeoTIFF and leaves no output folder', () => {
   const bad = join(work, 'not-a-dem.tif');
   writeFileSync(bad, 'this is not a TIFF');
-  const result = run(['sol', bad, '--out', join(work, 'bad')]);
+  const out = join(work, 'bad');
+  const result = run(['sol', bad, '--out', out]);
   assert.equal(result.status, 2);
   assert.match(result.stderr, /^eemt: .*TIFF/i);
+  assert.equal(existsSync(out), false, 'the failed run removed the folder it created');
+});
+
+test('a failed run leaves a folder that existed before, with its contents', () => {
+  const out = join(work, 'existing');
+  mkdirSync(out);
+  writeFileSync(join(out, 'keep.txt'), 'mine');
+  const result = run(['sol', join(work, 'missing.tif'), '--out', out]);
+  assert.equal(result.status, 2);
+  assert.deepEqual(readdirSync(out), ['keep.txt']);
+});
+
+test('eemt eemt names its year flags', () => {
+  const out = join(work, 'years');
+  const result = run(['eemt', dem, '--out', out, '--start-year', '2021', '--end-year', '2020']);
+  assert.equal(result.status, 2);
+  assert.equal(result.stderr.trim(), 'eemt: --end-year (2020) must not be before --start-year (2021)');
+  const early = run(['eemt', dem, '--out', out, '--start-year', '1979']);
+  assert.equal(early.status, 2);
+  assert.match(early.stderr.trim(), /^eemt: --start-year must be an integer in 1980–2024; got 1979$/);
+  assert.equal(existsSync(out), false);
+});
+
+test('eemt --version prints the package version', () => {
+  const result = run(['--version']);
+  assert.equal(result.status, 0, result.stderr);
+  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+  assert.equal(result.stdout.trim(), version);
 });

@@ -28,7 +28,7 @@ export interface PagesService extends Service {
  * Starts the service with the pages on 127.0.0.1:<random>. Jobs run as plain child processes: the real job child,
  * or with `stub: true` the job layer's stand-in child (fast, and steered by parameters: see stubChild.ts).
  */
-export async function startPagesService(options: { stub?: boolean; env?: Record<string, string> } = {}): Promise<PagesService> {
+export async function startPagesService(options: { stub?: boolean; env?: Record<string, string>; host?: string } = {}): Promise<PagesService> {
   const root = mkdtempSync(join(tmpdir(), 'eemt-pages-'));
   const config = testServiceConfig(root, options.env);
   const runtime = new ProcessRuntime({
@@ -36,7 +36,7 @@ export async function startPagesService(options: { stub?: boolean; env?: Record<
     ...(options.stub ? { childEntry: STUB_CHILD } : {}),
   });
   const service = await createService(config, { runtime, plugins: [pages] });
-  const base = await service.app.listen({ host: '127.0.0.1', port: 0 });
+  const base = await service.listen({ host: options.host ?? '127.0.0.1', port: 0 });
   return {
     ...service,
     root,
@@ -56,9 +56,10 @@ export function smallDem(dir: string, size = 24, name = 'small.tif'): string {
   return out;
 }
 
-export async function launchBrowser(): Promise<Browser> {
+/** Headless Chromium; `executablePath` may be a wrapper that starts /usr/bin/chromium (e.g. in a network namespace). */
+export async function launchBrowser(executablePath = '/usr/bin/chromium'): Promise<Browser> {
   return chromium.launch({
-    executablePath: '/usr/bin/chromium',
+    executablePath,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }
@@ -101,12 +102,4 @@ export async function apiJob(base: string, id: string): Promise<any> {
   return res.json();
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined | null | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { waitFor } from '../helpers/wait.js';

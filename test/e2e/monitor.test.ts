@@ -1,3 +1,4 @@
+// Needs: chromium, gdal
 /**
  * The job monitor (/monitor) in headless Chromium against the real service. Jobs run in real child processes with
  * the job layer's stand-in child (quick, and steered by parameters: step 60 keeps running, linke 7.5 fails), so
@@ -180,6 +181,8 @@ describe('job monitor page', () => {
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     assert.equal(await button.evaluate((b) => b === document.activeElement), true);
+    // The dialog's close event (which drops ?job= from the address) is a task queued after the dialog hides.
+    await page.waitForURL((url) => !url.searchParams.has('job'), { timeout: 5000 });
     assert.doesNotMatch(page.url(), /\?job=/);
 
     // A link to /monitor?job=<id> opens the details view directly (the web interface links here).

@@ -1,3 +1,4 @@
+// Needs: chromium, gdal
 /**
  * The web interface (/) in headless Chromium against the real service with the real job child: the form and its
  * checks, server errors shown next to their fields, upload progress, and a real sol job on a small DEM crop followed

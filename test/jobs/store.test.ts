@@ -83,7 +83,9 @@ describe('job store (SQLite file)', () => {
     const store = new JobStore(join(root, 'list.db'));
     const ids = [randomUUID(), randomUUID(), randomUUID()];
     for (const id of ids) store.create({ id, workflow_type: 'sol', parameters: params, dem_filename: `${id}.tif` });
+    store.setProgress(ids[1]!, 40, 'climate: point 3 of 20');
     store.fail(ids[1]!, 'boom');
+    assert.equal(store.get(ids[1]!)!.progress_message, 'failed', 'the last step is not left as if it were current');
     assert.deepEqual(store.list().map((j) => j.id), [...ids].reverse());
     assert.deepEqual(store.list({ status: 'failed' }).map((j) => j.id), [ids[1]]);
     assert.deepEqual(store.list({ limit: 2 }).map((j) => j.id), [ids[2], ids[1]]);
@@ -104,6 +106,7 @@ describe('job store (SQLite file)', () => {
     assert.deepEqual(store.failInterrupted('interrupted'), [a]);
     assert.equal(store.get(a)!.status, 'failed');
     assert.equal(store.get(a)!.error_message, 'interrupted');
+    assert.equal(store.get(a)!.progress_message, 'failed');
     assert.equal(store.get(b)!.status, 'pending');
     store.close();
   });

@@ -1,3 +1,4 @@
+// Needs: gdal
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { crsFromGeoKeys } from '../../src/raster/crs.js';

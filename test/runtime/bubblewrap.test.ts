@@ -1,5 +1,6 @@
+// Needs: bwrap
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -74,10 +75,30 @@ describe('bubblewrap runtime (real sandbox)', () => {
     assert.ok(result.pid < 10, `own PID namespace (pid ${result.pid})`);
     assert.equal(result.threads, 2, 'threads capped at the CPU limit');
     assert.ok(!result.env.includes('EEMT_DB_PATH'));
+    assert.deepEqual([result.uid, result.gid], [65534, 65534], 'an unprivileged uid inside the sandbox');
+    assert.equal(result.shadow, 'EACCES', 'no root file permissions, even when the service runs as root');
+    assert.equal(result.logWrite, 'EROFS', 'the job folder is read-only: job.log belongs to the service');
+    assert.equal(result.logLink, 'EROFS', 'no links planted next to job.log');
+    assert.equal(result.specWrite, 'EROFS');
+    if (process.getuid!() === 0) {
+      const owner = statSync(join(launch.jobDir, 'output', 'probe-result.json')).uid;
+      assert.equal(owner, 65534, 'a root service starts the job as uid 65534 on the host too');
+    }
 
     assert.deepEqual(handlers.messages.map((m) => m.type), ['started', 'progress', 'done']);
     assert.ok(handlers.logs.includes('probe child running'));
     assert.ok(handlers.logs.includes('a line of ordinary output'));
+  });
+
+  test('a root service does not start a job its unprivileged user cannot reach, and says which folder', { skip: process.getuid!() !== 0 && 'only a root service drops to the job user' }, async () => {
+    const closed = makeLayout();
+    chmodSync(closed.root, 0o700);
+    try {
+      const launch = makeLaunch(closed, 'job-closed');
+      await assert.rejects(runtime().start(launch, collect()), new RegExp(`the job user \\(uid 65534\\) cannot enter ${closed.root}; make it searchable \\(chmod o\\+x\\)`));
+    } finally {
+      closed.cleanup();
+    }
   });
 
   test('the memory limit is enforced', async () => {

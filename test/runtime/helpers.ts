@@ -1,5 +1,5 @@
 /** Shared helpers of the runtime tests: a temp data layout and a launch description for it. */
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChildMessage } from '../../src/runtime/protocol.js';
@@ -18,6 +18,8 @@ export interface Layout {
 
 export function makeLayout(): Layout {
   const root = mkdtempSync(join(tmpdir(), 'eemt-rt-'));
+  // As the service's data folders: searchable by the unprivileged job user (mkdtemp makes 0700).
+  chmodSync(root, 0o755);
   const layout = { root, uploads: join(root, 'uploads'), results: join(root, 'results'), temp: join(root, 'temp') };
   for (const dir of [layout.uploads, layout.results, layout.temp]) mkdirSync(dir, { recursive: true });
   return { ...layout, cleanup: () => rmSync(root, { recursive: true, force: true }) };

@@ -7,6 +7,7 @@ import { BubblewrapRuntime } from '../../src/runtime/bubblewrap.js';
 import { DockerRuntime } from '../../src/runtime/docker.js';
 import { ProcessRuntime } from '../../src/runtime/process.js';
 import { fixture, getJson, startTestService, STUB_CHILD, submit, waitForStatus, type TestService } from './helpers.js';
+import { skipUnless } from '../helpers/systemTools.js';
 import { zipEntries } from './zip.js';
 
 const DEM = { name: 'mcn_10m.tif', bytes: fixture('mcn_10m.tif') };
@@ -20,7 +21,7 @@ describe('HTTP API (stub job child in real processes)', () => {
   });
   after(() => svc.stop());
 
-  test('a sol job runs to completion and its results download as a streamed ZIP', async () => {
+  test('a sol job runs to completion and its results download as a streamed ZIP', { skip: skipUnless('gdal') }, async () => {
     const res = await submit(svc.base, { workflow_type: 'sol', step: '10', num_threads: '8' }, DEM);
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'submitted');
@@ -89,7 +90,9 @@ describe('HTTP API (stub job child in real processes)', () => {
     assert.equal(r.status, 400);
     assert.deepEqual(r.body, { detail: 'Job not completed' });
 
-    const done = svc.store.list({ status: 'completed' })[0]!;
+    const done =
+      svc.store.list({ status: 'completed' })[0] ??
+      (await waitForStatus(svc.base, (await submit(svc.base, { workflow_type: 'sol' }, DEM)).body.job_id, ['completed']));
     const cleaned = await getJson(`${svc.base}/api/cleanup`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -248,7 +251,7 @@ describe('HTTP API with an unavailable runtime', () => {
   });
 });
 
-describe('HTTP API with the bubblewrap runtime', () => {
+describe('HTTP API with the bubblewrap runtime', { skip: skipUnless('bwrap') }, () => {
   let svc: TestService;
   before(async () => {
     svc = await startTestService({

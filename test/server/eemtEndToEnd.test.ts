@@ -1,3 +1,4 @@
+// Needs: bwrap, gdal
 /**
  * End to end: an `eemt` job on the real DEM for one year through the HTTP API, against a local Daymet server
  * that answers in the single-pixel API's format (synthetic climate for the mcn_10m site). The annual maps

@@ -1,9 +1,11 @@
 /** Builds the whole service in a temp folder (real SQLite file, real child processes) on a free port. */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { FastifyServerOptions } from 'fastify';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
 import { createService, type Service } from '../../src/server/service.js';
+import type { DemChecker } from '../../src/jobs/demCheck.js';
 import type { JobRuntime } from '../../src/runtime/types.js';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url);
@@ -17,29 +19,48 @@ export interface TestService extends Service {
   stop(): Promise<void>;
 }
 
-/** Service configuration with every folder and the database inside `root`, on a random port. */
-export function testServiceConfig(root: string, env: Record<string, string> = {}): ServiceConfig {
-  return configFromEnv({
+/** Settings that put the database and every data folder inside `root`, with a random port and no automatic cleanup. */
+export function dataInRootEnv(root: string): Record<string, string> {
+  return {
     EEMT_PORT: '0',
     EEMT_DB_PATH: join(root, 'jobs.db'),
     EEMT_UPLOAD_DIR: join(root, 'uploads'),
     EEMT_RESULTS_DIR: join(root, 'results'),
     EEMT_TEMP_DIR: join(root, 'temp'),
     EEMT_CACHE_DIR: join(root, 'cache'),
-    CONTAINER_CPU_LIMIT: '2',
-    CONTAINER_MEMORY_LIMIT: '2G',
     EEMT_AUTO_CLEANUP: 'false',
-    ...env,
-  });
+  };
+}
+
+/** Service configuration with every folder and the database inside `root`, on a random port. */
+export function testServiceConfig(root: string, env: Record<string, string> = {}): ServiceConfig {
+  return configFromEnv(testServiceEnv(root, env));
+}
+
+/** Settings of a test service: every folder and the database inside `root`, a random port, 2 CPUs, 2G. */
+export function testServiceEnv(root: string, env: Record<string, string> = {}): Record<string, string> {
+  return { ...dataInRootEnv(root), CONTAINER_CPU_LIMIT: '2', CONTAINER_MEMORY_LIMIT: '2G', ...env };
 }
 
 export async function startTestService(
-  options: { runtime?: (config: ServiceConfig) => JobRuntime; env?: Record<string, string>; root?: string } = {},
+  options: {
+    runtime?: (config: ServiceConfig) => JobRuntime;
+    env?: Record<string, string>;
+    root?: string;
+    logger?: FastifyServerOptions['logger'];
+    demChecker?: DemChecker;
+  } = {},
 ): Promise<TestService> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'eemt-api-'));
+  // As a deployment's data folders: searchable by the unprivileged user sandboxed jobs run as.
+  chmodSync(root, 0o755);
   const config = testServiceConfig(root, options.env);
-  const service = await createService(config, options.runtime ? { runtime: options.runtime(config) } : {});
-  const address = await service.app.listen({ host: '127.0.0.1', port: 0 });
+  const service = await createService(config, {
+    ...(options.runtime ? { runtime: options.runtime(config) } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.demChecker ? { demChecker: options.demChecker } : {}),
+  });
+  const address = await service.listen({ host: '127.0.0.1', port: 0 });
   return {
     ...service,
     root,
@@ -85,4 +106,10 @@ export async function waitForStatus(base: string, id: string, statuses: string[]
     if (Date.now() > deadline) throw new Error(`job ${id} still ${body.status}`);
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** A pino destination that keeps every log record, for tests that check what the service logs. */
+export function logCapture(): { stream: { write(line: string): void }; records: Array<{ level: number; msg: string; [key: string]: unknown }> } {
+  const records: Array<{ level: number; msg: string }> = [];
+  return { records, stream: { write: (line: string) => void records.push(JSON.parse(line)) } };
 }

@@ -1,10 +1,11 @@
+// Needs: bwrap, gdal
 /**
  * End to end: a real `sol` job through the HTTP API, the bubblewrap sandbox, the job child and the solar
  * pipeline, then the results ZIP checked entry by entry and opened with GDAL.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fixture, getJson, startTestService, submit, waitForStatus, type TestService } from './helpers.js';
@@ -37,6 +38,10 @@ test('a sol job on the real DEM produces the 742 products of the spec', { timeou
   }
   assert.equal(job.progress, 100);
   assert.equal(job.runtime, 'bubblewrap');
+  if (process.getuid!() === 0) {
+    // The service runs as root here: the job ran as the unprivileged job user and wrote its outputs as it.
+    assert.equal(statSync(join(svc.paths.outputDir(id), 'global', 'daily', 'total_sun_day_1.tif')).uid, 65534);
+  }
 
   const download = await fetch(`${svc.base}/api/jobs/${id}/results`);
   assert.equal(download.status, 200);

@@ -14,9 +14,10 @@
  *
  * Units: irradiance W m⁻², irradiation Wh m⁻² day⁻¹, hours h, angles rad.
  *
- * Cost (mcn_10m, step 15 min): per cell and day about 15 direction groups, 15 low-sun samples that need
- * the exact test, the near-field rays of the samples between the near field's lower and upper bounds,
- * and one run of prefix sums — about 1 µs on the 2-core development machine. The low-sun samples dominate.
+ * Cost (mcn_10m, step 15 min): per cell and day about 17 groups of samples by group sector (12 decided lit
+ * at once), 15 low-sun samples that need the exact test (2 of them traced over the near field) and one run
+ * of prefix sums (26 quantities) — about 0.6 µs on the 2-core development machine. The low-sun samples and
+ * the combination of the sums dominate.
  * @see docs/solar-model.md §3–§7, Part A; dailyIrradiation.ts (the scalar form)
  */
 import { beamTransmittance, diffuseCoefficients, diffuseHorizontal, seaLevelAirMass } from './clearSky.js';
@@ -363,7 +364,7 @@ export function integrateBlock(
       const z0 = elevation !== null ? elevation[gridCell]! : 0;
       const base = cell * directions;
       const nearBase = cell * nearDirections;
-      sums.fill(0);
+      let runs = 0;
       let runStart = -1;
       for (let g = 0; g < groupCount; g++) {
         const first = groupStart[g]!;
@@ -378,7 +379,7 @@ export function integrateBlock(
           if (groupMaxAltitude[g]! < darkBound![groupBase]!) {
             // the whole group is below the far-field horizon
             if (runStart >= 0) {
-              addRun(sums, prefix, stride, runStart, first);
+              addRun(sums, prefix, stride, runStart, first, runs++ === 0);
               runStart = -1;
             }
             continue;
@@ -411,12 +412,13 @@ export function integrateBlock(
           if (lit) {
             if (runStart < 0) runStart = k;
           } else if (runStart >= 0) {
-            addRun(sums, prefix, stride, runStart, k);
+            addRun(sums, prefix, stride, runStart, k, runs++ === 0);
             runStart = -1;
           }
         }
       }
-      if (runStart >= 0) addRun(sums, prefix, stride, runStart, count);
+      if (runStart >= 0) addRun(sums, prefix, stride, runStart, count, runs++ === 0);
+      if (runs === 0) sums.fill(0);
       const delta = surface.pressureRatio[cell]! - pzMid;
       const delta2 = delta * delta;
       const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
@@ -447,9 +449,10 @@ function quadratic(sums: Float64Array, quantity: number, delta: number, delta2: 
   return sums[quantity * 3]! + delta * sums[quantity * 3 + 1]! + delta2 * sums[quantity * 3 + 2]!;
 }
 
-/** Adds the prefix-summed quantities of the sunlit run of samples [first, end) to `sums`. */
-function addRun(sums: Float64Array, prefix: Float64Array, stride: number, first: number, end: number): void {
-  for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q]! += prefix[base + end]! - prefix[base + first]!;
+/** Adds the prefix-summed quantities of the sunlit run of samples [first, end) to `sums` (sets them for the first run). */
+function addRun(sums: Float64Array, prefix: Float64Array, stride: number, first: number, end: number, firstRun: boolean): void {
+  if (firstRun) for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q] = prefix[base + end]! - prefix[base + first]!;
+  else for (let q = 0, base = 0; q < PREFIX_QUANTITIES; q++, base += stride) sums[q]! += prefix[base + end]! - prefix[base + first]!;
 }
 
 /**

@@ -58,10 +58,7 @@ export function farHorizon(
       const c = col + dc;
       if (r < 0 || r >= height || c < 0 || c >= width) break;
       if (dc === 0 && dr === 0) continue;
-      const xM = dc * dx;
-      const yM = dr * dy;
-      const d = Math.sqrt(xM * xM + yM * yM);
-      const t = (elevation[r * width + c]! - z0) / d - curvatureOverDistance(d);
+      const t = viewAt(elevation, width, z0, r, c, dc * dx, dr * dy);
       if (t > best) {
         best = t;
         bestStep = j;
@@ -111,10 +108,7 @@ export function farHorizon(
     level = 1;
     if (dc !== 0 || dr !== 0) {
       // NaN (nodata) compares false: transparent
-      const xM = dc * dx;
-      const yM = dr * dy;
-      const d = Math.sqrt(xM * xM + yM * yM);
-      const t = (elevation[r * width + c]! - z0) / d - curvatureOverDistance(d);
+      const t = viewAt(elevation, width, z0, r, c, dc * dx, dr * dy);
       if (t > best) {
         best = t;
         bestStep = j;
@@ -125,6 +119,12 @@ export function farHorizon(
   out.tangent = best;
   out.step = bestStep;
   return out;
+}
+
+/** tan of the view from elevation z0 to cell (r, c), whose centre lies (xM, yM) metres from the origin's. */
+function viewAt(elevation: Float32Array, width: number, z0: number, r: number, c: number, xM: number, yM: number): number {
+  const d = Math.sqrt(xM * xM + yM * yM);
+  return (elevation[r * width + c]! - z0) / d - curvatureOverDistance(d);
 }
 
 /** Steps on each side of the seed step evaluated before the traversal. */

@@ -28,6 +28,14 @@ const CleanupJobDetail = Type.Object({
   size_freed_mb: Type.Number(),
 });
 
+const CleanupOrphanDetail = Type.Object({
+  path: Type.String({ description: 'uploads/<id>, results/<id> or temp/<id>' }),
+  job_id: Type.String(),
+  reason: Type.String({ description: 'Why it belongs to no job: no job record, data deleted, job not running' }),
+  size_freed_mb: Type.Number(),
+  removed: Type.Boolean(),
+});
+
 const CleanupResult = Type.Object({
   success: Type.Boolean(),
   summary: Type.Object({
@@ -41,6 +49,7 @@ const CleanupResult = Type.Object({
     configs_deleted: Type.Integer(),
     errors: Type.Array(Type.String()),
     job_details: Type.Array(CleanupJobDetail),
+    orphaned_data: Type.Array(CleanupOrphanDetail, { description: 'Folders that belonged to no job (extension): removed, or listed by a dry run' }),
   }),
   timestamp: CleanupTimestamp,
 });

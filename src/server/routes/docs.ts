@@ -40,11 +40,25 @@ const REDOC_PAGE = `<!DOCTYPE html>
 </html>
 `;
 
+/**
+ * Swagger UI's own content security policy (`staticCSP: true`: its scripts' hashes, nothing from elsewhere) without
+ * `upgrade-insecure-requests`: the service speaks plain http, and a browser opening `http://<host>:5000/docs` from
+ * another machine would otherwise fetch the page's scripts over https and show a blank page.
+ */
+export function withoutUpgradeInsecureRequests(csp: string): string {
+  return csp
+    .split(';')
+    .map((directive) => directive.trim())
+    .filter((directive) => directive !== '' && directive.toLowerCase() !== 'upgrade-insecure-requests')
+    .join('; ');
+}
+
 export default async function docsRoutes(app: FastifyInstance) {
   await app.register(swaggerUi, {
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
     staticCSP: true,
+    transformStaticCSP: withoutUpgradeInsecureRequests,
   });
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

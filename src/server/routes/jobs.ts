@@ -2,9 +2,9 @@
 import { rm } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { tailLines } from '../../jobs/files.js';
+import { NotRegularFileError, tailLines } from '../../jobs/files.js';
 import type { JobPaths } from '../../jobs/paths.js';
-import { resultFiles, zipStream } from '../../jobs/results.js';
+import { resultEntries, zipStream } from '../../jobs/results.js';
 import type { JobScheduler } from '../../jobs/scheduler.js';
 import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord, JobStatus } from '../../jobs/types.js';
@@ -114,7 +114,7 @@ export default async function jobRoutes(app: FastifyInstance, { store, scheduler
       const job = jobOr404((request.params as { job_id: string }).job_id);
       if (job.status !== 'completed') badRequest('Job not completed');
       const outputDir = paths.outputDir(job.id);
-      const files = job.data_deleted_at ? [] : await resultFiles(outputDir);
+      const files = job.data_deleted_at ? [] : await resultEntries(outputDir);
       if (files.length === 0) notFound('Results not found');
       const zip = zipStream(outputDir, files);
       const size = await zip.size;
@@ -140,7 +140,13 @@ export default async function jobRoutes(app: FastifyInstance, { store, scheduler
     async (request) => {
       const job = jobOr404((request.params as { job_id: string }).job_id);
       const { tail = 200 } = request.query as { tail?: number };
-      return { job_id: job.id, lines: await tailLines(paths.logPath(job.id), tail) };
+      try {
+        return { job_id: job.id, lines: await tailLines(paths.logPath(job.id), tail) };
+      } catch (error) {
+        if (!(error instanceof NotRegularFileError)) throw error;
+        request.log.warn(`job ${job.id}: job.log is not a regular file; not read`);
+        return { job_id: job.id, lines: [] };
+      }
     },
   );
 

@@ -6,15 +6,18 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import '@fastify/multipart';
 import { Type, type TSchema } from 'typebox';
-import { demProblem } from '../../jobs/dem.js';
+import type { DemChecker } from '../../jobs/demCheck.js';
+import type { UploadsInProgress } from '../../jobs/orphans.js';
 import type { JobPaths } from '../../jobs/paths.js';
 import type { JobScheduler } from '../../jobs/scheduler.js';
 import type { JobStore } from '../../jobs/store.js';
 import type { JobParameters } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
 import { WORKFLOW_TYPES, WorkflowInputError, checkWorkflowInputs, workflowUnavailableReason, type WorkflowType } from '../../workflows/index.js';
+import { parseDecimal } from '../../util/decimal.js';
 import { badRequest, HttpError, unprocessable } from '../errors.js';
 import { ErrorDetail } from '../schemas.js';
+import { closedAsTooSlow } from '../requestBodies.js';
 
 /** The numeric form fields: their bounds and defaults are the validation rules and the documentation. */
 export const SubmitParameters = {
@@ -38,14 +41,14 @@ export const SubmitAck = Type.Object({
   status: Type.Literal('submitted'),
 });
 
-/** Parses one numeric form field against its schema; 422 with the field and its range when it does not fit. */
+/** Parses one numeric form field (decimal notation only) against its schema; 422 with the field and its range when it does not fit. */
 function parseNumber(name: ParameterName, raw: string | undefined): number {
   const schema = SubmitParameters[name] as unknown as TSchema & { minimum: number; maximum: number; default: number; type: string };
   if (raw === undefined || raw.trim() === '') return schema.default;
   const integer = schema.type === 'integer';
   const expected = `${integer ? 'an integer' : 'a number'} from ${schema.minimum} to ${schema.maximum}`;
-  const value = Number(raw.trim());
-  if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) {
+  const value = parseDecimal(raw.trim());
+  if (value === null || (integer && !Number.isInteger(value))) {
     unprocessable(`${name} must be ${expected}, got "${raw.slice(0, 40)}"`);
   }
   if (value < schema.minimum || value > schema.maximum) unprocessable(`${name} must be ${expected}, got ${value}`);
@@ -84,9 +87,39 @@ export interface SubmitDeps {
   readonly scheduler: JobScheduler;
   readonly runtime: JobRuntime;
   readonly paths: JobPaths;
+  /** Upload size limit of the DEM file [bytes] (setting EEMT_MAX_UPLOAD_MB). */
+  readonly maxUploadBytes: number;
+  readonly demChecker: DemChecker;
+  readonly uploads: UploadsInProgress;
 }
 
-export default async function submitRoutes(app: FastifyInstance, { store, scheduler, runtime, paths }: SubmitDeps) {
+/** 413 for a DEM over the upload limit, naming the limit and its setting. */
+export function uploadTooLarge(maxUploadBytes: number): HttpError {
+  const limit = maxUploadBytes % (1024 * 1024) === 0 ? `${maxUploadBytes / (1024 * 1024)} MB` : `${maxUploadBytes} bytes`;
+  return new HttpError(413, `DEM file is larger than the upload limit of ${limit} (EEMT_MAX_UPLOAD_MB)`);
+}
+
+/** Whether an error comes from the file system (writing the upload), not from the client's request. */
+function isFileSystemError(error: unknown): boolean {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).syscall === 'string';
+}
+
+/**
+ * The client's share of an error raised while the multipart body is read: a file over the limit is 413; the
+ * multipart plugin's own errors (limits, a closed connection) keep their codes for the error mapper; anything
+ * else the parser throws (no boundary, no closing boundary, a truncated part) is a malformed request (400).
+ * Our own errors and disk errors pass unchanged.
+ */
+function uploadError(error: unknown, maxUploadBytes: number): unknown {
+  if (error instanceof HttpError || isFileSystemError(error)) return error;
+  const code = (error as { code?: unknown }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return uploadTooLarge(maxUploadBytes);
+  if (typeof code === 'string' && code.startsWith('FST_')) return error;
+  const reason = (error instanceof Error ? error.message : String(error)).replace(/^Multipart: /, '');
+  return new HttpError(400, `Malformed multipart request: ${reason.charAt(0).toLowerCase()}${reason.slice(1)}`);
+}
+
+export default async function submitRoutes(app: FastifyInstance, { store, scheduler, runtime, paths, maxUploadBytes, demChecker, uploads }: SubmitDeps) {
   app.post(
     '/submit-job',
     {
@@ -98,7 +131,7 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         tags: ['jobs'],
         consumes: ['multipart/form-data'],
         body: SubmitForm,
-        response: { 200: SubmitAck, 400: ErrorDetail, 422: ErrorDetail, 500: ErrorDetail },
+        response: { 200: SubmitAck, 400: ErrorDetail, 408: ErrorDetail, 413: ErrorDetail, 422: ErrorDetail, 500: ErrorDetail },
       },
       // The multipart body is streamed and checked field by field below, against the same schemas.
       validatorCompiler: () => () => true,
@@ -110,29 +143,39 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
       const fields: Record<string, string> = {};
       let demFilename: string | null = null;
       let fileError: HttpError | null = null;
+      uploads.begin(jobId);
       try {
-        for await (const part of request.parts()) {
-          if (part.type === 'file') {
-            if (part.fieldname !== 'dem_file' || demFilename !== null || fileError) {
-              part.file.resume();
-              continue;
+        try {
+          for await (const part of request.parts()) {
+            if (part.type === 'file') {
+              if (part.fieldname !== 'dem_file' || demFilename !== null || fileError) {
+                part.file.resume();
+                continue;
+              }
+              const name = part.filename ?? '';
+              if (!GEOTIFF_NAME.test(name)) {
+                fileError = new HttpError(400, NOT_GEOTIFF);
+                part.file.resume();
+                continue;
+              }
+              await mkdir(uploadDir, { recursive: true });
+              // Answered as soon as the file passes the limit: the rest of an oversized upload is not worth
+              // reading (and a client may never send it).
+              const overLimit = new AbortController();
+              part.file.once('limit', () => overLimit.abort());
+              try {
+                await pipeline(part.file, createWriteStream(demPath), { signal: overLimit.signal });
+              } catch (error) {
+                throw overLimit.signal.aborted ? uploadTooLarge(maxUploadBytes) : error;
+              }
+              if (part.file.truncated) throw uploadTooLarge(maxUploadBytes);
+              demFilename = name;
+            } else if (typeof part.value === 'string') {
+              fields[part.fieldname] = part.value;
             }
-            const name = part.filename ?? '';
-            if (!GEOTIFF_NAME.test(name)) {
-              fileError = new HttpError(400, NOT_GEOTIFF);
-              part.file.resume();
-              continue;
-            }
-            await mkdir(uploadDir, { recursive: true });
-            await pipeline(part.file, createWriteStream(demPath));
-            if (part.file.truncated) {
-              fileError = new HttpError(400, `DEM file is larger than the upload limit`);
-              continue;
-            }
-            demFilename = name;
-          } else if (typeof part.value === 'string') {
-            fields[part.fieldname] = part.value;
           }
+        } catch (error) {
+          throw uploadError(error, maxUploadBytes);
         }
 
         const type = parseWorkflowType(fields.workflow_type);
@@ -141,10 +184,10 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         const parameters = parseParameters(type, fields);
         const unavailable = workflowUnavailableReason(type);
         if (unavailable) badRequest(unavailable);
-        const problem = await demProblem(demPath);
-        if (problem) badRequest(`${NOT_GEOTIFF}: ${problem}`);
+        const verdict = await demChecker.check(demPath);
+        if (!verdict.ok) badRequest(`${NOT_GEOTIFF}: ${verdict.problem}`);
         try {
-          await checkWorkflowInputs(type, demPath, parameters);
+          await checkWorkflowInputs(type, verdict.grid, parameters);
         } catch (error) {
           if (error instanceof WorkflowInputError) badRequest(error.message);
           throw error;
@@ -160,7 +203,12 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         return { job_id: jobId, status: 'submitted' as const };
       } catch (error) {
         await rm(uploadDir, { recursive: true, force: true });
+        if (!request.raw.complete && request.raw.socket.destroyed && !closedAsTooSlow(request)) {
+          request.log.info('upload closed by the client before it was complete; its file was removed');
+        }
         throw error;
+      } finally {
+        uploads.end(jobId);
       }
     },
   );

@@ -16,6 +16,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { resolveDaymetBaseUrl } from '../../climate/index.js';
 import { readDem } from '../../raster/index.js';
+import { demReadLimits } from '../demLimits.js';
 import { resolveEemtOptions, type EemtOptionsInput } from '../../science/eemt/index.js';
 import { computeSolarYear, kernelParams } from '../sol/pipeline.js';
 import { DAYS_PER_YEAR } from '../sol/products.js';
@@ -69,7 +70,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
   // 1. Inputs: everything that can fail without network or computation.
   const inputs = progress.phase('inputs');
   inputs(0, `reading ${basename(run.demPath)}`);
-  const dem = await readDem(run.demPath);
+  const dem = await readDem(run.demPath, demReadLimits(run.maxDemCells));
   const { coverage } = await checkEemtJobInputs(dem, yearRange, { maxPoints: run.daymetMaxPoints });
   inputs(1, `${dem.grid.width}×${dem.grid.height} cells inside Daymet coverage; ${coverage.cells.length} Daymet cells, years ${yearRange.start}–${yearRange.end}`);
   signal?.throwIfAborted();

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { createGeodesy } from '../../raster/geodesy.js';
 import { GeoTiffStreams } from '../../raster/geoTiffStreams.js';
 import { readDem } from '../../raster/readGeoTiff.js';
+import { demReadLimits } from '../demLimits.js';
 import type { Dem, GridSpec } from '../../raster/types.js';
 import { rasterTiling, tileCompression } from '../../raster/writeGeoTiff.js';
 import type { KernelParams } from '../../science/solar/dailyKernel.js';
@@ -301,7 +302,7 @@ export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> 
   validateWorkflowParams(run.params);
   checkedDays(run.days);
   if (run.tileSize !== undefined) checkTileSize(run.tileSize);
-  const dem = await readDem(run.demPath, { precision: 'float32', shared: true });
+  const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
     params: kernelParams(run),

@@ -1,3 +1,4 @@
+// Needs: gdal
 /**
  * The eemt workflow end to end on a 60×60 crop of mcn_10m (with nodata cells) for two years against the
  * local Daymet server: every product, GDAL readability, nodata, units, README, plausibility (§5),

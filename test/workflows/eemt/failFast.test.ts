@@ -1,3 +1,4 @@
+// Needs: gdal
 /**
  * The eemt workflow fails fast, before any solar computation: DEM outside Daymet coverage, too many
  * Daymet points, bad years, climate download failures (HTTP 500, closed port, stalled server); and the
@@ -233,7 +234,8 @@ test('CLI: coverage and download errors print one clean line and exit 2', async 
   }
   const years = await cli(['eemt', mcnCrop, '--out', join(dir, 'cli-out3'), '--start-year', '2020', '--end-year', '2019']);
   assert.equal(years.code, 2);
-  assert.equal(years.stderr, 'eemt: end_year (2019) must not be before start_year (2020)');
+  assert.equal(years.stderr, 'eemt: --end-year (2019) must not be before --start-year (2020)');
+  for (const out of ['cli-out', 'cli-out2', 'cli-out3']) assert.equal(existsSync(join(dir, out)), false, `a failed run leaves no ${out}`);
 });
 
 test('an abort during the EEMT phase stops between months: no README, not every map', async () => {

@@ -1,3 +1,4 @@
+// Needs: gdal
 /**
  * The eemt workflow on synthetic terrain inside one Daymet cell (so every DEM cell has the same climate):
  * a flat DEM run through the CLI (S_i ≡ 1, T_topo ≡ T_lapse) and an east–west ridge (north-facing ≥

@@ -1,3 +1,4 @@
+// Needs: gdal
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';

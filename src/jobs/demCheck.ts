@@ -1,0 +1,171 @@
+/**
+ * The DEM check at submission, outside the service's event loop and heap: each upload is judged by a
+ * separate Node.js process (`demCheckChild.ts`, the rules of `demRules.ts`) with hard limits —
+ *
+ * - memory: `prlimit --data` (RLIMIT_DATA: heap, array buffers, everything) sized from the cell limit and
+ *   the file, plus a V8 heap cap;
+ * - time: the process is killed after `timeoutMs`;
+ * - declared size: the cell limit (`EEMT_MAX_DEM_CELLS`) and the structural bounds of the TIFF walk, applied
+ *   before any pixel is decoded;
+ * - at most `concurrency` checks at once; further uploads wait their turn.
+ *
+ * A file that breaks a limit is refused with a message saying which.
+ */
+import { spawn } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { dataLimitPrefix } from '../util/processLimits.js';
+import { nodeArgsFor, siblingModuleUrl } from '../util/modules.js';
+import type { DemRuleLimits, DemVerdict } from './demRules.js';
+
+export type { DemVerdict } from './demRules.js';
+
+/** Files up to this size are decoded completely at submission [bytes]; larger ones get the header rules. */
+export const FULL_CHECK_MAX_BYTES = 256 * 1024 * 1024;
+/** A check taking longer than this is stopped and the file refused [ms]. */
+export const DEM_CHECK_TIMEOUT_MS = 60_000;
+/** Checks running at once. */
+export const DEM_CHECKS_AT_ONCE = 2;
+/** V8 heap of the check process [MiB] (pixel arrays live outside it, under the data limit). */
+export const DEM_CHECK_HEAP_MB = 256;
+/** Memory of the check process that does not depend on the file (Node.js, code, heap) [bytes]. */
+const CHECK_BASE_BYTES = 256 * 1024 ** 2;
+/** Per cell, at most: the decoded samples (≤ 8 bytes), geotiff.js's block copies (≤ 8) and the Float64 values (8). */
+const CHECK_BYTES_PER_CELL = 24;
+/** The verdict line is small; more output than this is not a verdict. */
+const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
+
+export interface DemCheckOptions {
+  /** Largest DEM accepted [cells] (`EEMT_MAX_DEM_CELLS`). */
+  readonly maxCells: number;
+  readonly fullCheckMaxBytes?: number;
+  readonly timeoutMs?: number;
+  readonly concurrency?: number;
+  /** Data memory of the check process [bytes]; default from the cell limit and the file size. */
+  readonly memoryBytes?: number;
+  /** Where the check process's error output goes (for the operator; never to the client). */
+  readonly log?: (line: string) => void;
+}
+
+/**
+ * Memory the check of a `fileBytes` file may use: the process itself, the file twice (its bytes and
+ * geotiff.js's block slices) when it is decoded, and the per-cell arrays of the largest accepted DEM.
+ */
+export function demCheckMemoryBytes(maxCells: number, fileBytes: number, fullCheckMaxBytes = FULL_CHECK_MAX_BYTES): number {
+  const decoded = fileBytes <= fullCheckMaxBytes ? 2 * fileBytes : 0;
+  return CHECK_BASE_BYTES + decoded + CHECK_BYTES_PER_CELL * maxCells;
+}
+
+function mib(bytes: number): string {
+  return `${Math.round(bytes / 1024 ** 2)} MB`;
+}
+
+function duration(ms: number): string {
+  return ms < 1000 ? `${ms} ms` : `${Math.round(ms / 1000)} s`;
+}
+
+/** Runs DEM checks in limited child processes, at most `concurrency` at a time. */
+export class DemChecker {
+  private readonly limits: DemRuleLimits;
+  private readonly timeoutMs: number;
+  private readonly concurrency: number;
+  private readonly memoryBytes: number | undefined;
+  private readonly log: (line: string) => void;
+  private readonly entry = siblingModuleUrl(import.meta.url, 'demCheckChild');
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(options: DemCheckOptions) {
+    this.limits = { maxCells: options.maxCells, fullCheckMaxBytes: options.fullCheckMaxBytes ?? FULL_CHECK_MAX_BYTES };
+    this.timeoutMs = options.timeoutMs ?? DEM_CHECK_TIMEOUT_MS;
+    this.concurrency = Math.max(1, options.concurrency ?? DEM_CHECKS_AT_ONCE);
+    this.memoryBytes = options.memoryBytes;
+    this.log = options.log ?? (() => undefined);
+  }
+
+  /** The verdict on the file at `path`: acceptable (with its grid), or the problem, said for the client. */
+  async check(path: string): Promise<DemVerdict> {
+    await this.acquire();
+    try {
+      return await this.runCheck(path);
+    } finally {
+      this.release();
+    }
+  }
+
+  private acquire(): Promise<void> {
+    if (this.running < this.concurrency) {
+      this.running++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  private async runCheck(path: string): Promise<DemVerdict> {
+    const { size } = await stat(path);
+    const memory = this.memoryBytes ?? demCheckMemoryBytes(this.limits.maxCells, size, this.limits.fullCheckMaxBytes);
+    const command = [
+      ...(await dataLimitPrefix(memory)),
+      process.execPath,
+      `--max-old-space-size=${DEM_CHECK_HEAP_MB}`,
+      ...nodeArgsFor(this.entry),
+      path,
+      JSON.stringify(this.limits),
+    ];
+    return new Promise<DemVerdict>((resolve) => {
+      const child = spawn(command[0]!, command.slice(1), {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8' },
+      });
+      let stdout = '';
+      let stderr = '';
+      let timedOut = false;
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (stdout.length < MAX_OUTPUT_BYTES) stdout += chunk.toString();
+      });
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr = (stderr + chunk.toString()).slice(-16_384);
+      });
+      const timer = setTimeout(() => {
+        timedOut = true;
+        child.kill('SIGKILL');
+      }, this.timeoutMs);
+      const finish = (verdict: DemVerdict) => {
+        clearTimeout(timer);
+        resolve(verdict);
+      };
+      child.once('error', (error) => finish({ ok: false, problem: `the file could not be checked (${error.message})` }));
+      child.once('close', (code, signal) => {
+        if (timedOut) {
+          finish({ ok: false, problem: `checking the file took longer than the limit of ${duration(this.timeoutMs)}` });
+          return;
+        }
+        const memoryProblem = `checking the file needed more than the ${mib(memory)} of memory the check may use`;
+        const line = stdout.trim().split('\n').at(-1) ?? '';
+        if (code === 0 && line.startsWith('{')) {
+          try {
+            const verdict = JSON.parse(line) as DemVerdict;
+            if (!verdict.ok && verdict.outOfMemory) this.log(`DEM check of ${path} ran out of memory: ${verdict.problem}`);
+            finish(!verdict.ok && verdict.outOfMemory ? { ok: false, problem: memoryProblem } : verdict);
+            return;
+          } catch {
+            /* not a verdict: reported below */
+          }
+        }
+        if (stderr.trim()) this.log(`DEM check of ${path} failed (code ${code}, signal ${signal}): ${stderr.trim()}`);
+        const outOfMemory = /heap limit|allocation failed|out of memory|ENOMEM|Cannot allocate/i.test(stderr) || signal === 'SIGABRT' || signal === 'SIGTRAP' || signal === 'SIGSEGV';
+        finish({
+          ok: false,
+          problem: outOfMemory
+            ? memoryProblem
+            : `the file could not be checked (the check stopped with ${signal ? `signal ${signal}` : `code ${code}`})`,
+        });
+      });
+    });
+  }
+}

@@ -1,0 +1,63 @@
+/**
+ * System tools that some tests need: GDAL's command-line tools, bubblewrap, Chromium, curl, unzip, and iproute2 run
+ * as root for network namespaces. Locally, a test whose tool is missing is skipped with a one-line reason. `.ci/run` installs
+ * every tool and sets EEMT_TEST_REQUIRE_TOOLS=1: then a missing tool fails the run instead, so CI skips nothing.
+ *
+ * A test file that needs a tool throughout says so on its first line, `// Needs: gdal, bwrap`, and the test runner
+ * (scripts/run-tests.mjs) skips the whole file; a file that needs a tool for some tests only passes
+ * `{ skip: skipUnless('gdal') }` to those.
+ */
+import { accessSync, constants, existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type SystemTool = 'gdal' | 'bwrap' | 'chromium' | 'netns' | 'curl' | 'unzip';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+function onPath(command: string): boolean {
+  return (process.env.PATH ?? '').split(':').some((dir) => {
+    try {
+      accessSync(join(dir, command), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Why the tool is unusable here, or null when it is usable. */
+function problem(tool: SystemTool): string | null {
+  switch (tool) {
+    case 'gdal':
+      return onPath('gdalinfo') && onPath('gdal_translate') ? null : 'GDAL command-line tools (gdal-bin) not installed';
+    case 'bwrap':
+      return onPath('bwrap') ? null : 'bubblewrap not installed';
+    case 'chromium':
+      return existsSync(CHROMIUM_PATH) ? null : `chromium not installed (${CHROMIUM_PATH})`;
+    case 'curl':
+    case 'unzip':
+      return onPath(tool) ? null : `${tool} not installed`;
+    case 'netns':
+      if (!onPath('ip')) return 'iproute2 (ip) not installed';
+      return process.getuid?.() === 0 ? null : 'network namespaces need root';
+  }
+}
+
+export const SYSTEM_TOOLS: readonly SystemTool[] = ['gdal', 'bwrap', 'chromium', 'netns', 'curl', 'unzip'];
+
+/** What is missing of `tools` here, one reason each (empty when everything is there). */
+export function missingTools(tools: readonly SystemTool[]): string[] {
+  return tools.map(problem).filter((p): p is string => p !== null);
+}
+
+/**
+ * The `skip` option of a test that needs `tools`: false when they are all there, else a one-line reason.
+ * With EEMT_TEST_REQUIRE_TOOLS=1 (CI) a missing tool throws instead.
+ */
+export function skipUnless(...tools: SystemTool[]): string | false {
+  const problems = missingTools(tools);
+  if (problems.length === 0) return false;
+  const reason = `skipped: ${problems.join('; ')}`;
+  if (process.env.EEMT_TEST_REQUIRE_TOOLS === '1') throw new Error(`${reason} — CI installs every tool and must not skip tests`);
+  return reason;
+}
