@@ -1,3 +1,4 @@
+// Needs: gdal
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
