@@ -175,14 +175,6 @@ export function encodeFloat32Tile(tile: Float32Array, tileWidth: number, tileHei
   return deflateSync(predicted, compression);
 }
 
-/**
- * An upper bound of the compressed size of a tile of `rawBytes` bytes (zlib's deflateBound plus the
- * zlib wrapper), for deciding up front whether a file needs BigTIFF.
- */
-export function compressedTileBound(rawBytes: number): number {
-  return rawBytes + Math.ceil(rawBytes / 4096) + Math.ceil(rawBytes / 16384) + Math.ceil(rawBytes / 33554432) + 19;
-}
-
 /** Writes `encodeFloat32GeoTiff(...)` to `path` via `path.part` and a rename; creates parent folders. */
 export async function writeFloat32GeoTiff(path: string, grid: GridSpec, values: ArrayLike<number>, options?: Float32GeoTiffOptions): Promise<void> {
   const bytes = encodeFloat32GeoTiff(grid, values, options);
