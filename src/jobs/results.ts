@@ -26,10 +26,12 @@ export interface ZipDownload {
  * The ZIP holding `files` (listed under `outputDir`) under their relative paths, as a stream. GeoTIFFs and
  * other compressed formats are stored without recompression; the rest is deflated. Each file is opened
  * only when its turn comes, without following links, and must still be the file that was listed; a file
- * that was swapped for anything else ends the archive with an error.
+ * that was swapped for anything else ends the archive with an error. `extra` entries (made by the service,
+ * e.g. the STAC Items) come first.
  */
-export function zipStream(outputDir: string, files: readonly ListedFile[]): ZipDownload {
+export function zipStream(outputDir: string, files: readonly ListedFile[], extra: readonly { name: string; bytes: Buffer }[] = []): ZipDownload {
   const zip = new ZipFile();
+  for (const { name, bytes } of extra) zip.addBuffer(bytes, name, { compress: true, mtime: new Date() });
   let failed = false;
   zip.on('error', (error: Error) => {
     failed = true;

@@ -23,6 +23,7 @@ import docsRoutes from './routes/docs.js';
 import healthRoutes from './routes/health.js';
 import jobRoutes from './routes/jobs.js';
 import previewRoutes from './routes/previews.js';
+import stacRoutes from './routes/stac.js';
 import submitRoutes from './routes/submit.js';
 import systemRoutes from './routes/system.js';
 import { ErrorDetail } from './schemas.js';
@@ -120,6 +121,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(submitRoutes, { store, scheduler, runtime, paths, maxUploadBytes: config.maxUploadBytes, demChecker, uploads });
     await scope.register(jobRoutes, { store, scheduler, paths });
     await scope.register(previewRoutes, { store, previews });
+    await scope.register(stacRoutes, { store, paths });
     await scope.register(systemRoutes, { runtime, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });
   };

@@ -5,49 +5,26 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { PNG } from 'pngjs';
-import { readDem } from '../../src/raster/readGeoTiff.js';
-import type { GridSpec } from '../../src/raster/types.js';
-import { writeFloat32GeoTiff } from '../../src/raster/writeGeoTiff.js';
-import { dailyGlobalPath, dailyHoursPath, monthlyGlobalPath } from '../../src/workflows/sol/products.js';
-import { FIXTURE_DEM } from '../raster/gdal.js';
+import { completedSolJob, dayValue, fixtureDem, monthValue, SOL_PARAMS, type FixtureDem } from './completedJob.js';
 import { getJson, startTestService, type TestService } from './helpers.js';
 
 let svc: TestService;
-let grid: GridSpec;
+let dem: FixtureDem;
 let valid: boolean[];
-const PARAMS = { step: 15, linke_value: 3, albedo_value: 0.2, num_threads: 1 };
-
-/** Day-1 global map: a ramp over the valid cells of the DEM. */
-const dayValue = (i: number) => 1000 + (i % 228) * 3.5 + Math.floor(i / 228) * 0.25;
-const monthValue = (m: number, i: number) => (m + 1) * 100 + (i % 50);
+const PARAMS = SOL_PARAMS;
 
 before(async () => {
   svc = await startTestService({ env: { EEMT_RUNTIME: 'process' } });
-  const dem = await readDem(FIXTURE_DEM);
-  grid = dem.grid;
-  valid = Array.from(dem.elevation, (z) => !Number.isNaN(z));
+  dem = await fixtureDem();
+  valid = dem.valid;
 });
 after(() => svc.stop());
 
-/** A completed sol job with the day-1 maps and the 12 monthly maps (other products missing). */
-async function completedJob(): Promise<string> {
-  const id = randomUUID();
-  svc.store.create({ id, workflow_type: 'sol', parameters: PARAMS, dem_filename: 'mcn_10m.tif' });
-  mkdirSync(svc.paths.uploadDir(id), { recursive: true });
-  copyFileSync(FIXTURE_DEM, svc.paths.demPath(id));
-  const out = svc.paths.outputDir(id);
-  const map = (f: (i: number) => number) => Float32Array.from({ length: grid.width * grid.height }, (_, i) => (valid[i] ? f(i) : NaN));
-  await writeFloat32GeoTiff(join(out, dailyGlobalPath(1)), grid, map(dayValue));
-  await writeFloat32GeoTiff(join(out, dailyHoursPath(1)), grid, map((i) => (i % 7) * 1.5));
-  for (let m = 0; m < 12; m++) await writeFloat32GeoTiff(join(out, monthlyGlobalPath(m)), grid, map((i) => monthValue(m, i)));
-  svc.store.markRunning(id, 'process', 10, 'running');
-  svc.store.complete(id);
-  return id;
-}
+const completedJob = () => completedSolJob(svc, dem);
 
 function expectedStats(f: (i: number) => number) {
   let min = Infinity, max = -Infinity, sum = 0, n = 0;
