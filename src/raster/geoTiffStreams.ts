@@ -78,7 +78,7 @@ export class GeoTiffStreams {
     this.maxOpenFiles = options.maxOpenFiles ?? 16;
   }
 
-  /** Creates `<path>.part` with the file's directory; returns the id that `add` and `finish` take. */
+  /** Creates the empty `<path>.part` that collects the file's tiles; returns the id that `add` and `finish` take. */
   async create(path: string, grid: GridSpec, options: StreamedGeoTiffOptions = {}): Promise<number> {
     this.checkUsable();
     const tiling = rasterTiling(grid, options.tileSize);

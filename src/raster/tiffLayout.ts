@@ -1,9 +1,9 @@
 /**
- * Byte layout of a little-endian single-image TIFF (classic or BigTIFF): header, one IFD, the tag values
- * that do not fit in their entries (among them the block offset and byte-count tables), then the image
- * blocks (strips or tiles). The directory comes first and has a fixed size once the number of blocks is
- * known, so a file can be written directory first, blocks appended in any order, and the two block tables
- * patched in place at the end (`tiffDirectory` + `blockTables`); `assembleTiff` does all of it in memory.
+ * Byte layout of little-endian TIFFs (classic or BigTIFF): the header and IFD writers that the Cloud
+ * Optimized GeoTIFF layout (`cogLayout.ts`) builds on, and a plain single-image TIFF — header, one IFD, the
+ * tag values that do not fit in their entries (among them the block tables), then the blocks — with the
+ * directory first (`tiffDirectory` + `blockTables`; `assembleTiff` in memory, which the tests use to build
+ * TIFFs of any shape).
  */
 
 export const TagType = { ASCII: 2, SHORT: 3, LONG: 4, DOUBLE: 12, LONG8: 16 } as const;
