@@ -29,6 +29,8 @@ export interface CogFileOptions {
   /** zlib settings of the overview tiles. */
   readonly compression: TileCompression;
   readonly bigTiff?: boolean;
+  /** Files of tiles up to this size are read in one go, larger ones tile row by tile row (default 4 MiB). */
+  readonly wholeReadBytes?: number;
 }
 
 /** Writes the COG `target` from the tiles of `source`; returns the bytes written. */
@@ -36,8 +38,11 @@ export async function writeCogFromTiles(target: string, source: TileSource, opti
   const { tiling, byteCounts } = source;
   const tiles = await open(source.path, 'r');
   try {
+    // a small file is read in one go (most of the 742 files of a year); a large one tile row by tile row
+    const whole = await readWholeIfSmall(tiles, source, options.wholeReadBytes ?? WHOLE_READ_BYTES);
+    const rowOf = (ty: number) => (whole ? Promise.resolve(tileRowIn(whole, source, ty)) : readTileRow(tiles, source, ty));
     const pyramid = new OverviewPyramid(tiling, tileEncoder(tiling, options.compression));
-    if (pyramid.hasLevels) await pushAllRows(tiles, source, pyramid);
+    if (pyramid.hasLevels) await pushAllRows(rowOf, source, pyramid);
     const levels = pyramid.finish();
     const directory = cogDirectory(
       [{ tags: options.tags, blockSizes: byteCounts }, ...levels.map((level) => ({ tags: overviewTags(level.tiling), blockSizes: level.tiles.map((t) => t.length) }))],
@@ -45,15 +50,13 @@ export async function writeCogFromTiles(target: string, source: TileSource, opti
     );
     const out = await open(target, 'w');
     try {
-      await writeAllAt(out, [directory.bytes], 0);
-      for (let k = levels.length - 1; k >= 0; k--) {
-        const framed = levels[k]!.tiles.flatMap(framedBlock);
-        await writeAllAt(out, framed, directory.blockOffsets[k + 1]![0]! - 4);
-      }
-      for (let ty = 0; ty < tiling.down; ty++) {
-        const row = await readTileRow(tiles, source, ty);
-        await writeAllAt(out, row.flatMap(framedBlock), directory.blockOffsets[0]![ty * tiling.across]! - 4);
-      }
+      // front to back: directory, overview tiles (smallest level first), full-resolution tiles
+      const writer = new SequentialWriter(out);
+      await writer.add([directory.bytes]);
+      for (let k = levels.length - 1; k >= 0; k--) await writer.add(levels[k]!.tiles.flatMap(framedBlock));
+      for (let ty = 0; ty < tiling.down; ty++) await writer.add((await rowOf(ty)).flatMap(framedBlock));
+      await writer.flush();
+      if (writer.position !== directory.fileSize) throw new Error(`${target}: wrote ${writer.position} bytes, the layout has ${directory.fileSize}`);
     } finally {
       await out.close();
     }
@@ -61,6 +64,56 @@ export async function writeCogFromTiles(target: string, source: TileSource, opti
   } finally {
     await tiles.close();
   }
+}
+
+/** Files of tiles up to this size are read whole by default. */
+const WHOLE_READ_BYTES = 4 * 2 ** 20;
+/** Bytes gathered before a vectored write. */
+const WRITE_BATCH_BYTES = 4 * 2 ** 20;
+
+/** Appends buffers to a file from its start, gathering them into writes of about WRITE_BATCH_BYTES. */
+class SequentialWriter {
+  position = 0;
+  private pending: Uint8Array[] = [];
+  private pendingBytes = 0;
+
+  constructor(private readonly handle: FileHandle) {}
+
+  async add(buffers: Uint8Array[]): Promise<void> {
+    for (const b of buffers) {
+      this.pending.push(b);
+      this.pendingBytes += b.length;
+    }
+    if (this.pendingBytes >= WRITE_BATCH_BYTES) await this.flush();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pending.length === 0) return;
+    await writeAllAt(this.handle, this.pending, this.position);
+    this.position += this.pendingBytes;
+    this.pending = [];
+    this.pendingBytes = 0;
+  }
+}
+
+/** The whole file of tiles when it is at most `limit` bytes, else null. */
+async function readWholeIfSmall(handle: FileHandle, source: TileSource, limit: number): Promise<Buffer | null> {
+  let end = 0;
+  for (let t = 0; t < source.tiling.count; t++) end = Math.max(end, source.offsets[t]! + source.byteCounts[t]!);
+  if (end > limit) return null;
+  const bytes = Buffer.allocUnsafe(end);
+  const { bytesRead } = await handle.read(bytes, 0, end, 0);
+  if (bytesRead !== end) throw new Error(`${source.path} is truncated: ${bytesRead} of ${end} bytes`);
+  return bytes;
+}
+
+/** The compressed tiles of tile row `ty` within the whole file's bytes. */
+function tileRowIn(whole: Buffer, source: TileSource, ty: number): Buffer[] {
+  const { across } = source.tiling;
+  return Array.from({ length: across }, (_, tx) => {
+    const t = ty * across + tx;
+    return whole.subarray(source.offsets[t]!, source.offsets[t]! + source.byteCounts[t]!);
+  });
 }
 
 function framedBlock(block: Uint8Array): Uint8Array[] {
@@ -83,14 +136,14 @@ async function readTileRow(handle: FileHandle, source: TileSource, ty: number): 
 }
 
 /** Decodes the tiles row by row and feeds every full-resolution row to the pyramid. */
-async function pushAllRows(handle: FileHandle, source: TileSource, pyramid: OverviewPyramid): Promise<void> {
+async function pushAllRows(rowOf: (ty: number) => Promise<Buffer[]>, source: TileSource, pyramid: OverviewPyramid): Promise<void> {
   const { width, height, tileWidth, tileHeight, across, down } = source.tiling;
   const rawBytes = tileWidth * tileHeight * 4;
   const band = new Float32Array(width * tileHeight);
   const tile = new Float32Array(tileWidth * tileHeight);
   const bits = new Uint32Array(tile.buffer);
   for (let ty = 0; ty < down; ty++) {
-    const compressed = await readTileRow(handle, source, ty);
+    const compressed = await rowOf(ty);
     const rows = Math.min(tileHeight, height - ty * tileHeight);
     for (let tx = 0; tx < across; tx++) {
       const data = inflateSync(compressed[tx]!, { maxOutputLength: rawBytes });

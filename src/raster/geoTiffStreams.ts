@@ -22,6 +22,8 @@ export interface GeoTiffStreamsOptions {
   readonly bufferBytes?: number;
   /** Files open at once while flushing (default 16). */
   readonly maxOpenFiles?: number;
+  /** Files of tiles up to this size are read in one go when their COG is assembled (default 4 MiB). */
+  readonly wholeReadBytes?: number;
 }
 
 /** Options of one file: its tile size, band description and metadata (as `writeFloat32GeoTiff`). */
@@ -62,6 +64,7 @@ export class GeoTiffStreams {
   private readonly files: StreamedFile[] = [];
   private readonly bufferBytes: number;
   private readonly maxOpenFiles: number;
+  private readonly wholeReadBytes: number | undefined;
   private readonly folders = new Set<string>();
   private queuedBytes = 0;
   private flushing: Promise<void> | null = null;
@@ -76,6 +79,7 @@ export class GeoTiffStreams {
   constructor(options: GeoTiffStreamsOptions = {}) {
     this.bufferBytes = options.bufferBytes ?? 32 * 2 ** 20;
     this.maxOpenFiles = options.maxOpenFiles ?? 16;
+    this.wholeReadBytes = options.wholeReadBytes;
   }
 
   /** Creates the empty `<path>.part` that collects the file's tiles; returns the id that `add` and `finish` take. */
@@ -176,7 +180,7 @@ export class GeoTiffStreams {
         this.bytesWritten += await writeCogFromTiles(
           assembly,
           { path: file.part, tiling: file.tiling, offsets: file.offsets, byteCounts: file.byteCounts },
-          { tags: file.tags, compression: OVERVIEW_COMPRESSION, bigTiff: file.bigTiff },
+          { tags: file.tags, compression: OVERVIEW_COMPRESSION, bigTiff: file.bigTiff, ...(this.wholeReadBytes === undefined ? {} : { wholeReadBytes: this.wholeReadBytes }) },
         );
         await rename(assembly, file.path);
       } catch (error) {

@@ -134,29 +134,31 @@ describe('Cloud Optimized GeoTIFFs', () => {
     assert.ok(sameValues(await gdalReadAsync(big, dir, 'Float32'), field(520, 40, 3)));
   });
 
-  test('streamed tiles in shuffled order give the one-shot encoder\'s bytes, a valid COG with overviews', async () => {
-    const grid = gridOf(530, 300);
-    const values = field(530, 300, 4);
-    const streams = new GeoTiffStreams({ bufferBytes: 50_000 });
-    const path = join(dir, 'streamed', 's.tif');
-    const id = await streams.create(path, grid, { tileSize: 48, metadata: { DAY_OF_YEAR: '172' } });
-    const tiling = streams.tiling(id);
-    const order = Array.from({ length: tiling.count }, (_, t) => (t * 5) % tiling.count);
-    assert.equal(new Set(order).size, tiling.count);
-    for (const t of order) {
-      const tile = new Float32Array(tiling.tileWidth * tiling.tileHeight).fill(NaN);
-      const col0 = (t % tiling.across) * tiling.tileWidth;
-      const row0 = Math.floor(t / tiling.across) * tiling.tileHeight;
-      for (let r = 0; r < tiling.tileHeight && row0 + r < 300; r++) {
-        for (let c = 0; c < tiling.tileWidth && col0 + c < 530; c++) tile[r * tiling.tileWidth + c] = values[(row0 + r) * 530 + col0 + c]!;
+  for (const wholeReadBytes of [undefined, 0]) {
+    test(`streamed tiles in shuffled order give the one-shot encoder's bytes, a valid COG with overviews (${wholeReadBytes === 0 ? 'read back tile row by tile row' : 'read back whole'})`, async () => {
+      const grid = gridOf(530, 300);
+      const values = field(530, 300, 4);
+      const streams = new GeoTiffStreams({ bufferBytes: 50_000, ...(wholeReadBytes === undefined ? {} : { wholeReadBytes }) });
+      const path = join(dir, `streamed-${wholeReadBytes}`, 's.tif');
+      const id = await streams.create(path, grid, { tileSize: 48, metadata: { DAY_OF_YEAR: '172' } });
+      const tiling = streams.tiling(id);
+      const order = Array.from({ length: tiling.count }, (_, t) => (t * 5) % tiling.count);
+      assert.equal(new Set(order).size, tiling.count);
+      for (const t of order) {
+        const tile = new Float32Array(tiling.tileWidth * tiling.tileHeight).fill(NaN);
+        const col0 = (t % tiling.across) * tiling.tileWidth;
+        const row0 = Math.floor(t / tiling.across) * tiling.tileHeight;
+        for (let r = 0; r < tiling.tileHeight && row0 + r < 300; r++) {
+          for (let c = 0; c < tiling.tileWidth && col0 + c < 530; c++) tile[r * tiling.tileWidth + c] = values[(row0 + r) * 530 + col0 + c]!;
+        }
+        streams.add(id, t, encodeFloat32Tile(tile, tiling.tileWidth, tiling.tileHeight, tileCompression()));
+        await streams.ready();
       }
-      streams.add(id, t, encodeFloat32Tile(tile, tiling.tileWidth, tiling.tileHeight, tileCompression()));
-      await streams.ready();
-    }
-    await streams.finish(id);
-    assert.deepEqual(readFileSync(path), encodeFloat32GeoTiff(grid, values, { tileSize: 48, metadata: { DAY_OF_YEAR: '172' } }));
-    const check = await validateCog(path);
-    assert.ok(check.valid, check.report);
-    assert.ok(sameValues(await gdalReadAsync(path, dir, 'Float32'), values));
-  });
+      await streams.finish(id);
+      assert.deepEqual(readFileSync(path), encodeFloat32GeoTiff(grid, values, { tileSize: 48, metadata: { DAY_OF_YEAR: '172' } }));
+      const check = await validateCog(path);
+      assert.ok(check.valid, check.report);
+      assert.ok(sameValues(await gdalReadAsync(path, dir, 'Float32'), values));
+    });
+  }
 });
