@@ -11,7 +11,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { inflateSync } from 'node:zlib';
 import { blockFraming, cogDirectory } from './cogLayout.js';
 import { decodeFloatPredictorRows } from './floatPredictor.js';
-import { OverviewPyramid } from './overviews.js';
+import { OverviewPyramid, type BandStatistics } from './overviews.js';
 import type { TiffTag } from './tiffLayout.js';
 import { overviewTags, tileEncoder, type RasterTiling, type TileCompression } from './writeGeoTiff.js';
 
@@ -24,8 +24,8 @@ export interface TileSource {
 }
 
 export interface CogFileOptions {
-  /** The full-resolution image's tags (without block tables). */
-  readonly tags: readonly TiffTag[];
+  /** The full-resolution image's tags (without block tables), given its statistics when it has overviews (else null). */
+  readonly tags: (statistics: BandStatistics | null) => readonly TiffTag[];
   /** zlib settings of the overview tiles. */
   readonly compression: TileCompression;
   readonly bigTiff?: boolean;
@@ -45,7 +45,7 @@ export async function writeCogFromTiles(target: string, source: TileSource, opti
     if (pyramid.hasLevels) await pushAllRows(rowOf, source, pyramid);
     const levels = pyramid.finish();
     const directory = cogDirectory(
-      [{ tags: options.tags, blockSizes: byteCounts }, ...levels.map((level) => ({ tags: overviewTags(level.tiling), blockSizes: level.tiles.map((t) => t.length) }))],
+      [{ tags: options.tags(pyramid.statistics()), blockSizes: byteCounts }, ...levels.map((level) => ({ tags: overviewTags(level.tiling), blockSizes: level.tiles.map((t) => t.length) }))],
       options.bigTiff ?? false,
     );
     const out = await open(target, 'w');

@@ -13,6 +13,7 @@
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeAllAt, writeCogFromTiles } from './cogFile.js';
+import type { BandStatistics } from './overviews.js';
 import type { TiffTag } from './tiffLayout.js';
 import type { GridSpec } from './types.js';
 import { float32GeoTiffTags, rasterTiling, tileCompression, type Float32GeoTiffOptions, type RasterTiling } from './writeGeoTiff.js';
@@ -36,7 +37,8 @@ interface StreamedFile {
   readonly path: string;
   readonly part: string;
   readonly tiling: RasterTiling;
-  readonly tags: readonly TiffTag[];
+  /** The file's tags (without block tables), given its band statistics (maps with overviews) or null. */
+  readonly tags: (statistics: BandStatistics | null) => TiffTag[];
   readonly bigTiff: boolean;
   readonly offsets: Float64Array;
   readonly byteCounts: Float64Array;
@@ -90,7 +92,7 @@ export class GeoTiffStreams {
       path,
       part: `${path}.part`,
       tiling,
-      tags: float32GeoTiffTags(grid, tiling, options),
+      tags: (statistics) => float32GeoTiffTags(grid, tiling, { ...options, statistics }),
       bigTiff: options.bigTiff ?? false,
       offsets: new Float64Array(tiling.count),
       byteCounts: new Float64Array(tiling.count),

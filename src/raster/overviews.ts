@@ -11,6 +11,57 @@
  */
 import type { RasterTiling } from './writeGeoTiff.js';
 
+/**
+ * Statistics of the valid cells of a band, as GDAL stores them in band metadata (STATISTICS_MINIMUM, …, which
+ * `gdalinfo -stats` reports and GDAL's GetStatistics returns without reading the pixels); null when no cell
+ * is valid. stddev is the population standard deviation; validPercent the share of valid cells [%].
+ */
+export interface BandStatistics {
+  readonly minimum: number;
+  readonly maximum: number;
+  readonly mean: number;
+  readonly stddev: number;
+  readonly validPercent: number;
+}
+
+/** Accumulates BandStatistics row by row (sums in double, shifted by the first valid value for a stable variance). */
+export class StatisticsAccumulator {
+  private count = 0;
+  private cells = 0;
+  private min = Infinity;
+  private max = -Infinity;
+  private shift = NaN;
+  private sum = 0;
+  private sumSquares = 0;
+
+  add(row: ArrayLike<number>, length = row.length): void {
+    this.cells += length;
+    for (let i = 0; i < length; i++) {
+      const v = row[i]!;
+      if (v !== v) continue;
+      if (this.shift !== this.shift) this.shift = v;
+      if (v < this.min) this.min = v;
+      if (v > this.max) this.max = v;
+      const d = v - this.shift;
+      this.sum += d;
+      this.sumSquares += d * d;
+      this.count++;
+    }
+  }
+
+  result(): BandStatistics | null {
+    if (this.count === 0) return null;
+    const meanShifted = this.sum / this.count;
+    return {
+      minimum: this.min,
+      maximum: this.max,
+      mean: this.shift + meanShifted,
+      stddev: Math.sqrt(Math.max(0, this.sumSquares / this.count - meanShifted * meanShifted)),
+      validPercent: (100 * this.count) / this.cells,
+    };
+  }
+}
+
 /** Compresses one tile of tileWidth × tileHeight values (NaN outside the raster); the array is reused after the call. */
 export type TileEncoder = (tile: Float32Array) => Buffer;
 
@@ -88,6 +139,7 @@ export class OverviewPyramid {
   private heldFull: Float32Array | null = null;
   private rowsPushed = 0;
   private readonly tile: Float32Array;
+  private readonly stats = new StatisticsAccumulator();
 
   constructor(
     private readonly full: RasterTiling,
@@ -114,6 +166,7 @@ export class OverviewPyramid {
     if (this.levels.length === 0) return;
     if (this.rowsPushed >= this.full.height) throw new RangeError(`all ${this.full.height} rows were already pushed`);
     this.rowsPushed++;
+    this.stats.add(row, this.full.width);
     if (this.heldFull === null) {
       this.heldFull = Float32Array.from(row.subarray(0, this.full.width));
       if (this.rowsPushed === this.full.height) this.pairInto(0, this.heldFull, null, this.full.width);
@@ -121,6 +174,14 @@ export class OverviewPyramid {
     }
     this.pairInto(0, this.heldFull, row, this.full.width);
     this.heldFull = null;
+  }
+
+  /**
+   * Statistics of the full-resolution cells pushed (all of them once `finish` may be called); null when the
+   * raster has no overviews (its rows are not pushed) or no valid cell.
+   */
+  statistics(): BandStatistics | null {
+    return this.levels.length === 0 ? null : this.stats.result();
   }
 
   /** The compressed tiles of every level (largest level first), once every full-resolution row was pushed. */

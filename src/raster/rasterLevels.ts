@@ -10,6 +10,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { GeoTIFF, type GeoTIFFImage } from 'geotiff';
+import type { BandStatistics } from './overviews.js';
 import { assertTiffHeader } from './tiffProbe.js';
 import { inspectTiff, type TiffLimits } from './tiffStructure.js';
 import { fileHandleByteSource, fileHandleSource, parseNodata, readGrid, translateParseError } from './readGeoTiff.js';
@@ -32,6 +33,8 @@ export class RasterLevels {
     readonly levels: readonly RasterLevel[],
     private readonly images: readonly GeoTIFFImage[],
     private readonly nodata: number | null,
+    /** The band statistics the file stores (GDAL's STATISTICS_* band metadata), or null. */
+    readonly statistics: BandStatistics | null,
   ) {}
 
   /** Opens the GeoTIFF in `handle` (which stays the caller's to close). Throws RasterFormatError. */
@@ -55,7 +58,8 @@ export class RasterLevels {
       }
       images.sort((a, b) => b.getWidth() * b.getHeight() - a.getWidth() * a.getHeight());
       const levels = images.map((image) => ({ width: image.getWidth(), height: image.getHeight() }));
-      return new RasterLevels(grid, levels, images, parseNodata(nodataText));
+      const xml = full.fileDirectory.hasTag('GDAL_METADATA') ? String(await full.fileDirectory.loadValue('GDAL_METADATA')) : '';
+      return new RasterLevels(grid, levels, images, parseNodata(nodataText), storedStatistics(xml));
     } catch (err) {
       throw translateParseError(err);
     }
@@ -131,6 +135,16 @@ export class RasterLevels {
     for (let i = 0; i < out.length; i++) out[i] = counts[i] === 0 ? NaN : sums[i]! / counts[i]!;
     return out;
   }
+}
+
+/** GDAL's STATISTICS_MINIMUM, _MAXIMUM, _MEAN, _STDDEV and _VALID_PERCENT items of band 1, when all are numbers. */
+export function storedStatistics(gdalMetadataXml: string): BandStatistics | null {
+  const item = (name: string): number => {
+    const m = new RegExp(`<Item name="STATISTICS_${name}" sample="0"[^>]*>([^<]*)</Item>`).exec(gdalMetadataXml);
+    return m ? Number(m[1]) : NaN;
+  };
+  const stats = { minimum: item('MINIMUM'), maximum: item('MAXIMUM'), mean: item('MEAN'), stddev: item('STDDEV'), validPercent: item('VALID_PERCENT') };
+  return Object.values(stats).every(Number.isFinite) ? stats : null;
 }
 
 /** The size of a preview of a `width` × `height` raster whose longest side is at most `maxSide`. */

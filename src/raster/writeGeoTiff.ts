@@ -28,7 +28,7 @@ import { encodeFloatPredictorRows } from './floatPredictor.js';
 import { encodeGeoKeyDirectory, GEO_ASCII_PARAMS_TAG, GEO_DOUBLE_PARAMS_TAG, GEO_KEY_DIRECTORY_TAG } from './geoKeys.js';
 import { assembleCog } from './cogLayout.js';
 import { tagsFromGeoTransform } from './georeference.js';
-import { OverviewPyramid } from './overviews.js';
+import { OverviewPyramid, type BandStatistics } from './overviews.js';
 import { TagType, type TiffTag } from './tiffLayout.js';
 import type { GridSpec } from './types.js';
 
@@ -48,6 +48,8 @@ export interface Float32GeoTiffOptions {
   readonly zlibStrategy?: 'rle' | 'default';
   /** Band description (gdalinfo: "Description = ..."). */
   readonly description?: string;
+  /** Band statistics written as GDAL's STATISTICS_* band metadata (the writers add them to maps with overviews). */
+  readonly statistics?: BandStatistics | null;
   /** Dataset metadata items (gdalinfo: "Metadata: KEY=value"). */
   readonly metadata?: Readonly<Record<string, string>>;
   /** Write BigTIFF even when the file would fit in a classic TIFF (it is chosen automatically past 4 GB). */
@@ -98,7 +100,8 @@ export function encodeFloat32GeoTiff(grid: GridSpec, values: ArrayLike<number>, 
     }
   }
   const overviews = pyramid.finish().map((level) => ({ tags: overviewTags(level.tiling), blocks: level.tiles }));
-  return assembleCog([{ tags: float32GeoTiffTags(grid, tiling, options), blocks: tiles }, ...overviews], options.bigTiff ?? false);
+  const tags = float32GeoTiffTags(grid, tiling, { ...options, statistics: pyramid.statistics() });
+  return assembleCog([{ tags, blocks: tiles }, ...overviews], options.bigTiff ?? false);
 }
 
 /** Compresses tiles of `tiling` with `compression`, reusing one scratch buffer. */
@@ -239,7 +242,7 @@ function encodeTiles(values: ArrayLike<number>, tiling: RasterTiling, compressio
 export function float32GeoTiffTags(
   grid: GridSpec,
   { tileWidth, tileHeight }: RasterTiling,
-  options: Pick<Float32GeoTiffOptions, 'description' | 'metadata'> = {},
+  options: Pick<Float32GeoTiffOptions, 'description' | 'metadata' | 'statistics'> = {},
 ): TiffTag[] {
   const { tiepoint, pixelScale } = tagsFromGeoTransform(grid.geoTransform, grid.rasterType);
   const tags: TiffTag[] = [
@@ -254,7 +257,7 @@ export function float32GeoTiffTags(
     if (keys.doubles.length > 0) tags.push({ tag: GEO_DOUBLE_PARAMS_TAG, type: TagType.DOUBLE, values: Array.from(keys.doubles) });
     if (keys.ascii.length > 0) tags.push({ tag: GEO_ASCII_PARAMS_TAG, type: TagType.ASCII, values: keys.ascii });
   }
-  const xml = gdalMetadataXml(options.description, options.metadata);
+  const xml = gdalMetadataXml(options.description, options.metadata, options.statistics ?? null);
   if (xml !== null) tags.push({ tag: Tag.GdalMetadata, type: TagType.ASCII, values: xml });
   return tags;
 }
@@ -278,13 +281,22 @@ function imageTags({ width, height, tileWidth, tileHeight }: Pick<RasterTiling, 
 }
 
 /** GDAL_METADATA XML with dataset items and the band-1 description, or null when there is nothing to say. */
-export function gdalMetadataXml(description: string | undefined, metadata: Readonly<Record<string, string>> | undefined): string | null {
+export function gdalMetadataXml(
+  description: string | undefined,
+  metadata: Readonly<Record<string, string>> | undefined,
+  statistics: BandStatistics | null = null,
+): string | null {
   const items: string[] = [];
   for (const [name, value] of Object.entries(metadata ?? {})) {
     items.push(`  <Item name="${escapeXml(name)}">${escapeItemText(value)}</Item>`);
   }
   if (description !== undefined && description !== '') {
     items.push(`  <Item name="DESCRIPTION" sample="0" role="description">${escapeItemText(description)}</Item>`);
+  }
+  if (statistics !== null) {
+    const { minimum, maximum, mean, stddev, validPercent } = statistics;
+    const band = { MAXIMUM: maximum, MEAN: mean, MINIMUM: minimum, STDDEV: stddev, VALID_PERCENT: validPercent };
+    for (const [name, value] of Object.entries(band)) items.push(`  <Item name="STATISTICS_${name}" sample="0">${String(value)}</Item>`);
   }
   return items.length === 0 ? null : `<GDALMetadata>\n${items.join('\n')}\n</GDALMetadata>\n`;
 }

@@ -9,7 +9,7 @@ import { averageRowPair, OverviewPyramid, overviewTilings } from '../../src/rast
 import { readDem, readRaster } from '../../src/raster/readGeoTiff.js';
 import type { GridSpec } from '../../src/raster/types.js';
 import { encodeFloat32GeoTiff, encodeFloat32Tile, rasterTiling, tileCompression, writeFloat32GeoTiffSync } from '../../src/raster/writeGeoTiff.js';
-import { FIXTURE_DEM, gdalinfoAsync, gdalReadAsync, tempDir, translate, validateCog } from './gdal.js';
+import { FIXTURE_DEM, gdal, gdalinfoAsync, gdalReadAsync, tempDir, translate, validateCog } from './gdal.js';
 
 let dir = '';
 let cleanup = () => {};
@@ -115,6 +115,29 @@ describe('Cloud Optimized GeoTIFFs', () => {
     assert.ok(sameValues(await gdalReadAsync(path, dir, 'Float32'), values), 'GDAL reads every value back');
     assert.ok(sameValues((await readRaster(path)).values, values), 'our reader reads every value back');
     assert.equal(readFileSync(path).toString('latin1', 8, 8 + GDAL_GHOST_AREA.length), GDAL_GHOST_AREA);
+  });
+
+  test('maps with overviews carry their statistics as GDAL band metadata (gdalinfo -stats reports them)', async () => {
+    const values = field(600, 533, 2);
+    const path = join(dir, 'stats.tif');
+    writeFloat32GeoTiffSync(path, gridOf(600, 533), values, { tileSize: 64 });
+    const valid = Array.from(values).filter((v) => !Number.isNaN(v));
+    const mean = valid.reduce((a, b) => a + b, 0) / valid.length;
+    const stddev = Math.sqrt(valid.reduce((a, b) => a + (b - mean) ** 2, 0) / valid.length);
+    const band = JSON.parse(gdal('gdalinfo', ['-json', '-stats', path])).bands[0];
+    const stored = (name: string) => Number(band.metadata[''][`STATISTICS_${name}`]);
+    assert.equal(stored('MINIMUM'), valid.reduce((a, b) => Math.min(a, b)));
+    assert.equal(stored('MAXIMUM'), valid.reduce((a, b) => Math.max(a, b)));
+    assert.ok(Math.abs(stored('MEAN') - mean) < 1e-9 * Math.abs(mean), `${stored('MEAN')} vs ${mean}`);
+    assert.ok(Math.abs(stored('STDDEV') - stddev) < 1e-6 * stddev, `${stored('STDDEV')} vs ${stddev}`);
+    assert.ok(Math.abs(stored('VALID_PERCENT') - (100 * valid.length) / values.length) < 1e-9);
+    assert.ok(Math.abs(band.minimum - stored('MINIMUM')) < 1e-3, 'gdalinfo -stats reports them (printed to 3 decimals)');
+    // GDAL computing them itself from the pixels agrees (a copy without the stored items)
+    const copy = join(dir, 'stats-copy.tif');
+    translate(path, copy, ['-of', 'GTiff']);
+    gdal('gdal_edit.py', ['-unsetstats', copy]);
+    const computed = JSON.parse(gdal('gdalinfo', ['-json', '-stats', copy])).bands[0];
+    assert.deepEqual([computed.minimum, computed.maximum, computed.mean], [band.minimum, band.maximum, band.mean]);
   });
 
   test('small rasters (no overviews) and BigTIFF are valid COGs too', async () => {

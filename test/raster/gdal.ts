@@ -105,3 +105,27 @@ export async function validateCog(path: string): Promise<{ valid: boolean; repor
     return { valid: false, report: `${e.stdout ?? ''}${e.stderr ?? ''}${e.message}` };
   }
 }
+
+/**
+ * GDAL's COG validator (with the full check) on many files in one Python process: the errors of each file
+ * that is not a valid Cloud Optimized GeoTIFF (an empty object when all are valid). Paths may be /vsizip/….
+ */
+export async function invalidCogs(paths: readonly string[]): Promise<Record<string, string[]>> {
+  const script = [
+    'import json, sys',
+    'from osgeo import gdal',
+    'from osgeo_utils.samples.validate_cloud_optimized_geotiff import validate',
+    'gdal.UseExceptions()',
+    'bad = {}',
+    'for path in json.load(sys.stdin):',
+    '    try:',
+    '        _, errors, _ = validate(path, full_check=True)',
+    '    except Exception as e:',
+    '        errors = [str(e)]',
+    '    if errors: bad[path] = errors',
+    'print(json.dumps(bad))',
+  ].join('\n');
+  const child = execFileAsync(PYTHON, ['-c', script], { maxBuffer: 64 * 2 ** 20, timeout: 600_000, env: { ...process.env, GDAL_PAM_ENABLED: 'NO' } });
+  child.child.stdin!.end(JSON.stringify(paths));
+  return JSON.parse((await child).stdout) as Record<string, string[]>;
+}

@@ -94,6 +94,12 @@ describe('reading a map at a reduced size', () => {
       assert.equal(levels!.levelFor(500, 300), 1);
       assert.equal(levels!.levelFor(275, 175), 2);
       assert.equal(levels!.levelFor(1000, 700), 0);
+      // the writer stored the map's statistics, so the legend needs no pass over the full map
+      const valid = Array.from(values).filter((v) => !Number.isNaN(v));
+      assert.deepEqual([levels!.statistics?.minimum, levels!.statistics?.maximum], [valid.reduce((a, b) => Math.min(a, b)), valid.reduce((a, b) => Math.max(a, b))]);
+      const stats = await summedStatistics([levels!]);
+      assert.equal(stats.validCells, valid.length);
+      assert.equal(stats.max, valid.reduce((a, b) => Math.max(a, b)));
       // the preview at the size of overview 2 is overview 2 itself, as GDAL reads it
       const preview = await levels!.downsample(275, 175);
       const ovr = join(dir, 'ovr2.tif');

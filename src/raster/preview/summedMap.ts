@@ -16,9 +16,18 @@ export interface MapStatistics {
 /** Cells per band of each raster when several are read side by side (1 Mi: 12 monthly maps ≈ 100 MB). */
 const SUMMED_BAND_CELLS = 2 ** 20;
 
-/** Statistics of the sum of `rasters` at full resolution, read band of rows by band of rows. */
+/**
+ * Statistics of the sum of `rasters` at full resolution: a single raster's stored statistics when it has them
+ * (the service's COGs with overviews do), else read band of rows by band of rows.
+ */
 export async function summedStatistics(rasters: readonly RasterLevels[]): Promise<MapStatistics> {
   checkSameGrid(rasters);
+  const stored = rasters.length === 1 ? rasters[0]!.statistics : null;
+  if (stored) {
+    const { width, height } = rasters[0]!.grid;
+    const validCells = Math.round((stored.validPercent / 100) * width * height);
+    return { min: stored.minimum, max: stored.maximum, mean: stored.mean, validCells };
+  }
   const bandCells = rasters.length === 1 ? undefined : SUMMED_BAND_CELLS;
   const walks = rasters.map((raster) => raster.bands(0, bandCells)[Symbol.asyncIterator]());
   let min = Infinity;
