@@ -1,11 +1,13 @@
 /**
  * Turning a file of compressed full-resolution tiles, appended in any order (as the `sol` pipeline makes
  * them), into a Cloud Optimized GeoTIFF (`cogLayout.ts`): its overview levels are built from the tiles read
- * back one tile row at a time (`overviews.ts`), then the file is written front to back — directory,
- * overview tiles (smallest level first), the full-resolution tiles copied in row-major order.
+ * back one tile row at a time (`overviews.ts`, which also gathers the band statistics written into the
+ * directory), then the file is written front to back — directory, overview tiles (smallest level first),
+ * the full-resolution tiles copied in row-major order. A file of tiles up to 4 MiB is read in one go.
  *
- * Memory: one tile row of decoded cells, one band per overview level, and the compressed overview tiles
- * (about a third of the compressed full-resolution tiles) until they are written.
+ * Memory: one tile row of decoded cells (or the small file), one band per overview level, the compressed
+ * overview tiles (about a third of the compressed full-resolution tiles) until they are written, and at most
+ * 4 MiB of tiles gathered for a write.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 import { inflateSync } from 'node:zlib';
