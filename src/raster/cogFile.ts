@@ -10,7 +10,8 @@
  * 4 MiB of tiles gathered for a write.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { inflateSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { inflate } from 'node:zlib';
 import { blockFraming, cogDirectory } from './cogLayout.js';
 import { decodeFloatPredictorRows } from './floatPredictor.js';
 import { OverviewPyramid, type BandStatistics } from './overviews.js';
@@ -137,6 +138,8 @@ async function readTileRow(handle: FileHandle, source: TileSource, ty: number): 
   return out;
 }
 
+const inflateAsync = promisify(inflate);
+
 /** Decodes the tiles row by row and feeds every full-resolution row to the pyramid. */
 async function pushAllRows(rowOf: (ty: number) => Promise<Buffer[]>, source: TileSource, pyramid: OverviewPyramid): Promise<void> {
   const { width, height, tileWidth, tileHeight, across, down } = source.tiling;
@@ -147,8 +150,10 @@ async function pushAllRows(rowOf: (ty: number) => Promise<Buffer[]>, source: Til
   for (let ty = 0; ty < down; ty++) {
     const compressed = await rowOf(ty);
     const rows = Math.min(tileHeight, height - ty * tileHeight);
+    // inflated on libuv's thread pool, a tile row at a time (overlapping with the other files being assembled)
+    const inflated = await Promise.all(compressed.map((bytes) => inflateAsync(bytes, { maxOutputLength: rawBytes })));
     for (let tx = 0; tx < across; tx++) {
-      const data = inflateSync(compressed[tx]!, { maxOutputLength: rawBytes });
+      const data = inflated[tx]!;
       if (data.length !== rawBytes) throw new Error(`tile ${ty * across + tx} of ${source.path} holds ${data.length} bytes, expected ${rawBytes}`);
       decodeFloatPredictorRows(data, tileWidth, tileHeight, bits);
       const col0 = tx * tileWidth;
