@@ -31,7 +31,8 @@ export interface ZipDownload {
  */
 export function zipStream(outputDir: string, files: readonly ListedFile[], extra: readonly { name: string; bytes: Buffer }[] = []): ZipDownload {
   const zip = new ZipFile();
-  for (const { name, bytes } of extra) zip.addBuffer(bytes, name, { compress: true, mtime: new Date() });
+  // stored, so that the archive's size stays known in advance (Content-Length) when every file is stored
+  for (const { name, bytes } of extra) zip.addBuffer(bytes, name, { compress: false, mtime: new Date() });
   let failed = false;
   zip.on('error', (error: Error) => {
     failed = true;

@@ -153,7 +153,7 @@ export function jobStac(job: JobRecord, grid: GridSpec, files: readonly string[]
   const job_ = {
     ...base,
     id: job.id,
-    properties: { ...properties, title: `${job.workflow_type} job ${job.id} (${job.dem_filename})` },
+    properties: { ...properties, title: `${job.workflow_type} job ${job.id}` },
     links: [
       ...(places.absolute ? [{ rel: 'self', href: places.item('job', 'job'), type: STAC_ITEM_MEDIA_TYPE }] : []),
       ...DAILY_GROUPS.filter((g) => groups[g]).map((g) => ({ rel: 'related', href: places.item(g, 'job'), type: STAC_ITEM_MEDIA_TYPE, title: GROUP_TITLES[g] })),

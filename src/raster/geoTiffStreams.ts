@@ -53,6 +53,7 @@ interface StreamedFile {
 /** Statistics of what was written, for benchmarks. */
 export interface GeoTiffStreamsStats {
   readonly files: number;
+  /** Bytes of the finished files (the tiles collected in `.part` files before are not counted again). */
   readonly bytesWritten: number;
   /** Wall time during which file operations (create, append, patch, rename) were in progress [s]. */
   readonly writeSeconds: number;
@@ -179,11 +180,12 @@ export class GeoTiffStreams {
     const assembly = `${file.path}${ASSEMBLY_SUFFIX}`;
     await this.timed(async () => {
       try {
-        this.bytesWritten += await writeCogFromTiles(
+        const size = await writeCogFromTiles(
           assembly,
           { path: file.part, tiling: file.tiling, offsets: file.offsets, byteCounts: file.byteCounts },
           { tags: file.tags, compression: OVERVIEW_COMPRESSION, bigTiff: file.bigTiff, ...(this.wholeReadBytes === undefined ? {} : { wholeReadBytes: this.wholeReadBytes }) },
         );
+        this.bytesWritten += size; // (after the await: files are finished concurrently)
         await rename(assembly, file.path);
       } catch (error) {
         await rm(assembly, { force: true });
@@ -271,7 +273,6 @@ export class GeoTiffStreams {
     } finally {
       await handle.close();
     }
-    this.bytesWritten += file.end - start;
   }
 
   /** Runs a file operation, counting the wall time while any is in progress (overlapping ones once). */
