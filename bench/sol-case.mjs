@@ -45,6 +45,8 @@ console.log(
     encode_mb_per_second: phases ? round(phases.encodedRawBytes / 1e6 / phases.encodeSeconds, 1) : null,
     write_seconds: round(phases?.writeSeconds),
     written_mb: phases ? round(phases.writtenBytes / 1e6, 1) : null,
+    // CPU seconds of the whole process (all threads): less sensitive than wall time to other load on the machine
+    cpu_seconds: round((resourceUsage().userCPUTime + resourceUsage().systemCPUTime) / 1e6),
     peak_rss_mb: Math.round(resourceUsage().maxRSS / 1024),
   }),
 );

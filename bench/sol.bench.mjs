@@ -99,6 +99,7 @@ for (const c of cases) {
     if (!baseline.error && !entry.error) {
       entry.speedup_vs_baseline = {
         wall: Number((baseline.wall_seconds / entry.wall_seconds).toFixed(2)),
+        ...(baseline.cpu_seconds && entry.cpu_seconds ? { cpu: Number((baseline.cpu_seconds / entry.cpu_seconds).toFixed(3)) } : {}),
         peak_rss: Number((baseline.peak_rss_mb / entry.peak_rss_mb).toFixed(2)),
       };
     }

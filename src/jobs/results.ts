@@ -26,10 +26,13 @@ export interface ZipDownload {
  * The ZIP holding `files` (listed under `outputDir`) under their relative paths, as a stream. GeoTIFFs and
  * other compressed formats are stored without recompression; the rest is deflated. Each file is opened
  * only when its turn comes, without following links, and must still be the file that was listed; a file
- * that was swapped for anything else ends the archive with an error.
+ * that was swapped for anything else ends the archive with an error. `extra` entries (made by the service,
+ * e.g. the STAC Items) come first.
  */
-export function zipStream(outputDir: string, files: readonly ListedFile[]): ZipDownload {
+export function zipStream(outputDir: string, files: readonly ListedFile[], extra: readonly { name: string; bytes: Buffer }[] = []): ZipDownload {
   const zip = new ZipFile();
+  // stored, so that the archive's size stays known in advance (Content-Length) when every file is stored
+  for (const { name, bytes } of extra) zip.addBuffer(bytes, name, { compress: false, mtime: new Date() });
   let failed = false;
   zip.on('error', (error: Error) => {
     failed = true;
@@ -44,9 +47,28 @@ export function zipStream(outputDir: string, files: readonly ListedFile[]): ZipD
       );
     });
   }
+  const names = [...extra.map((e) => e.name), ...files.map((f) => f.rel)];
   const size = new Promise<number | null>((resolve) => {
-    zip.end(undefined, ((total: number) => resolve(total >= 0 && !failed ? total : null)) as () => void);
+    zip.end(undefined, ((total: number) => resolve(total >= 0 && !failed ? total - yazlZip64Overcount(names, total) : null)) as () => void);
     zip.once('error', () => resolve(null));
   });
   return { stream: zip.outputStream, size };
+}
+
+/** Bytes of the ZIP64 end-of-central-directory record and locator. */
+const ZIP64_EOCD_BYTES = 56 + 20;
+
+/**
+ * What yazl's predicted archive size counts too much: yazl 3 adds the ZIP64 end records to its prediction
+ * when the central directory reaches 64 KiB (`centralDirectorySize >= 0xffff`), but writes them only for
+ * 65 535 entries or more, or beyond 4 GiB (`>= 0xffffffff`). A year of `sol` products (742 files) crosses
+ * 64 KiB, and a Content-Length 76 bytes too large makes clients see a cut-off download.
+ */
+export function yazlZip64Overcount(names: readonly string[], predictedTotal: number): number {
+  // a central directory entry as yazl writes it: 46 bytes, the name and the 9-byte Info-ZIP timestamp field
+  // (no ZIP64 field or comment for entries below 4 GiB)
+  const centralDirectory = names.reduce((n, name) => n + 46 + Buffer.byteLength(name) + 9, 0);
+  const predictedZip64 = centralDirectory >= 0xffff;
+  const writtenZip64 = names.length >= 0xffff || centralDirectory >= 0xffffffff || predictedTotal - ZIP64_EOCD_BYTES - 22 - centralDirectory >= 0xffffffff;
+  return predictedZip64 && !writtenZip64 ? ZIP64_EOCD_BYTES : 0;
 }

@@ -9,6 +9,7 @@ import type { CleanupService } from '../jobs/cleanup.js';
 import { DemChecker } from '../jobs/demCheck.js';
 import { UploadsInProgress } from '../jobs/orphans.js';
 import type { JobPaths } from '../jobs/paths.js';
+import { JobPreviews } from '../jobs/previews.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import type { JobRuntime } from '../runtime/types.js';
@@ -21,6 +22,8 @@ import cleanupRoutes from './routes/cleanup.js';
 import docsRoutes from './routes/docs.js';
 import healthRoutes from './routes/health.js';
 import jobRoutes from './routes/jobs.js';
+import previewRoutes from './routes/previews.js';
+import stacRoutes from './routes/stac.js';
 import submitRoutes from './routes/submit.js';
 import systemRoutes from './routes/system.js';
 import { ErrorDetail } from './schemas.js';
@@ -66,6 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   drainUnreadBodies(app);
   const demChecker = deps.demChecker ?? new DemChecker({ maxCells: config.maxDemCells, log: (line) => app.log.warn(line) });
   const uploads = deps.uploads ?? new UploadsInProgress();
+  const previews = new JobPreviews(paths);
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -99,6 +103,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       tags: [
         { name: 'jobs', description: 'Submitting and following jobs' },
+        { name: 'previews', description: 'Map previews of completed jobs (PNG and legend)' },
         { name: 'system', description: 'Runtime status and health' },
         { name: 'cleanup', description: 'Retention cleanup of job data' },
       ],
@@ -115,6 +120,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     await scope.register(submitRoutes, { store, scheduler, runtime, paths, maxUploadBytes: config.maxUploadBytes, demChecker, uploads });
     await scope.register(jobRoutes, { store, scheduler, paths });
+    await scope.register(previewRoutes, { store, previews });
+    await scope.register(stacRoutes, { store, paths });
     await scope.register(systemRoutes, { runtime, queue: scheduler, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });
   };

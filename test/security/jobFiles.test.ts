@@ -47,7 +47,8 @@ describe('a job that plants links in its folder', () => {
     const res = await fetch(`${svc.base}/api/jobs/${id}/results`, { signal: AbortSignal.timeout(10_000) });
     assert.equal(res.status, 200);
     const zip = Buffer.from(await res.arrayBuffer());
-    assert.deepEqual(zipEntries(zip).map((e) => e.name), ['global/daily/total_sun_day_001.tif']);
+    // the job's one real product, and the STAC Items the service adds (test/server/stac.test.ts)
+    assert.deepEqual(zipEntries(zip).map((e) => e.name), ['stac.json', 'stac/daily-global.json', 'global/daily/total_sun_day_001.tif']);
     assert.ok(!zip.includes('secret-name.tif'));
   });
 

@@ -50,6 +50,9 @@ describe('HTTP API (stub job child in real processes)', () => {
       'global/daily/total_sun_day_001.tif',
       'global/monthly/total_sun_jan_sum.tif',
       'insol/daily/hours_sun_day_001.tif',
+      'stac.json',
+      'stac/daily-global.json',
+      'stac/daily-hours.json',
     ]);
     for (const e of entries) assert.equal(e.method, 0, `${e.name} is stored without recompression`);
     const zipPath = join(svc.root, 'results.zip');

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startDaymetServer, type DaymetTestServer } from '../helpers/daymetServer.js';
 import { fixture, getJson, startTestService, submit, type TestService } from './helpers.js';
+import { invalidCogs } from '../raster/gdal.js';
 import { zipEntries } from './zip.js';
 
 let daymet: DaymetTestServer;
@@ -82,6 +83,24 @@ test('an eemt job on mcn_10m for 2020 completes through the API with plausible a
   // mixed conifer at ~2,500 m (docs/eemt-model.md §5): tens of MJ m-2 yr-1
   assert.ok(topo.min >= 2.2 && topo.max < 100 && topo.mean > 5 && topo.mean < 60, JSON.stringify(topo));
   assert.ok(trad.min >= 0 && trad.max < 100 && trad.mean > 2 && trad.mean < 60, JSON.stringify(trad));
+
+  // every GeoTIFF of the archive is a Cloud Optimized GeoTIFF for GDAL's validator
+  const tiffs = names.filter((n) => n.endsWith('.tif')).map((n) => `/vsizip/${zipPath}/${n}`);
+  assert.deepEqual(await invalidCogs(tiffs), {});
+  // the legend of the EEMT preview holds the map's own minimum and maximum; the STAC Item has the climate years
+  const legend = (await getJson(`${svc.base}/api/jobs/${id}/preview/eemt-topo-annual.json`)).body;
+  // (gdalinfo -json prints statistics to 3 decimals)
+  assert.ok(Math.abs(legend.min - topo.min) < 1e-3 && Math.abs(legend.max - topo.max) < 1e-3, `${legend.min}–${legend.max} vs ${topo.min}–${topo.max}`);
+  assert.equal(legend.unit, 'MJ m-2 yr-1');
+  const png = await fetch(`${svc.base}${legend.png}?hillshade=1`);
+  assert.equal(png.headers.get('content-type'), 'image/png');
+  for (const product of ['twi', 'slope', 'eemt-trad-annual', 'annual']) {
+    assert.equal((await fetch(`${svc.base}/api/jobs/${id}/preview/${product}.png`)).status, 200, product);
+  }
+  const stac = (await getJson(`${svc.base}/api/jobs/${id}/stac`)).body;
+  assert.deepEqual([stac.properties.start_datetime, stac.properties.end_datetime], ['2020-01-01T00:00:00Z', '2020-12-31T23:59:59Z']);
+  assert.equal(stac.assets['eemt/EEMT_Topo_annual_2020']['raster:bands'][0].unit, 'MJ m-2 yr-1');
+  assert.ok(names.includes('stac.json'));
 });
 
 test('an eemt submission for a DEM outside Daymet coverage is refused at once with a clear 400', async () => {

@@ -9,6 +9,8 @@ import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fixture, getJson, startTestService, submit, waitForStatus, type TestService } from './helpers.js';
+import { PNG } from 'pngjs';
+import { invalidCogs } from '../raster/gdal.js';
 import { zipEntries } from './zip.js';
 
 let svc: TestService;
@@ -57,4 +59,20 @@ test('a sol job on the real DEM produces the 742 products of the spec', { timeou
   const info = execFileSync('gdalinfo', ['-stats', `/vsizip/${zipPath}/${daily}`], { encoding: 'utf8' });
   assert.match(info, /Size is 228, 211/);
   assert.match(info, /NAD83 \/ UTM zone 13N/);
+
+  // every GeoTIFF of the archive is a Cloud Optimized GeoTIFF for GDAL's validator
+  assert.deepEqual(await invalidCogs(names.filter((n) => n.endsWith('.tif')).map((n) => `/vsizip/${zipPath}/${n}`)), {});
+  // previews: the legend holds the map's own minimum and maximum, the PNG is the map's size and not blank
+  const stats = JSON.parse(execFileSync('gdalinfo', ['-json', '-stats', `/vsizip/${zipPath}/global/daily/total_sun_day_172.tif`], { encoding: 'utf8' })).bands[0];
+  const legend = (await getJson(`${svc.base}/api/jobs/${id}/preview/day-172.json`)).body;
+  // (gdalinfo -json prints statistics to 3 decimals)
+  assert.ok(Math.abs(legend.min - stats.minimum) < 1e-3 && Math.abs(legend.max - stats.maximum) < 1e-3, `${legend.min}–${legend.max} vs ${stats.minimum}–${stats.maximum}`);
+  assert.equal(legend.unit, 'Wh m-2 day-1');
+  const png = PNG.sync.read(Buffer.from(await (await fetch(`${svc.base}/api/jobs/${id}/preview/annual.png?hillshade=1`)).arrayBuffer()));
+  assert.deepEqual([png.width, png.height], [228, 211]);
+  const colours = new Set<number>();
+  for (let i = 0; i < png.data.length; i += 4) colours.add(png.data.readUInt32BE(i));
+  assert.ok(colours.size > 100, `${colours.size} colours`);
+  assert.ok(names.includes('stac.json'));
+  assert.equal((await getJson(`${svc.base}/api/jobs/${id}/stac`)).body.id, id);
 });

@@ -5,6 +5,7 @@ import { Type } from 'typebox';
 import { NotRegularFileError, tailLines } from '../../jobs/files.js';
 import type { JobPaths } from '../../jobs/paths.js';
 import { resultEntries, zipStream } from '../../jobs/results.js';
+import { isStacPath, stacZipEntries } from '../../jobs/stac.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord, JobStatus } from '../../jobs/types.js';
@@ -124,7 +125,8 @@ export default async function jobRoutes(app: FastifyInstance, { store, scheduler
         summary: 'Download the results archive (ZIP)',
         description:
           'A ZIP of the output tree (global/…, insol/…, and for eemt jobs eemt/… and the climate folder), streamed; ' +
-          'GeoTIFFs are stored without recompression.',
+          'GeoTIFFs (Cloud Optimized) are stored without recompression. At its root, stac.json is the STAC Item of the job ' +
+          '(with stac/daily-global.json and stac/daily-hours.json for the daily maps), hrefs relative to the archive.',
         tags: ['jobs'],
         params: JobIdParams,
         produces: ['application/zip'],
@@ -139,9 +141,10 @@ export default async function jobRoutes(app: FastifyInstance, { store, scheduler
       const job = jobOr404((request.params as { job_id: string }).job_id);
       if (job.status !== 'completed') badRequest('Job not completed');
       const outputDir = paths.outputDir(job.id);
-      const files = job.data_deleted_at ? [] : await resultEntries(outputDir);
+      const files = job.data_deleted_at ? [] : (await resultEntries(outputDir)).filter((f) => !isStacPath(f.rel));
       if (files.length === 0) notFound('Results not found');
-      const zip = zipStream(outputDir, files);
+      const stac = await stacZipEntries(job, outputDir, files.map((f) => f.rel));
+      const zip = zipStream(outputDir, files, stac);
       const size = await zip.size;
       reply
         .type('application/zip')

@@ -6,8 +6,8 @@
  * output GeoTIFFs' own tiles (plan.ts). A worker thread takes a tile, computes its surface terms and
  * horizons once, then every day, accumulating the monthly sums; each product's tile is compressed in the
  * worker as soon as it is done and sent here, where GeoTiffStreams appends it to its file (all product
- * files are open for writing at once, as `.part` files with their directory first; they are completed and
- * renamed at the end). Memory: the DEM, the plan, and per worker one tile's working set; the compressed
+ * files are open for writing at once, as `.part` files of tiles in arrival order; at the end each is
+ * assembled as a Cloud Optimized GeoTIFF with its overviews and renamed). Memory: the DEM, the plan, and per worker one tile's working set; the compressed
  * tiles waiting to be written are bounded by the writer's budget (workers wait for it).
  */
 import { availableParallelism } from 'node:os';
@@ -215,7 +215,7 @@ interface ProductFiles {
   readonly paths: string[];
 }
 
-/** Creates every product file (as `.part` holding its directory). */
+/** Creates every product file (as an empty `.part` that collects its tiles). */
 async function createProducts(
   streams: GeoTiffStreams,
   outDir: string,
@@ -272,7 +272,7 @@ async function createProducts(
   return files;
 }
 
-/** Completes every file (remaining tiles, tile tables, final name), reporting progress by files done. */
+/** Completes every file (remaining tiles, COG assembly, final name), reporting progress by files done. */
 async function finishProducts(streams: GeoTiffStreams, ids: readonly number[], report: ProgressListener): Promise<void> {
   let done = 0;
   const step = Math.max(1, Math.ceil(ids.length / 20));

@@ -1,0 +1,159 @@
+/**
+ * STAC Items of a completed job (src/jobs/stac.ts makes them) and its output files one by one, with HTTP
+ * range requests, so that the Items' assets are Cloud Optimized GeoTIFFs that GDAL (/vsicurl/) and other
+ * clients read in part.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { openRegularFile, type ListedFile } from '../../jobs/files.js';
+import type { JobPaths } from '../../jobs/paths.js';
+import { resultEntries } from '../../jobs/results.js';
+import { apiPlaces, COG_MEDIA_TYPE, DAILY_GROUPS, isStacPath, jobStac, productGrid, STAC_ITEM_MEDIA_TYPE, type DailyGroup } from '../../jobs/stac.js';
+import type { JobStore } from '../../jobs/store.js';
+import type { JobRecord } from '../../jobs/types.js';
+import { monthlyGlobalPath } from '../../workflows/sol/products.js';
+import { badRequest, HttpError, notFound } from '../errors.js';
+import { ErrorDetail, JobIdParams } from '../schemas.js';
+
+const StacItemSchema = Type.Object(
+  {
+    type: Type.Literal('Feature'),
+    stac_version: Type.String(),
+    stac_extensions: Type.Array(Type.String()),
+    id: Type.String(),
+    geometry: Type.Object({ type: Type.Literal('Polygon'), coordinates: Type.Array(Type.Array(Type.Array(Type.Number()))) }),
+    bbox: Type.Array(Type.Number()),
+    properties: Type.Object({}, { additionalProperties: true }),
+    links: Type.Array(Type.Object({ rel: Type.String(), href: Type.String() }, { additionalProperties: true })),
+    assets: Type.Record(Type.String(), Type.Object({ href: Type.String() }, { additionalProperties: true })),
+  },
+  { $id: 'StacItem', description: 'STAC 1.0.0 Item with the projection and raster extensions' },
+);
+
+const GroupParams = Type.Object({
+  job_id: Type.String({ description: 'Job identifier (a UUID)' }),
+  group: Type.Union(DAILY_GROUPS.map((g) => Type.Literal(g)), { description: 'daily-global or daily-hours' }),
+});
+
+const FileParams = Type.Object({
+  job_id: Type.String({ description: 'Job identifier (a UUID)' }),
+  '*': Type.String({ description: 'Path of the file in the output tree, e.g. global/monthly/total_sun_jun_sum.tif' }),
+});
+
+const errors = { 400: ErrorDetail, 404: ErrorDetail, 416: ErrorDetail, 422: ErrorDetail };
+
+export interface StacRoutesDeps {
+  readonly store: JobStore;
+  readonly paths: JobPaths;
+}
+
+export default async function stacRoutes(app: FastifyInstance, { store, paths }: StacRoutesDeps) {
+  /** The job's output files, when the job completed and its results are still there. */
+  const completedFiles = async (id: string): Promise<{ job: JobRecord; files: ListedFile[] }> => {
+    const job = store.get(id) ?? notFound('Job not found');
+    if (job.status !== 'completed') badRequest('Job not completed');
+    const files = job.data_deleted_at ? [] : (await resultEntries(paths.outputDir(job.id))).filter((f) => !isStacPath(f.rel));
+    if (files.length === 0) notFound('Results not found');
+    return { job, files };
+  };
+
+  const stacOf = async (request: FastifyRequest, id: string) => {
+    const { job, files } = await completedFiles(id);
+    const rels = files.map((f) => f.rel);
+    const grid = (await productGrid(paths.outputDir(job.id), rels)) ?? notFound('Results not found');
+    const jobUrl = `${request.protocol}://${request.host}${request.url.split('?')[0]!.replace(/\/stac(\/[^/]*)?$/, '')}`;
+    const hasMonthly = Array.from({ length: 12 }, (_, m) => monthlyGlobalPath(m)).every((rel) => rels.includes(rel));
+    return jobStac(job, grid, rels, apiPlaces(jobUrl, hasMonthly ? `${jobUrl}/preview/annual.png` : null));
+  };
+
+  app.get(
+    '/jobs/:job_id/stac',
+    {
+      schema: {
+        summary: 'STAC Item of a completed job',
+        description:
+          'STAC 1.0.0 Item (projection and raster extensions): footprint in WGS 84, datetime of the run (and the climate years ' +
+          'of eemt jobs), one asset per summary product (Cloud Optimized GeoTIFF); the daily maps are in the related Items ' +
+          '…/stac/daily-global and …/stac/daily-hours. The same Items are in the results ZIP (stac.json, stac/…).',
+        tags: ['jobs'],
+        params: JobIdParams,
+        produces: [STAC_ITEM_MEDIA_TYPE],
+        response: { 200: StacItemSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const stac = await stacOf(request, (request.params as { job_id: string }).job_id);
+      return reply.type(STAC_ITEM_MEDIA_TYPE).send(stac.job);
+    },
+  );
+
+  app.get(
+    '/jobs/:job_id/stac/:group',
+    {
+      schema: {
+        summary: 'STAC Item of the daily maps of a completed job (365 assets)',
+        tags: ['jobs'],
+        params: GroupParams,
+        produces: [STAC_ITEM_MEDIA_TYPE],
+        response: { 200: StacItemSchema, ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { job_id: id, group } = request.params as { job_id: string; group: DailyGroup };
+      const item = (await stacOf(request, id)).groups[group] ?? notFound(`The job has no ${group} maps`);
+      return reply.type(STAC_ITEM_MEDIA_TYPE).send(item);
+    },
+  );
+
+  app.get(
+    '/jobs/:job_id/files/*',
+    {
+      schema: {
+        summary: 'One output file of a completed job (HTTP range requests supported)',
+        description: 'A single byte range (Range: bytes=a-b, a-, -n) is answered with 206; GeoTIFFs are Cloud Optimized.',
+        tags: ['jobs'],
+        params: FileParams,
+        produces: [COG_MEDIA_TYPE, 'text/plain', 'application/octet-stream'],
+        response: { 200: Type.String({ format: 'binary' }), 206: Type.String({ format: 'binary' }), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const { job_id: id, '*': rel } = request.params as { job_id: string; '*': string };
+      const { job, files } = await completedFiles(id);
+      const file = files.find((f) => f.rel === rel) ?? notFound(`File not found: ${rel}`);
+      const size = file.stats.size;
+      const range = byteRange(request.headers.range, size);
+      const { handle } = await openRegularFile(`${paths.outputDir(job.id)}/${file.rel}`, file.stats);
+      const type = rel.endsWith('.tif') ? COG_MEDIA_TYPE : rel.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'application/octet-stream';
+      reply.type(type).header('Accept-Ranges', 'bytes');
+      if (range === null) {
+        return reply.header('Content-Length', size).send(handle.createReadStream());
+      }
+      return reply
+        .code(206)
+        .header('Content-Range', `bytes ${range.start}-${range.end}/${size}`)
+        .header('Content-Length', range.end - range.start + 1)
+        .send(handle.createReadStream({ start: range.start, end: range.end }));
+    },
+  );
+}
+
+/**
+ * The single byte range of a `Range` header over a file of `size` bytes (inclusive ends), or null for the
+ * whole file (no header, several ranges, or another unit); throws 416 when the range is outside the file.
+ */
+export function byteRange(header: string | undefined, size: number): { start: number; end: number } | null {
+  const m = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    start = Math.max(0, size - Number(m[2]));
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (!(start <= end && start < size)) throw new HttpError(416, `Range ${header} is outside the file (${size} bytes)`);
+  return { start, end };
+}
