@@ -26,6 +26,8 @@ export interface JobRecord {
   readonly runtime: string | null;
   /** When retention cleanup deleted the job's files (the record is kept), else null. */
   readonly data_deleted_at: string | null;
+  /** Number of changes of the record so far: rises with every change of status, progress or message. */
+  readonly revision: number;
 }
 
 export interface NewJob {

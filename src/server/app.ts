@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { CleanupService } from '../jobs/cleanup.js';
 import { DemChecker } from '../jobs/demCheck.js';
+import { StoreJobEvents, type JobEventSource } from '../jobs/events.js';
 import { UploadsInProgress } from '../jobs/orphans.js';
 import type { JobPaths } from '../jobs/paths.js';
 import type { JobScheduler } from '../jobs/scheduler.js';
@@ -16,9 +17,11 @@ import { PACKAGE_VERSION } from '../util/version.js';
 import type { ServiceConfig } from './config.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandlers } from './errors.js';
 import { strictQueryNumbers } from './queryNumbers.js';
+import { EventStreams } from './eventStreams.js';
 import { closeSlowBodies, drainUnreadBodies, httpServerOptions } from './requestBodies.js';
 import cleanupRoutes from './routes/cleanup.js';
 import docsRoutes from './routes/docs.js';
+import eventRoutes from './routes/events.js';
 import healthRoutes from './routes/health.js';
 import jobRoutes from './routes/jobs.js';
 import submitRoutes from './routes/submit.js';
@@ -43,6 +46,8 @@ export interface AppDeps {
   readonly demChecker?: DemChecker;
   /** Uploads being received, which the orphan sweep must leave alone. */
   readonly uploads?: UploadsInProgress;
+  /** Where live job events come from (default: the job store's changes, which every queue keeps up to date). */
+  readonly events?: JobEventSource;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -66,6 +71,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   drainUnreadBodies(app);
   const demChecker = deps.demChecker ?? new DemChecker({ maxCells: config.maxDemCells, log: (line) => app.log.warn(line) });
   const uploads = deps.uploads ?? new UploadsInProgress();
+  const events = deps.events ?? new StoreJobEvents(store);
+  const streams = new EventStreams({ maxStreams: config.maxEventStreams, maxStreamsPerJob: config.maxEventStreamsPerJob });
+  // Open event streams would hold the shutdown until its grace period ends: they end first.
+  app.addHook('preClose', async () => streams.closeAll());
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -115,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     await scope.register(submitRoutes, { store, scheduler, runtime, paths, maxUploadBytes: config.maxUploadBytes, demChecker, uploads });
     await scope.register(jobRoutes, { store, scheduler, paths });
+    await scope.register(eventRoutes, { events, streams, heartbeatMs: config.eventHeartbeatSeconds * 1000 });
     await scope.register(systemRoutes, { runtime, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });
   };

@@ -40,6 +40,11 @@ export interface ServiceConfig {
   readonly daymetMaxPoints: number;
   /** Largest DEM accepted [cells]: `EEMT_MAX_DEM_CELLS`, by default sized from the job memory limit. */
   readonly maxDemCells: number;
+  /** Most open event streams (GET /api/jobs/{id}/events) of the service, and of one job. */
+  readonly maxEventStreams: number;
+  readonly maxEventStreamsPerJob: number;
+  /** Interval of the event streams' heartbeats [s]. */
+  readonly eventHeartbeatSeconds: number;
 }
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -150,5 +155,8 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     daymetUrl: wrap('EEMT_DAYMET_URL', () => resolveDaymetBaseUrl(undefined, env)),
     daymetMaxPoints: integer(env, 'EEMT_DAYMET_MAX_POINTS', resolveDaymetMaxPoints(undefined, {}), 1, 1_000_000),
     maxDemCells: integer(env, MAX_DEM_CELLS_SETTING, defaultMaxDemCells(memoryBytes), 9, Number.MAX_SAFE_INTEGER),
+    maxEventStreams: integer(env, 'EEMT_MAX_EVENT_STREAMS', 200, 1, 100_000),
+    maxEventStreamsPerJob: integer(env, 'EEMT_MAX_EVENT_STREAMS_PER_JOB', 20, 1, 100_000),
+    eventHeartbeatSeconds: integer(env, 'EEMT_EVENT_HEARTBEAT_S', 15, 1, 3600),
   };
 }
