@@ -33,8 +33,10 @@ export const MIGRATIONS: readonly string[] = [
      dry_run     INTEGER NOT NULL,
      summary     TEXT NOT NULL
    );`,
-  // A job's revision counts the changes of its record (status, progress, message): the ids of its live events.
-  `ALTER TABLE jobs ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;`,
+  // A job's revision counts the changes of its record (status, progress, message): the ids of its live events;
+  // updated_at is the time of the last change.
+  `ALTER TABLE jobs ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE jobs ADD COLUMN updated_at TEXT;`,
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -59,14 +61,19 @@ interface JobRow {
   runtime: string | null;
   data_deleted_at: string | null;
   revision: number;
+  updated_at: string | null;
 }
 
 function toRecord(row: JobRow): JobRecord {
-  return { ...row, parameters: JSON.parse(row.parameters) as JobParameters };
+  return {
+    ...row,
+    parameters: JSON.parse(row.parameters) as JobParameters,
+    updated_at: row.updated_at ?? row.completed_at ?? row.started_at ?? row.created_at,
+  };
 }
 
 const COLUMNS =
-  'id, workflow_type, status, created_at, started_at, completed_at, parameters, dem_filename, error_message, progress, progress_message, runtime, data_deleted_at, revision';
+  'id, workflow_type, status, created_at, started_at, completed_at, parameters, dem_filename, error_message, progress, progress_message, runtime, data_deleted_at, revision, updated_at';
 
 export interface CleanupRunRecord {
   readonly started_at: string;
@@ -189,10 +196,10 @@ export class JobStore {
     const result = this.db
       .prepare(
         `UPDATE jobs SET status = 'running', started_at = ?, runtime = ?, progress = MAX(progress, ?), progress_message = ?,
-         revision = revision + 1
+         revision = revision + 1, updated_at = @now
          WHERE id = ? AND status = 'pending'`,
       )
-      .run(this.timestamp(), runtime, progress, message, id);
+      .run({ now: this.timestamp() }, this.timestamp(), runtime, progress, message, id);
     return this.changed(id, result.changes);
   }
 
@@ -204,11 +211,11 @@ export class JobStore {
     const result = this.db
       .prepare(
         `UPDATE jobs SET progress = MAX(progress, @progress), progress_message = COALESCE(@message, progress_message),
-         revision = revision + 1
+         revision = revision + 1, updated_at = @now
          WHERE id = @id AND status IN ('pending', 'running')
            AND (progress < @progress OR (@message IS NOT NULL AND progress_message IS NOT @message))`,
       )
-      .run({ progress: Math.max(0, Math.min(99, Math.floor(progress))), message, id });
+      .run({ progress: Math.max(0, Math.min(99, Math.floor(progress))), message, id, now: this.timestamp() });
     this.changed(id, result.changes);
   }
 
@@ -217,10 +224,10 @@ export class JobStore {
     const result = this.db
       .prepare(
         `UPDATE jobs SET status = 'completed', completed_at = ?, progress = 100, progress_message = 'completed', error_message = NULL,
-         revision = revision + 1
+         revision = revision + 1, updated_at = @now
          WHERE id = ? AND status = 'running'`,
       )
-      .run(this.timestamp(), id);
+      .run({ now: this.timestamp() }, this.timestamp(), id);
     return this.changed(id, result.changes);
   }
 
@@ -229,10 +236,10 @@ export class JobStore {
     const result = this.db
       .prepare(
         `UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?, progress_message = 'failed',
-         revision = revision + 1
+         revision = revision + 1, updated_at = @now
          WHERE id = ? AND status IN ('pending', 'running')`,
       )
-      .run(this.timestamp(), message, id);
+      .run({ now: this.timestamp() }, this.timestamp(), message, id);
     return this.changed(id, result.changes);
   }
 
@@ -241,7 +248,7 @@ export class JobStore {
   }
 
   markDataDeleted(id: string): void {
-    const result = this.db.prepare('UPDATE jobs SET data_deleted_at = ?, revision = revision + 1 WHERE id = ?').run(this.timestamp(), id);
+    const result = this.db.prepare('UPDATE jobs SET data_deleted_at = ?, revision = revision + 1, updated_at = @now WHERE id = ?').run({ now: this.timestamp() }, this.timestamp(), id);
     this.changed(id, result.changes);
   }
 
@@ -255,9 +262,9 @@ export class JobStore {
       for (const id of ids) {
         this.db
           .prepare(
-            `UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?, progress_message = 'failed', revision = revision + 1 WHERE id = ?`,
+            `UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?, progress_message = 'failed', revision = revision + 1, updated_at = @now WHERE id = ?`,
           )
-          .run(this.timestamp(), message, id);
+          .run({ now: this.timestamp() }, this.timestamp(), message, id);
       }
       return ids;
     })();

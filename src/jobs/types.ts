@@ -28,6 +28,8 @@ export interface JobRecord {
   readonly data_deleted_at: string | null;
   /** Number of changes of the record so far: rises with every change of status, progress or message. */
   readonly revision: number;
+  /** When the record last changed (ISO 8601 UTC); the latest of its timestamps for records from before it was kept. */
+  readonly updated_at: string;
 }
 
 export interface NewJob {

@@ -23,6 +23,7 @@ import cleanupRoutes from './routes/cleanup.js';
 import docsRoutes from './routes/docs.js';
 import eventRoutes from './routes/events.js';
 import healthRoutes from './routes/health.js';
+import ogcRoutes from './routes/ogc.js';
 import jobRoutes from './routes/jobs.js';
 import submitRoutes from './routes/submit.js';
 import systemRoutes from './routes/system.js';
@@ -110,6 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         { name: 'jobs', description: 'Submitting and following jobs' },
         { name: 'system', description: 'Runtime status and health' },
         { name: 'cleanup', description: 'Retention cleanup of job data' },
+        { name: 'ogc', description: 'OGC API – Processes – Part 1: Core (the same jobs, as processes sol, eemt and echo)' },
       ],
     },
   });
@@ -130,6 +132,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   for (const prefix of API_PREFIXES) await app.register(api, { prefix, hide: prefix !== '/api' });
 
+  await app.register(ogcRoutes, {
+    prefix: '/ogc',
+    store,
+    scheduler,
+    runtime,
+    paths,
+    demChecker,
+    uploads,
+    version: PACKAGE_VERSION,
+    maxInlineBytes: config.ogcMaxInlineBytes,
+    maxUploadBytes: config.maxUploadBytes,
+    hrefAllow: config.ogcHrefAllow,
+  });
   await app.register(healthRoutes, { store, runtime, version: PACKAGE_VERSION });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   return app;

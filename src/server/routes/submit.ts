@@ -6,6 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import '@fastify/multipart';
 import { Type, type TSchema } from 'typebox';
+import { admitJob, NOT_GEOTIFF } from '../../jobs/admission.js';
 import type { DemChecker } from '../../jobs/demCheck.js';
 import type { UploadsInProgress } from '../../jobs/orphans.js';
 import type { JobPaths } from '../../jobs/paths.js';
@@ -13,7 +14,7 @@ import type { JobScheduler } from '../../jobs/scheduler.js';
 import type { JobStore } from '../../jobs/store.js';
 import type { JobParameters } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
-import { WORKFLOW_TYPES, WorkflowInputError, checkWorkflowInputs, workflowUnavailableReason, type WorkflowType } from '../../workflows/index.js';
+import { WORKFLOW_TYPES, type WorkflowType } from '../../workflows/index.js';
 import { parseDecimal } from '../../util/decimal.js';
 import { badRequest, HttpError, unprocessable } from '../errors.js';
 import { ErrorDetail } from '../schemas.js';
@@ -80,7 +81,6 @@ export function parseWorkflowType(raw: string | undefined): WorkflowType {
 }
 
 const GEOTIFF_NAME = /\.tiff?$/i;
-export const NOT_GEOTIFF = 'DEM file must be a GeoTIFF (.tif)';
 
 export interface SubmitDeps {
   readonly store: JobStore;
@@ -182,24 +182,11 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         if (fileError) throw fileError;
         if (demFilename === null) badRequest('dem_file is required');
         const parameters = parseParameters(type, fields);
-        const unavailable = workflowUnavailableReason(type);
-        if (unavailable) badRequest(unavailable);
-        const verdict = await demChecker.check(demPath);
-        if (!verdict.ok) badRequest(`${NOT_GEOTIFF}: ${verdict.problem}`);
-        try {
-          await checkWorkflowInputs(type, verdict.grid, parameters);
-        } catch (error) {
-          if (error instanceof WorkflowInputError) badRequest(error.message);
-          throw error;
-        }
-        const runtimeProblem = await runtime.check();
-        if (runtimeProblem) {
-          request.log.error(`runtime ${runtime.name} unavailable: ${runtimeProblem}`);
-          throw new HttpError(500, `Container execution failed: ${runtime.name} not available`);
-        }
-
-        store.create({ id: jobId, workflow_type: type, parameters, dem_filename: demFilename.slice(0, 255) });
-        scheduler.enqueue();
+        await admitJob(
+          { store, scheduler, runtime, demChecker, logError: (message) => request.log.error(message) },
+          demPath,
+          { id: jobId, type, parameters, demFilename },
+        );
         return { job_id: jobId, status: 'submitted' as const };
       } catch (error) {
         await rm(uploadDir, { recursive: true, force: true });
