@@ -2,22 +2,20 @@
  * Writing many Float32 GeoTIFFs at once, tile by tile, in bounded memory and with a bounded number of open
  * files — the `sol` pipeline fills its 742 products a compute tile at a time.
  *
- * Each file is created as `<path>.part` holding its directory (header, IFD, tag values, and the tile
- * offset and byte-count tables still zero: `tiffDirectory`), sized for all its tiles up front. Compressed
- * tiles (`encodeFloat32Tile`, made wherever the values are) are queued here and appended in arrival
- * order; whenever the queued bytes pass the buffer budget they are flushed — per file one open, one
- * vectored write at the file's end, one close, at most `maxOpenFiles` files at a time. `finish` writes the
- * remaining tiles, patches the two tables in place and renames the file to its final name; `abort`
- * removes every unfinished `.part` file. No file ever appears under its final name incomplete.
- *
- * The directory precedes the data, so a later change can turn the files into Cloud Optimized GeoTIFFs
- * (reserve room for the overview IFDs in the same leading area, write the tiles in COG order).
+ * Each file is created as `<path>.part`, which collects its compressed tiles (`encodeFloat32Tile`, made
+ * wherever the values are): they are queued here and appended in arrival order; whenever the queued bytes
+ * pass the buffer budget they are flushed — per file one open, one vectored write at the file's end, one
+ * close, at most `maxOpenFiles` files at a time. `finish` writes the remaining tiles and then assembles the
+ * Cloud Optimized GeoTIFF `<path>.cog.part` from them (`cogFile.ts`: overviews built from the tiles,
+ * directory first, tiles in COG order), renames it to its final name and removes `<path>.part`; `abort`
+ * removes every unfinished file's parts. No file ever appears under its final name incomplete.
  */
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { CLASSIC_TIFF_LIMIT, blockTables, tiffDirectory, type TiffDirectory } from './tiffLayout.js';
+import { writeAllAt, writeCogFromTiles } from './cogFile.js';
+import type { TiffTag } from './tiffLayout.js';
 import type { GridSpec } from './types.js';
-import { compressedTileBound, float32GeoTiffTags, rasterTiling, type Float32GeoTiffOptions, type RasterTiling } from './writeGeoTiff.js';
+import { float32GeoTiffTags, rasterTiling, tileCompression, type Float32GeoTiffOptions, type RasterTiling } from './writeGeoTiff.js';
 
 export interface GeoTiffStreamsOptions {
   /** Compressed tile bytes held before a flush (default 32 MiB). */
@@ -29,11 +27,15 @@ export interface GeoTiffStreamsOptions {
 /** Options of one file: its tile size, band description and metadata (as `writeFloat32GeoTiff`). */
 export type StreamedGeoTiffOptions = Pick<Float32GeoTiffOptions, 'tileSize' | 'description' | 'metadata' | 'bigTiff'>;
 
+/** Suffix of the file a finished COG is assembled in before it is renamed to its final name. */
+const ASSEMBLY_SUFFIX = '.cog.part';
+
 interface StreamedFile {
   readonly path: string;
   readonly part: string;
   readonly tiling: RasterTiling;
-  readonly directory: TiffDirectory;
+  readonly tags: readonly TiffTag[];
+  readonly bigTiff: boolean;
   readonly offsets: Float64Array;
   readonly byteCounts: Float64Array;
   /** 1 for tiles queued or written. */
@@ -52,6 +54,9 @@ export interface GeoTiffStreamsStats {
   readonly writeSeconds: number;
   readonly flushes: number;
 }
+
+/** zlib settings of the overview tiles (the full-resolution tiles come compressed). */
+const OVERVIEW_COMPRESSION = tileCompression();
 
 export class GeoTiffStreams {
   private readonly files: StreamedFile[] = [];
@@ -77,20 +82,16 @@ export class GeoTiffStreams {
   async create(path: string, grid: GridSpec, options: StreamedGeoTiffOptions = {}): Promise<number> {
     this.checkUsable();
     const tiling = rasterTiling(grid, options.tileSize);
-    const tags = float32GeoTiffTags(grid, tiling, options);
-    const tileBound = compressedTileBound(tiling.tileWidth * tiling.tileHeight * 4);
-    const classic = tiffDirectory(tags, tiling.count, false);
-    const big = options.bigTiff === true || classic.bytes.length + tiling.count * tileBound > CLASSIC_TIFF_LIMIT;
-    const directory = big ? tiffDirectory(tags, tiling.count, true) : classic;
     const file: StreamedFile = {
       path,
       part: `${path}.part`,
       tiling,
-      directory,
+      tags: float32GeoTiffTags(grid, tiling, options),
+      bigTiff: options.bigTiff ?? false,
       offsets: new Float64Array(tiling.count),
       byteCounts: new Float64Array(tiling.count),
       received: new Uint8Array(tiling.count),
-      end: directory.bytes.length,
+      end: 0,
       queue: [],
       state: 'open',
     };
@@ -100,19 +101,8 @@ export class GeoTiffStreams {
         await mkdir(folder, { recursive: true });
         this.folders.add(folder);
       }
-      let created = false;
-      try {
-        const handle = await open(file.part, 'w');
-        created = true;
-        try {
-          await handle.write(directory.bytes, 0, directory.bytes.length, 0);
-        } finally {
-          await handle.close();
-        }
-      } catch (error) {
-        if (created) await rm(file.part, { force: true }).catch(() => {});
-        throw error;
-      }
+      const handle = await open(file.part, 'w');
+      await handle.close();
     });
     if (this.aborted) {
       await rm(file.part, { force: true });
@@ -120,7 +110,6 @@ export class GeoTiffStreams {
     }
     const id = this.files.length;
     this.files.push(file);
-    this.bytesWritten += directory.bytes.length;
     return id;
   }
 
@@ -169,7 +158,7 @@ export class GeoTiffStreams {
     this.checkUsable();
   }
 
-  /** Writes the remaining tiles of file `id`, patches its tile tables and renames it to its final name. */
+  /** Writes the remaining tiles of file `id`, assembles its COG and renames that to its final name. */
   async finish(id: number): Promise<void> {
     this.checkUsable();
     const file = this.file(id);
@@ -179,9 +168,23 @@ export class GeoTiffStreams {
     const queued = file.queue.reduce((n, q) => n + q.bytes.length, 0);
     const missing = file.received.length - countReceived(file.received);
     if (missing > 0) throw new Error(`${file.path}: ${missing} of ${file.tiling.count} tiles were never written`);
-    await this.timed(() => this.writeQueue(file, true));
+    await this.timed(() => this.writeQueue(file));
     this.queuedBytes -= queued;
-    await this.timed(() => rename(file.part, file.path));
+    const assembly = `${file.path}${ASSEMBLY_SUFFIX}`;
+    await this.timed(async () => {
+      try {
+        this.bytesWritten += await writeCogFromTiles(
+          assembly,
+          { path: file.part, tiling: file.tiling, offsets: file.offsets, byteCounts: file.byteCounts },
+          { tags: file.tags, compression: OVERVIEW_COMPRESSION, bigTiff: file.bigTiff },
+        );
+        await rename(assembly, file.path);
+      } catch (error) {
+        await rm(assembly, { force: true });
+        throw error;
+      }
+      await rm(file.part, { force: true });
+    });
     file.state = 'finished';
   }
 
@@ -200,7 +203,11 @@ export class GeoTiffStreams {
     await forEachLimited(
       this.files.filter((f) => f.state === 'open'),
       this.maxOpenFiles,
-      (f) => rm(f.part, { force: true }).catch(() => {}), // best effort: remove what can be removed
+      async (f) => {
+        // best effort: remove what can be removed
+        await rm(f.part, { force: true }).catch(() => {});
+        await rm(`${f.path}${ASSEMBLY_SUFFIX}`, { force: true }).catch(() => {});
+      },
     );
     for (const f of this.files) f.queue = [];
     this.queuedBytes = 0;
@@ -228,7 +235,7 @@ export class GeoTiffStreams {
       try {
         await forEachLimited(batch, this.maxOpenFiles, async (file) => {
           const bytes = file.queue.reduce((n, q) => n + q.bytes.length, 0);
-          await this.timed(() => this.writeQueue(file, false));
+          await this.timed(() => this.writeQueue(file));
           this.queuedBytes -= bytes;
         });
       } catch (error) {
@@ -239,11 +246,11 @@ export class GeoTiffStreams {
     })();
   }
 
-  /** Appends the file's queued tiles at its end (and with `tables`, patches the tile tables). One open. */
-  private async writeQueue(file: StreamedFile, tables: boolean): Promise<void> {
+  /** Appends the file's queued tiles at its end. One open. */
+  private async writeQueue(file: StreamedFile): Promise<void> {
     const queue = file.queue;
     file.queue = [];
-    if (queue.length === 0 && !tables) return;
+    if (queue.length === 0) return;
     const start = file.end;
     const buffers: Uint8Array[] = [];
     for (const { tile, bytes } of queue) {
@@ -254,12 +261,7 @@ export class GeoTiffStreams {
     }
     const handle = await open(file.part, 'r+');
     try {
-      if (buffers.length > 0) await writeAllAt(handle, buffers, start);
-      if (tables) {
-        const { offsets, byteCounts } = blockTables(file.directory, file.offsets, file.byteCounts);
-        await handle.write(offsets, 0, offsets.length, file.directory.offsetsPosition);
-        await handle.write(byteCounts, 0, byteCounts.length, file.directory.byteCountsPosition);
-      }
+      await writeAllAt(handle, buffers, start);
     } finally {
       await handle.close();
     }
@@ -281,28 +283,6 @@ function countReceived(received: Uint8Array): number {
   let n = 0;
   for (const r of received) n += r;
   return n;
-}
-
-/** writev of all `buffers` at `position`, repeated until every byte is written (and at most 1024 at a time). */
-async function writeAllAt(handle: import('node:fs/promises').FileHandle, buffers: Uint8Array[], position: number): Promise<void> {
-  let pos = position;
-  for (let i = 0; i < buffers.length; i += 1024) {
-    let batch = buffers.slice(i, i + 1024);
-    while (batch.length > 0) {
-      const { bytesWritten } = await handle.writev(batch, pos);
-      pos += bytesWritten;
-      let skip = bytesWritten;
-      const rest: Uint8Array[] = [];
-      for (const b of batch) {
-        if (skip >= b.length) skip -= b.length;
-        else {
-          rest.push(skip > 0 ? b.subarray(skip) : b);
-          skip = 0;
-        }
-      }
-      batch = rest;
-    }
-  }
 }
 
 /** Runs `work` on every item with at most `limit` running at once; rejects with the first failure. */

@@ -99,7 +99,7 @@ export async function readRaster<O extends ReadOptions = { precision: 'float64' 
  * A geotiff.js data source reading the blocks it asks for from an open file (this module opens and closes
  * the file, so no descriptor outlives a read, whatever fails).
  */
-function fileHandleSource(handle: FileHandle, fileLength: number) {
+export function fileHandleSource(handle: FileHandle, fileLength: number) {
   return {
     fileSize: fileLength,
     async fetch(slices: readonly { offset: number; length: number }[]): Promise<ArrayBuffer[]> {
@@ -121,7 +121,7 @@ function fileHandleSource(handle: FileHandle, fileLength: number) {
 }
 
 /** The structure walk's view of an open file. */
-function fileHandleByteSource(handle: FileHandle, fileLength: number): ByteSource {
+export function fileHandleByteSource(handle: FileHandle, fileLength: number): ByteSource {
   const source = fileHandleSource(handle, fileLength);
   return {
     size: fileLength,
@@ -236,7 +236,7 @@ async function openBuffer(bytes: Uint8Array): Promise<GeoTIFF> {
  * geotiff.js failures after the structure walk (RasterFormatErrors pass through), each said as it is: a
  * block that inflates past its size, memory that could not be had, or a parse error geotiff.js reports.
  */
-function translateParseError(err: unknown): RasterFormatError {
+export function translateParseError(err: unknown): RasterFormatError {
   if (err instanceof RasterFormatError) return err;
   if (err instanceof BlockTooLargeError) return new RasterFormatError('DAMAGED', `The TIFF is damaged: ${err.message}.`);
   const message = err instanceof Error ? err.message : String(err);
@@ -246,7 +246,7 @@ function translateParseError(err: unknown): RasterFormatError {
   return new RasterFormatError('DAMAGED', `The TIFF cannot be parsed (${message}).`);
 }
 
-async function readGrid(image: GeoTIFFImage): Promise<GridSpec> {
+export async function readGrid(image: GeoTIFFImage): Promise<GridSpec> {
   const fd = image.fileDirectory;
   const load = async (tag: string): Promise<any> => {
     try {

@@ -49,63 +49,11 @@ export function tiffDirectory(tags: readonly TiffTag[], blockCount: number, bigT
     { tag: BLOCK_BYTE_COUNTS_TAG, type: offsetType, values: zeros },
   ].sort((a, b) => a.tag - b.tag);
 
-  const headerSize = bigTiff ? 16 : 8;
-  const entrySize = bigTiff ? 20 : 12;
-  const ifdSize = (bigTiff ? 8 : 2) + entrySize * allTags.length + (bigTiff ? 8 : 4);
-  const dataStart = headerSize + ifdSize;
-  const out = Buffer.alloc(dataStart + tagDataBytes(allTags, bigTiff));
-
-  // Header.
-  out.write('II', 0, 'latin1');
-  if (bigTiff) {
-    out.writeUInt16LE(43, 2);
-    out.writeUInt16LE(8, 4);
-    out.writeUInt16LE(0, 6);
-    out.writeBigUInt64LE(BigInt(headerSize), 8);
-  } else {
-    out.writeUInt16LE(42, 2);
-    out.writeUInt32LE(headerSize, 4);
-  }
-
-  // IFD and out-of-line values; the next-IFD offset stays 0.
-  let entry = headerSize;
-  if (bigTiff) {
-    out.writeBigUInt64LE(BigInt(allTags.length), entry);
-    entry += 8;
-  } else {
-    out.writeUInt16LE(allTags.length, entry);
-    entry += 2;
-  }
-  let data = dataStart;
-  const inlineLimit = bigTiff ? 8 : 4;
-  let offsetsPosition = 0;
-  let byteCountsPosition = 0;
-  for (const t of allTags) {
-    const count = valueCount(t.values);
-    const size = count * TYPE_SIZE[t.type];
-    out.writeUInt16LE(t.tag, entry);
-    out.writeUInt16LE(t.type, entry + 2);
-    let valuePos: number;
-    if (bigTiff) {
-      out.writeBigUInt64LE(BigInt(count), entry + 4);
-      valuePos = entry + 12;
-    } else {
-      out.writeUInt32LE(count, entry + 4);
-      valuePos = entry + 8;
-    }
-    let at = valuePos;
-    if (size > inlineLimit) {
-      if (bigTiff) out.writeBigUInt64LE(BigInt(data), valuePos);
-      else out.writeUInt32LE(data, valuePos);
-      at = data;
-      data += padded(size);
-    }
-    writeValues(out, at, t.type, t.values);
-    if (t.tag === BLOCK_OFFSETS_TAG) offsetsPosition = at;
-    if (t.tag === BLOCK_BYTE_COUNTS_TAG) byteCountsPosition = at;
-    entry += entrySize;
-  }
-  return { bytes: out, bigTiff, blockCount, offsetsPosition, byteCountsPosition };
+  const headerSize = tiffHeaderSize(bigTiff);
+  const out = Buffer.alloc(headerSize + ifdBytes(allTags, bigTiff));
+  writeTiffHeader(out, bigTiff, headerSize);
+  const positions = writeIfd(out, headerSize, allTags, bigTiff, 0);
+  return { bytes: out, bigTiff, blockCount, offsetsPosition: positions.get(BLOCK_OFFSETS_TAG)!, byteCountsPosition: positions.get(BLOCK_BYTE_COUNTS_TAG)! };
 }
 
 /** The two block tables of `directory` filled in, to be written at offsetsPosition and byteCountsPosition. */
@@ -146,6 +94,77 @@ export function assembleTiff(tags: readonly TiffTag[], blocks: readonly Uint8Arr
   tables.offsets.copy(out, directory.offsetsPosition);
   tables.byteCounts.copy(out, directory.byteCountsPosition);
   return out;
+}
+
+/** Bytes of the TIFF header: 8 (classic) or 16 (BigTIFF). */
+export function tiffHeaderSize(bigTiff: boolean): number {
+  return bigTiff ? 16 : 8;
+}
+
+/** Writes the little-endian header at the start of `out`, pointing to the first IFD at `firstIfd`. */
+export function writeTiffHeader(out: Buffer, bigTiff: boolean, firstIfd: number): void {
+  out.write('II', 0, 'latin1');
+  if (bigTiff) {
+    out.writeUInt16LE(43, 2);
+    out.writeUInt16LE(8, 4);
+    out.writeUInt16LE(0, 6);
+    out.writeBigUInt64LE(BigInt(firstIfd), 8);
+  } else {
+    out.writeUInt16LE(42, 2);
+    out.writeUInt32LE(firstIfd, 4);
+  }
+}
+
+/** Bytes of an IFD with `tags`: its entries, the next-IFD offset and the out-of-line values after them. */
+export function ifdBytes(tags: readonly TiffTag[], bigTiff: boolean): number {
+  const entrySize = bigTiff ? 20 : 12;
+  return (bigTiff ? 8 : 2) + entrySize * tags.length + (bigTiff ? 8 : 4) + tagDataBytes(tags, bigTiff);
+}
+
+/**
+ * Writes the IFD of `tags` (sorted by tag number) at `at`, its out-of-line values right after its entries,
+ * and `nextIfd` as the next-IFD offset; returns the file position of every tag's values.
+ */
+export function writeIfd(out: Buffer, at: number, tags: readonly TiffTag[], bigTiff: boolean, nextIfd: number): Map<number, number> {
+  const entrySize = bigTiff ? 20 : 12;
+  let entry = at;
+  if (bigTiff) {
+    out.writeBigUInt64LE(BigInt(tags.length), entry);
+    entry += 8;
+  } else {
+    out.writeUInt16LE(tags.length, entry);
+    entry += 2;
+  }
+  let data = entry + entrySize * tags.length + (bigTiff ? 8 : 4);
+  if (bigTiff) out.writeBigUInt64LE(BigInt(nextIfd), data - 8);
+  else out.writeUInt32LE(nextIfd, data - 4);
+  const inlineLimit = bigTiff ? 8 : 4;
+  const positions = new Map<number, number>();
+  for (const t of tags) {
+    const count = valueCount(t.values);
+    const size = count * TYPE_SIZE[t.type];
+    out.writeUInt16LE(t.tag, entry);
+    out.writeUInt16LE(t.type, entry + 2);
+    let valuePos: number;
+    if (bigTiff) {
+      out.writeBigUInt64LE(BigInt(count), entry + 4);
+      valuePos = entry + 12;
+    } else {
+      out.writeUInt32LE(count, entry + 4);
+      valuePos = entry + 8;
+    }
+    let valuesAt = valuePos;
+    if (size > inlineLimit) {
+      if (bigTiff) out.writeBigUInt64LE(BigInt(data), valuePos);
+      else out.writeUInt32LE(data, valuePos);
+      valuesAt = data;
+      data += padded(size);
+    }
+    writeValues(out, valuesAt, t.type, t.values);
+    positions.set(t.tag, valuesAt);
+    entry += entrySize;
+  }
+  return positions;
 }
 
 function writeValues(out: Buffer, at: number, type: TagTypeCode, values: readonly number[] | string): void {

@@ -1,5 +1,6 @@
 /**
- * Writing Float32 GeoTIFFs that GDAL reads back exactly: tiled, DEFLATE with the floating-point predictor
+ * Writing Float32 GeoTIFFs that GDAL reads back exactly, as Cloud Optimized GeoTIFFs (`cogLayout.ts`,
+ * internal overviews from `overviews.ts` when a side is ≥ 512 cells): tiled, DEFLATE with the floating-point predictor
  * (TIFF Predictor 3), the source grid's georeferencing and GeoKeys, GDAL_NODATA "nan", and optional
  * GDAL_METADATA (a band description and dataset metadata items that `gdalinfo` lists).
  *
@@ -25,8 +26,10 @@ import { dirname } from 'node:path';
 import { constants as zlibConstants, deflateSync } from 'node:zlib';
 import { encodeFloatPredictorRows } from './floatPredictor.js';
 import { encodeGeoKeyDirectory, GEO_ASCII_PARAMS_TAG, GEO_DOUBLE_PARAMS_TAG, GEO_KEY_DIRECTORY_TAG } from './geoKeys.js';
+import { assembleCog } from './cogLayout.js';
 import { tagsFromGeoTransform } from './georeference.js';
-import { assembleTiff, TagType, type TiffTag } from './tiffLayout.js';
+import { OverviewPyramid } from './overviews.js';
+import { TagType, type TiffTag } from './tiffLayout.js';
 import type { GridSpec } from './types.js';
 
 export interface Float32GeoTiffOptions {
@@ -56,6 +59,7 @@ const GT_RASTER_TYPE_KEY = 1025;
 export const DEFAULT_DEFLATE_LEVEL = 1;
 
 const enum Tag {
+  NewSubfileType = 254,
   ImageWidth = 256,
   ImageLength = 257,
   BitsPerSample = 258,
@@ -85,7 +89,30 @@ export function encodeFloat32GeoTiff(grid: GridSpec, values: ArrayLike<number>, 
   const tiling = rasterTiling(grid, options.tileSize);
   const compression = tileCompression(options);
   const tiles = encodeTiles(values, tiling, compression);
-  return assembleTiff(float32GeoTiffTags(grid, tiling, options), tiles, options.bigTiff ?? false);
+  const pyramid = new OverviewPyramid(tiling, tileEncoder(tiling, compression));
+  if (pyramid.hasLevels) {
+    const row = new Float32Array(width);
+    for (let r = 0; r < height; r++) {
+      for (let c = 0; c < width; c++) row[c] = values[r * width + c]!;
+      pyramid.pushRow(row);
+    }
+  }
+  const overviews = pyramid.finish().map((level) => ({ tags: overviewTags(level.tiling), blocks: level.tiles }));
+  return assembleCog([{ tags: float32GeoTiffTags(grid, tiling, options), blocks: tiles }, ...overviews], options.bigTiff ?? false);
+}
+
+/** Compresses tiles of `tiling` with `compression`, reusing one scratch buffer. */
+export function tileEncoder({ tileWidth, tileHeight }: RasterTiling, compression: TileCompression): (tile: Float32Array) => Buffer {
+  const scratch = new Uint8Array(tileWidth * tileHeight * 4);
+  return (tile) => encodeFloat32Tile(tile, tileWidth, tileHeight, compression, scratch);
+}
+
+/** Tags of an overview image (NewSubfileType 1, no georeferencing: it is the full image's). */
+export function overviewTags(tiling: RasterTiling): TiffTag[] {
+  return [
+    { tag: Tag.NewSubfileType, type: TagType.LONG, values: [1] },
+    ...imageTags(tiling),
+  ];
 }
 
 /** How a raster is cut into the tiles of its GeoTIFF: row-major tiles of tileWidth × tileHeight cells. */
@@ -146,14 +173,6 @@ export function encodeFloat32Tile(tile: Float32Array, tileWidth: number, tileHei
   const predicted = scratch && scratch.length >= tile.byteLength ? scratch.subarray(0, tile.byteLength) : new Uint8Array(tile.byteLength);
   encodeFloatPredictorRows(new Uint32Array(tile.buffer, tile.byteOffset, tile.length), tileWidth, tileHeight, predicted);
   return deflateSync(predicted, compression);
-}
-
-/**
- * An upper bound of the compressed size of a tile of `rawBytes` bytes (zlib's deflateBound plus the
- * zlib wrapper), for deciding up front whether a file needs BigTIFF.
- */
-export function compressedTileBound(rawBytes: number): number {
-  return rawBytes + Math.ceil(rawBytes / 4096) + Math.ceil(rawBytes / 16384) + Math.ceil(rawBytes / 33554432) + 19;
 }
 
 /** Writes `encodeFloat32GeoTiff(...)` to `path` via `path.part` and a rename; creates parent folders. */
@@ -224,20 +243,9 @@ export function float32GeoTiffTags(
 ): TiffTag[] {
   const { tiepoint, pixelScale } = tagsFromGeoTransform(grid.geoTransform, grid.rasterType);
   const tags: TiffTag[] = [
-    { tag: Tag.ImageWidth, type: TagType.LONG, values: [grid.width] },
-    { tag: Tag.ImageLength, type: TagType.LONG, values: [grid.height] },
-    { tag: Tag.BitsPerSample, type: TagType.SHORT, values: [32] },
-    { tag: Tag.Compression, type: TagType.SHORT, values: [8] },
-    { tag: Tag.Photometric, type: TagType.SHORT, values: [1] },
-    { tag: Tag.SamplesPerPixel, type: TagType.SHORT, values: [1] },
-    { tag: Tag.PlanarConfiguration, type: TagType.SHORT, values: [1] },
-    { tag: Tag.Predictor, type: TagType.SHORT, values: [3] },
-    { tag: Tag.TileWidth, type: TagType.LONG, values: [tileWidth] },
-    { tag: Tag.TileLength, type: TagType.LONG, values: [tileHeight] },
-    { tag: Tag.SampleFormat, type: TagType.SHORT, values: [3] },
+    ...imageTags({ width: grid.width, height: grid.height, tileWidth, tileHeight }),
     { tag: Tag.ModelPixelScale, type: TagType.DOUBLE, values: pixelScale },
     { tag: Tag.ModelTiepoint, type: TagType.DOUBLE, values: tiepoint },
-    { tag: Tag.GdalNodata, type: TagType.ASCII, values: 'nan' },
   ];
   if (grid.geoKeys.length > 0) {
     // GTRasterTypeGeoKey must agree with the tiepoint convention used above.
@@ -249,6 +257,24 @@ export function float32GeoTiffTags(
   const xml = gdalMetadataXml(options.description, options.metadata);
   if (xml !== null) tags.push({ tag: Tag.GdalMetadata, type: TagType.ASCII, values: xml });
   return tags;
+}
+
+/** The image structure tags every image of the file shares: size, Float32 samples, tiles, DEFLATE + predictor 3, NaN nodata. */
+function imageTags({ width, height, tileWidth, tileHeight }: Pick<RasterTiling, 'width' | 'height' | 'tileWidth' | 'tileHeight'>): TiffTag[] {
+  return [
+    { tag: Tag.ImageWidth, type: TagType.LONG, values: [width] },
+    { tag: Tag.ImageLength, type: TagType.LONG, values: [height] },
+    { tag: Tag.BitsPerSample, type: TagType.SHORT, values: [32] },
+    { tag: Tag.Compression, type: TagType.SHORT, values: [8] },
+    { tag: Tag.Photometric, type: TagType.SHORT, values: [1] },
+    { tag: Tag.SamplesPerPixel, type: TagType.SHORT, values: [1] },
+    { tag: Tag.PlanarConfiguration, type: TagType.SHORT, values: [1] },
+    { tag: Tag.Predictor, type: TagType.SHORT, values: [3] },
+    { tag: Tag.TileWidth, type: TagType.LONG, values: [tileWidth] },
+    { tag: Tag.TileLength, type: TagType.LONG, values: [tileHeight] },
+    { tag: Tag.SampleFormat, type: TagType.SHORT, values: [3] },
+    { tag: Tag.GdalNodata, type: TagType.ASCII, values: 'nan' },
+  ];
 }
 
 /** GDAL_METADATA XML with dataset items and the band-1 description, or null when there is nothing to say. */

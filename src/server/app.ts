@@ -10,6 +10,7 @@ import { DemChecker } from '../jobs/demCheck.js';
 import { StoreJobEvents, type JobEventSource } from '../jobs/events.js';
 import { UploadsInProgress } from '../jobs/orphans.js';
 import type { JobPaths } from '../jobs/paths.js';
+import { JobPreviews } from '../jobs/previews.js';
 import type { JobScheduler } from '../jobs/scheduler.js';
 import type { JobStore } from '../jobs/store.js';
 import type { JobRuntime } from '../runtime/types.js';
@@ -25,6 +26,7 @@ import eventRoutes from './routes/events.js';
 import healthRoutes from './routes/health.js';
 import ogcRoutes from './routes/ogc.js';
 import jobRoutes from './routes/jobs.js';
+import previewRoutes from './routes/previews.js';
 import submitRoutes from './routes/submit.js';
 import systemRoutes from './routes/system.js';
 import { ErrorDetail } from './schemas.js';
@@ -76,6 +78,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const streams = new EventStreams({ maxStreams: config.maxEventStreams, maxStreamsPerJob: config.maxEventStreamsPerJob });
   // Open event streams would hold the shutdown until its grace period ends: they end first.
   app.addHook('preClose', async () => streams.closeAll());
+  const previews = new JobPreviews(paths);
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -109,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       },
       tags: [
         { name: 'jobs', description: 'Submitting and following jobs' },
+        { name: 'previews', description: 'Map previews of completed jobs (PNG and legend)' },
         { name: 'system', description: 'Runtime status and health' },
         { name: 'cleanup', description: 'Retention cleanup of job data' },
         { name: 'ogc', description: 'OGC API – Processes – Part 1: Core (the same jobs, as processes sol, eemt and echo)' },
@@ -127,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(submitRoutes, { store, scheduler, runtime, paths, maxUploadBytes: config.maxUploadBytes, demChecker, uploads });
     await scope.register(jobRoutes, { store, scheduler, paths });
     await scope.register(eventRoutes, { events, streams, heartbeatMs: config.eventHeartbeatSeconds * 1000 });
+    await scope.register(previewRoutes, { store, previews });
     await scope.register(systemRoutes, { runtime, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });
   };

@@ -1,5 +1,5 @@
 /**
- * System tools that some tests need: GDAL's command-line tools, bubblewrap, Chromium, curl, unzip, and iproute2 run
+ * System tools that some tests need: GDAL's command-line tools (with its COG validator, python3-gdal), bubblewrap, Chromium, curl, unzip, and iproute2 run
  * as root for network namespaces. Locally, a test whose tool is missing is skipped with a one-line reason. `.ci/run` installs
  * every tool and sets EEMT_TEST_REQUIRE_TOOLS=1: then a missing tool fails the run instead, so CI skips nothing.
  *
@@ -13,6 +13,8 @@ import { join } from 'node:path';
 export type SystemTool = 'gdal' | 'bwrap' | 'chromium' | 'netns' | 'curl' | 'unzip';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
+/** GDAL's Cloud Optimized GeoTIFF validator, from Debian's python3-gdal (part of the 'gdal' tool here). */
+export const COG_VALIDATOR = '/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_cloud_optimized_geotiff.py';
 
 function onPath(command: string): boolean {
   return (process.env.PATH ?? '').split(':').some((dir) => {
@@ -29,7 +31,8 @@ function onPath(command: string): boolean {
 function problem(tool: SystemTool): string | null {
   switch (tool) {
     case 'gdal':
-      return onPath('gdalinfo') && onPath('gdal_translate') ? null : 'GDAL command-line tools (gdal-bin) not installed';
+      if (!onPath('gdalinfo') || !onPath('gdal_translate')) return 'GDAL command-line tools (gdal-bin) not installed';
+      return existsSync(COG_VALIDATOR) ? null : `GDAL's COG validator (python3-gdal) not installed (${COG_VALIDATOR})`;
     case 'bwrap':
       return onPath('bwrap') ? null : 'bubblewrap not installed';
     case 'chromium':

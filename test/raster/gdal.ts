@@ -4,7 +4,7 @@
  */
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -45,7 +45,7 @@ export interface GdalInfo {
   geoTransform: number[];
   coordinateSystem?: { wkt: string };
   metadata: Record<string, Record<string, string>>;
-  bands: { type: string; noDataValue?: number | string; description?: string; block: [number, number] }[];
+  bands: { type: string; noDataValue?: number | string; description?: string; block: [number, number]; overviews?: { size: [number, number] }[] }[];
 }
 
 export function gdalinfo(path: string): GdalInfo {
@@ -87,4 +87,21 @@ export function gdaltransform(from: string, to: string, points: readonly (readon
       const [x, y] = line.trim().split(/\s+/).map(Number);
       return [x!, y!];
     });
+}
+
+/** Debian's python3 (with python3-gdal) when it exists, else the python3 on PATH. */
+const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+
+/**
+ * GDAL's Cloud Optimized GeoTIFF validator (`osgeo_utils.samples.validate_cloud_optimized_geotiff`, Debian
+ * python3-gdal) with the full check of tile leaders and trailers: its report and whether it found the file valid.
+ */
+export async function validateCog(path: string): Promise<{ valid: boolean; report: string }> {
+  try {
+    const { stdout, stderr } = await execFileAsync(PYTHON, ['-m', 'osgeo_utils.samples.validate_cloud_optimized_geotiff', '--full-check=yes', path]);
+    return { valid: stdout.includes('is a valid cloud optimized GeoTIFF'), report: stdout + stderr };
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    return { valid: false, report: `${e.stdout ?? ''}${e.stderr ?? ''}${e.message}` };
+  }
 }

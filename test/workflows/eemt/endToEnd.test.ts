@@ -13,7 +13,7 @@ import { MONTH_NAMES } from '../../../src/workflows/sol/products.js';
 import { runEemtWorkflow, EEMT_PHASE_LABELS, type EemtWorkflowResult } from '../../../src/workflows/eemt/index.js';
 import type { ProgressUpdate } from '../../../src/workflows/types.js';
 import { startDaymetServer, type DaymetTestServer } from '../../helpers/daymetServer.js';
-import { gdalinfoAsync, tempDir } from '../../raster/gdal.js';
+import { gdalinfoAsync, tempDir, validateCog } from '../../raster/gdal.js';
 import { cropMcn, listFiles, readValues, stats } from './helpers.js';
 
 const YEARS = [2019, 2020] as const;
@@ -98,7 +98,13 @@ test('GDAL opens the products; they carry units, descriptions, the DEM grid and 
     assert.equal(String(info.bands[0]!.noDataValue), 'NaN', path);
     assert.equal(info.metadata['']!['UNITS'], units, path);
     assert.ok((info.bands[0]!.description ?? '').length > 10, path);
+    assert.equal(info.metadata['IMAGE_STRUCTURE']!['LAYOUT'], 'COG', path);
   });
+  // every kind of GeoTIFF the workflow writes is a valid Cloud Optimized GeoTIFF
+  for (const path of ['eemt/EEMT_Topo_annual_2020.tif', 'topo/twi.tif', 'daymet/vp/vp_2020_dec.tif', 'global/monthly/flat_total_sun_jun_sum.tif', 'global/daily/total_sun_day_172.tif']) {
+    const check = await validateCog(join(outDir, path));
+    assert.ok(check.valid, `${path}: ${check.report}`);
+  }
 });
 
 test('nodata cells of the DEM are NaN in every raster product, valid cells are finite', async () => {

@@ -9,6 +9,7 @@ import { readDem, readRaster } from '../../../src/raster/index.js';
 import { ParameterRangeError } from '../../../src/workflows/params.js';
 import { computeSolarYear, runSolWorkflow } from '../../../src/workflows/sol/index.js';
 import type { ProgressUpdate } from '../../../src/workflows/types.js';
+import { validateCog } from '../../raster/gdal.js';
 
 const fixtures = new URL('../../fixtures/', import.meta.url).pathname;
 let work = '';
@@ -50,6 +51,10 @@ test('progress starts at 0, never goes back, and ends at 1 with a short message 
   assert.ok(updates.some((u) => /^terrain horizons: tile \d+\/\d+$/.test(u.message)));
   assert.ok(updates.some((u) => /^day 365 of tile \d+\/\d+ \(\d+\/\d+ tile-days\)$/.test(u.message)));
   assert.ok(updates.some((u) => u.message === 'writing: 742/742 files complete'));
+  for (const path of ['global/daily/total_sun_day_1.tif', 'insol/daily/hours_sun_day_365.tif', 'global/monthly/total_sun_dec_sum.tif']) {
+    const check = await validateCog(join(work, 'progress', path));
+    assert.ok(check.valid, `${path}: ${check.report}`);
+  }
 });
 
 test('aborting a run stops it with an AbortError and leaves no half-written file', async () => {
