@@ -381,6 +381,8 @@ function renderDetails(job: Job, logLines: string[], logError: string | null) {
   }
 
   detailsBody.replaceChildren(
+    // A completed job's maps and chart come first: they are what it was run for.
+    ...(results ? [results] : []),
     h(
       'div',
       { class: 'details-grid' },
@@ -395,7 +397,6 @@ function renderDetails(job: Job, logLines: string[], logError: string | null) {
       ),
     ),
     h('div', { class: 'actions' }, ...actionButtons(job, { withDetails: false })),
-    ...(results ? [results] : []),
     h(
       'div',
       { class: 'log-head' },

@@ -24,11 +24,15 @@ const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /** The day the picker starts on: the June solstice. */
 const DEFAULT_DAY = 172;
 
-type SolarMap = 'annual' | 'day' | 'hours-day';
-const SOLAR_MAPS: { value: SolarMap; label: string }[] = [
+/** The maps of the map picker; `daily` ones take the day of the day picker. */
+const SOLAR_MAPS: { value: string; label: string; daily?: boolean }[] = [
   { value: 'annual', label: 'Annual global irradiation' },
-  { value: 'day', label: 'Daily global irradiation' },
-  { value: 'hours-day', label: 'Daily sunshine hours' },
+  { value: 'day', label: 'Daily global irradiation', daily: true },
+  { value: 'hours-day', label: 'Daily sunshine hours', daily: true },
+];
+const TERRAIN_MAPS = [
+  { value: 'twi', label: 'Topographic wetness index' },
+  { value: 'slope', label: 'Slope' },
 ];
 
 export function previewPath(jobId: string, product: string, extension: 'png' | 'json', hillshade = false): string {
@@ -107,6 +111,8 @@ class MapView {
     private readonly jobId: string,
     className: string,
     alt: string,
+    /** Longest side the map is shown at [CSS px]. */
+    private readonly displaySize = 460,
   ) {
     this.image = h('img', { alt, decoding: 'async' });
     this.frame = h('div', { class: 'map-frame' }, this.image);
@@ -147,6 +153,11 @@ class MapView {
     setText(this.caption, legend.title);
     this.image.width = legend.width;
     this.image.height = legend.height;
+    // Shown at a readable size whatever the preview's: small previews are enlarged (cell by cell rather than
+    // blurred), large ones reduced; the width is capped by the frame (CSS max-width).
+    const scale = Math.min(this.displaySize / legend.width, (this.displaySize * 0.9) / legend.height);
+    this.image.style.width = `${Math.round(legend.width * scale)}px`;
+    this.image.classList.toggle('is-small', scale > 1.5);
     this.image.src = previewPath(this.jobId, product, 'png', hillshade);
     this.legendSlot.replaceChildren(legendBar(legend));
   }
@@ -186,6 +197,26 @@ export function monthlyChart(means: number[], unit: string): SVGSVGElement {
   return svg('svg', { class: 'chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': `Monthly means in ${shownUnit}: ${values.map((v, i) => `${MONTH_LABELS[i]} ${formatValue(v)}`).join(', ')}` }, ...parts);
 }
 
+/** Under the chart: the year's total and the brightest and darkest months, from the monthly means. */
+function monthlySummary(legends: PreviewLegend[]): HTMLElement {
+  const means = legends.map((l) => l.mean);
+  const total = means.reduce((a, b) => a + b, 0);
+  const kilo = /^Wh\b/.test(legends[0]!.unit) && total >= 10_000;
+  const show = (v: number) => `${formatValue(kilo ? v / 1000 : v)} ${prettyUnit((kilo ? legends[0]!.unit.replace(/^Wh/, 'kWh') : legends[0]!.unit).replace(/month-1$/, ''))}`.trim();
+  const brightest = means.indexOf(Math.max(...means));
+  const darkest = means.indexOf(Math.min(...means));
+  return h(
+    'dl',
+    { class: 'facts chart-summary' },
+    h('dt', {}, 'Year (sum of the means)'),
+    h('dd', {}, `${show(total)} yr⁻¹`),
+    h('dt', {}, 'Brightest month'),
+    h('dd', {}, `${MONTH_LABELS[brightest]}, ${show(means[brightest]!)} month⁻¹`),
+    h('dt', {}, 'Darkest month'),
+    h('dd', {}, `${MONTH_LABELS[darkest]}, ${show(means[darkest]!)} month⁻¹`),
+  );
+}
+
 /** The results view of a completed job (built once per job and kept: its controls keep their state). */
 export function resultsView(job: Job): HTMLElement {
   const id = job.id;
@@ -193,7 +224,7 @@ export function resultsView(job: Job): HTMLElement {
   const kind = h(
     'select',
     { id: `map-kind-${id}`, class: 'map-kind' },
-    ...SOLAR_MAPS.map((m) => h('option', { value: m.value }, m.label)),
+    ...[...SOLAR_MAPS, ...(job.workflow_type === 'eemt' ? TERRAIN_MAPS : [])].map((m) => h('option', { value: m.value }, m.label)),
   );
   const day = h('input', { type: 'range', id: `map-day-${id}`, class: 'map-day', min: 1, max: 365, step: 1, value: DEFAULT_DAY, 'aria-label': 'Day of year' });
   const dayOutput = h('output', { for: day.id, class: 'map-day-label' });
@@ -207,9 +238,10 @@ export function resultsView(job: Job): HTMLElement {
     h('label', { class: 'switch', for: hillshade.id }, hillshade, 'Hillshade'),
   );
 
-  const product = () => (kind.value === 'annual' ? 'annual' : `${kind.value}-${day.value}`);
+  const isDaily = () => SOLAR_MAPS.some((m) => m.value === kind.value && m.daily);
+  const product = () => (isDaily() ? `${kind.value}-${day.value}` : kind.value);
   const update = () => {
-    const daily = kind.value !== 'annual';
+    const daily = isDaily();
     day.disabled = !daily;
     setText(dayOutput, `${day.value} · ${dayLabel(Number(day.value))}`);
     void map.show(product(), hillshade.checked);
@@ -230,7 +262,7 @@ export function resultsView(job: Job): HTMLElement {
   const chartSlot = h('div', { class: 'chart-slot' }, h('p', { class: 'map-note' }, 'Loading the monthly means…'));
   const chart = h('figure', { class: 'chart-figure' }, h('figcaption', { class: 'map-title' }, 'Monthly global irradiation (mean over the DEM)'), chartSlot);
   void Promise.all(MONTHS.map((m) => api<PreviewLegend>(previewPath(id, `month-${m}`, 'json'))))
-    .then((legends) => chartSlot.replaceChildren(monthlyChart(legends.map((l) => l.mean), legends[0]!.unit)))
+    .then((legends) => chartSlot.replaceChildren(monthlyChart(legends.map((l) => l.mean), legends[0]!.unit), monthlySummary(legends)))
     .catch((error: unknown) => chartSlot.replaceChildren(h('p', { class: 'map-note' }, `Chart not available: ${messageOf(error)}`)));
 
   const section = h(
@@ -239,8 +271,8 @@ export function resultsView(job: Job): HTMLElement {
     h('div', { class: 'results-grid' }, h('div', { class: 'results-map' }, controls, map.element), chart),
   );
   if (job.workflow_type === 'eemt') {
-    const topo = new MapView(id, 'map-eemt', `EEMT-Topo map of job ${id}`);
-    const trad = new MapView(id, 'map-eemt', `EEMT-Trad map of job ${id}`);
+    const topo = new MapView(id, 'map-eemt', `EEMT-Topo map of job ${id}`, 300);
+    const trad = new MapView(id, 'map-eemt', `EEMT-Trad map of job ${id}`, 300);
     void topo.show('eemt-topo-annual', false);
     void trad.show('eemt-trad-annual', false);
     section.append(h('h4', { class: 'results-sub' }, 'EEMT'), h('div', { class: 'eemt-maps' }, topo.element, trad.element));
