@@ -203,7 +203,7 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
         summary: 'Execute a process',
         description:
           'sol and eemt run as jobs: 201 with the job\'s statusInfo and its URL in Location (asynchronous execution, whether or ' +
-          'not `Prefer: respond-async` is sent). echo answers at once (200). The DEM is inline base64 (at most ' +
+          'not `Prefer: respond-async` is sent). echo answers immediately with 200. The DEM is inline base64 (at most ' +
           'EEMT_OGC_MAX_INLINE_MB and EEMT_MAX_UPLOAD_MB) and is checked like an upload.',
         tags: ['ogc'],
         params: ProcessParams,
