@@ -100,10 +100,8 @@ export default async function eventRoutes(app: FastifyInstance, { events, stream
         'X-Content-Type-Options': 'nosniff',
       });
       raw.write(`retry: ${RECONNECT_MS}\n\n`);
+      // The response closes when the client goes away (or the stream ends): everything of the stream is released.
       raw.on('close', finish);
-      request.raw.on('close', () => {
-        if (!raw.writableFinished) finish();
-      });
       follower = followJob(events, current.id, after, (event) => {
         if (!finished) raw.write(formatEvent(event));
       }, finish);
