@@ -177,7 +177,9 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
   });
 
   test('results of a running job are not ready; dismiss cancels it and removes it with its data', async () => {
-    const created = await execute(svc.base, 'sol', { inputs: { dem: DEM_INLINE, step: 60 } }); // the stub keeps it running
+    // The DEM as the bare base64 value its schema describes; step 60: the stub keeps the job running.
+    const created = await execute(svc.base, 'sol', { inputs: { dem: DEM_INLINE.value, step: 60 } });
+    assert.equal(created.status, 201, JSON.stringify(created.body));
     const id = created.body.jobID;
     await waitForOgcStatus(`${svc.base}/ogc/jobs/${id}`, ['running']);
     assertException(await getJson(`${svc.base}/ogc/jobs/${id}/results`), 404, `${EXCEPTION}result-not-ready`);
@@ -200,7 +202,9 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     const uploadsBefore = readdirSync(svc.paths.dirs.uploadDir).sort();
     const cases: Array<[unknown, number, RegExp]> = [
       [{ inputs: {} }, 400, /dem is required/],
-      [{ inputs: { dem: 'abc' } }, 400, /qualified value/],
+      [{ inputs: { dem: 42 } }, 400, /qualified value/],
+      [{ inputs: { dem: 'abc' } }, 400, /^DEM file must be a GeoTIFF \(\.tif\): /],
+      [{ inputs: { dem: { value: DEM_INLINE.value, format: { mediaType: 'application/json' } } } }, 400, /mediaType/],
       [{ inputs: { dem: { value: 'not base64!' } } }, 400, /not valid base64/],
       [{ inputs: { dem: { ...DEM_INLINE, mediaType: 'image/png' } } }, 400, /mediaType/],
       [{ inputs: { dem: { value: Buffer.from('plain text, not a TIFF').toString('base64') } } }, 400, /^DEM file must be a GeoTIFF \(\.tif\): /],

@@ -30,8 +30,10 @@ function normalisedMediaType(type: string): string {
 
 function demInput(raw: unknown, maxInlineBytes: number, hrefEnabled: boolean): DemInput {
   if (raw === undefined) invalid('Input dem is required');
+  // The value alone, as the input's schema (a base64 string) allows.
+  if (typeof raw === 'string') return demInput({ value: raw }, maxInlineBytes, hrefEnabled);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    invalid(`Input dem must be a qualified value {"value": "<base64>", "mediaType": "image/tiff; application=geotiff"}`);
+    invalid(`Input dem must be the GeoTIFF as base64, or a qualified value {"value": "<base64>", "mediaType": "image/tiff; application=geotiff"}`);
   }
   const input = raw as Record<string, unknown>;
   if ('href' in input) {
@@ -39,7 +41,8 @@ function demInput(raw: unknown, maxInlineBytes: number, hrefEnabled: boolean): D
     if (typeof input.href !== 'string') invalid('Input dem: href must be a string');
     return { href: input.href as string };
   }
-  const mediaType = input.mediaType ?? input.type;
+  const format = typeof input.format === 'object' && input.format !== null ? (input.format as Record<string, unknown>) : {};
+  const mediaType = input.mediaType ?? format.mediaType ?? input.type;
   if (mediaType !== undefined && (typeof mediaType !== 'string' || !TIFF_MEDIA_TYPES.includes(normalisedMediaType(mediaType)))) {
     invalid(`Input dem must have mediaType "image/tiff; application=geotiff", got ${JSON.stringify(mediaType).slice(0, 80)}`);
   }
