@@ -26,6 +26,10 @@ if (found.length === 0) {
   process.exit(1);
 }
 
+// The pages' scripts are bundled from web/ (the service serves dist/web/): build them from the current sources.
+const { buildWeb } = await import('./build-web.mjs');
+await buildWeb({ quiet: true });
+
 register();
 const { SYSTEM_TOOLS, missingTools } = await import('../test/helpers/systemTools.ts');
 const requireTools = process.env.EEMT_TEST_REQUIRE_TOOLS === '1';

@@ -33,6 +33,10 @@ export const MIGRATIONS: readonly string[] = [
      dry_run     INTEGER NOT NULL,
      summary     TEXT NOT NULL
    );`,
+  // A job's revision counts the changes of its record (status, progress, message): the ids of its live events;
+  // updated_at is the time of the last change.
+  `ALTER TABLE jobs ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE jobs ADD COLUMN updated_at TEXT;`,
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -56,14 +60,20 @@ interface JobRow {
   progress_message: string | null;
   runtime: string | null;
   data_deleted_at: string | null;
+  revision: number;
+  updated_at: string | null;
 }
 
 function toRecord(row: JobRow): JobRecord {
-  return { ...row, parameters: JSON.parse(row.parameters) as JobParameters };
+  return {
+    ...row,
+    parameters: JSON.parse(row.parameters) as JobParameters,
+    updated_at: row.updated_at ?? row.completed_at ?? row.started_at ?? row.created_at,
+  };
 }
 
 const COLUMNS =
-  'id, workflow_type, status, created_at, started_at, completed_at, parameters, dem_filename, error_message, progress, progress_message, runtime, data_deleted_at';
+  'id, workflow_type, status, created_at, started_at, completed_at, parameters, dem_filename, error_message, progress, progress_message, runtime, data_deleted_at, revision, updated_at';
 
 export interface CleanupRunRecord {
   readonly started_at: string;
@@ -72,9 +82,13 @@ export interface CleanupRunRecord {
   readonly summary: unknown;
 }
 
+/** Called with a job's id after its record changed (created, updated or deleted). */
+export type JobChangeListener = (id: string) => void;
+
 export class JobStore {
   readonly db: Database.Database;
   private readonly now: () => Date;
+  private readonly listeners = new Set<JobChangeListener>();
 
   /** Opens (creating if needed) the database at `path` and brings its schema up to date. */
   constructor(path: string, options: { now?: () => Date } = {}) {
@@ -111,7 +125,29 @@ export class JobStore {
   }
 
   close(): void {
+    this.listeners.clear();
     this.db.close();
+  }
+
+  /**
+   * Calls `listener` after every change of a job record made through this store (whoever made it: the embedded
+   * scheduler, a distributed queue reconciling into it, a route). Returns the function that removes it.
+   */
+  onChange(listener: JobChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(id: string, changes = 1): boolean {
+    if (changes === 0) return false;
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(id);
+      } catch {
+        // A listener's failure is its own; the change is stored.
+      }
+    }
+    return true;
   }
 
   create(job: NewJob): JobRecord {
@@ -121,6 +157,7 @@ export class JobStore {
          VALUES (?, ?, 'pending', ?, ?, ?, 0)`,
       )
       .run(job.id, job.workflow_type, this.timestamp(), JSON.stringify(job.parameters), job.dem_filename);
+    this.changed(job.id);
     return this.get(job.id)!;
   }
 
@@ -158,51 +195,61 @@ export class JobStore {
   markRunning(id: string, runtime: string, progress: number, message: string): boolean {
     const result = this.db
       .prepare(
-        `UPDATE jobs SET status = 'running', started_at = ?, runtime = ?, progress = MAX(progress, ?), progress_message = ?
+        `UPDATE jobs SET status = 'running', started_at = ?, runtime = ?, progress = MAX(progress, ?), progress_message = ?,
+         revision = revision + 1, updated_at = @now
          WHERE id = ? AND status = 'pending'`,
       )
-      .run(this.timestamp(), runtime, progress, message, id);
-    return result.changes === 1;
+      .run({ now: this.timestamp() }, this.timestamp(), runtime, progress, message, id);
+    return this.changed(id, result.changes);
   }
 
-  /** Raises the progress of a running job (it never goes back, and stays below 100 until completion). */
+  /**
+   * Raises the progress of a running job (it never goes back, and stays below 100 until completion). The record
+   * (and its revision) changes only when the progress rises or the message is new.
+   */
   setProgress(id: string, progress: number, message: string | null): void {
-    this.db
+    const result = this.db
       .prepare(
-        `UPDATE jobs SET progress = MAX(progress, ?), progress_message = COALESCE(?, progress_message)
-         WHERE id = ? AND status IN ('pending', 'running')`,
+        `UPDATE jobs SET progress = MAX(progress, @progress), progress_message = COALESCE(@message, progress_message),
+         revision = revision + 1, updated_at = @now
+         WHERE id = @id AND status IN ('pending', 'running')
+           AND (progress < @progress OR (@message IS NOT NULL AND progress_message IS NOT @message))`,
       )
-      .run(Math.max(0, Math.min(99, Math.floor(progress))), message, id);
+      .run({ progress: Math.max(0, Math.min(99, Math.floor(progress))), message, id, now: this.timestamp() });
+    this.changed(id, result.changes);
   }
 
   /** running → completed, progress 100. */
   complete(id: string): boolean {
     const result = this.db
       .prepare(
-        `UPDATE jobs SET status = 'completed', completed_at = ?, progress = 100, progress_message = 'completed', error_message = NULL
+        `UPDATE jobs SET status = 'completed', completed_at = ?, progress = 100, progress_message = 'completed', error_message = NULL,
+         revision = revision + 1, updated_at = @now
          WHERE id = ? AND status = 'running'`,
       )
-      .run(this.timestamp(), id);
-    return result.changes === 1;
+      .run({ now: this.timestamp() }, this.timestamp(), id);
+    return this.changed(id, result.changes);
   }
 
   /** pending/running → failed with `message`. False when the job had already ended. */
   fail(id: string, message: string): boolean {
     const result = this.db
       .prepare(
-        `UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?, progress_message = 'failed'
+        `UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?, progress_message = 'failed',
+         revision = revision + 1, updated_at = @now
          WHERE id = ? AND status IN ('pending', 'running')`,
       )
-      .run(this.timestamp(), message, id);
-    return result.changes === 1;
+      .run({ now: this.timestamp() }, this.timestamp(), message, id);
+    return this.changed(id, result.changes);
   }
 
   delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM jobs WHERE id = ?').run(id).changes === 1;
+    return this.changed(id, this.db.prepare('DELETE FROM jobs WHERE id = ?').run(id).changes);
   }
 
   markDataDeleted(id: string): void {
-    this.db.prepare('UPDATE jobs SET data_deleted_at = ? WHERE id = ?').run(this.timestamp(), id);
+    const result = this.db.prepare('UPDATE jobs SET data_deleted_at = ?, revision = revision + 1, updated_at = @now WHERE id = ?').run({ now: this.timestamp() }, this.timestamp(), id);
+    this.changed(id, result.changes);
   }
 
   /**
@@ -210,15 +257,19 @@ export class JobStore {
    * Returns their ids. Pending jobs stay pending (the scheduler resumes them).
    */
   failInterrupted(message: string): string[] {
-    return this.db.transaction(() => {
+    const ids = this.db.transaction(() => {
       const ids = (this.db.prepare(`SELECT id FROM jobs WHERE status = 'running'`).all() as { id: string }[]).map((r) => r.id);
       for (const id of ids) {
         this.db
-          .prepare(`UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?, progress_message = 'failed' WHERE id = ?`)
-          .run(this.timestamp(), message, id);
+          .prepare(
+            `UPDATE jobs SET status = 'failed', completed_at = ?, error_message = ?, progress_message = 'failed', revision = revision + 1, updated_at = @now WHERE id = ?`,
+          )
+          .run({ now: this.timestamp() }, this.timestamp(), message, id);
       }
       return ids;
     })();
+    for (const id of ids) this.changed(id);
+    return ids;
   }
 
   /** Ended jobs whose files still exist, oldest first (candidates for retention cleanup). */

@@ -30,6 +30,10 @@ export interface JobRecord {
   readonly runtime: string | null;
   /** When retention cleanup deleted the job's files (the record is kept), else null. */
   readonly data_deleted_at: string | null;
+  /** Number of changes of the record so far: rises with every change of status, progress or message. */
+  readonly revision: number;
+  /** When the record last changed (ISO 8601 UTC); the latest of its timestamps for records from before it was kept. */
+  readonly updated_at: string;
 }
 
 /** The workflow parameters of `job` (the years only for eemt jobs). */

@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import type { CleanupService } from '../jobs/cleanup.js';
 import { DemChecker } from '../jobs/demCheck.js';
+import { StoreJobEvents, type JobEventSource } from '../jobs/events.js';
 import { UploadsInProgress } from '../jobs/orphans.js';
 import type { JobPaths } from '../jobs/paths.js';
 import { JobPreviews } from '../jobs/previews.js';
@@ -17,10 +18,13 @@ import { PACKAGE_VERSION } from '../util/version.js';
 import type { ServiceConfig } from './config.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandlers } from './errors.js';
 import { strictQueryNumbers } from './queryNumbers.js';
+import { EventStreams } from './eventStreams.js';
 import { closeSlowBodies, drainUnreadBodies, httpServerOptions } from './requestBodies.js';
 import cleanupRoutes from './routes/cleanup.js';
 import docsRoutes from './routes/docs.js';
+import eventRoutes from './routes/events.js';
 import healthRoutes from './routes/health.js';
+import ogcRoutes from './routes/ogc.js';
 import jobRoutes from './routes/jobs.js';
 import previewRoutes from './routes/previews.js';
 import stacRoutes from './routes/stac.js';
@@ -46,6 +50,8 @@ export interface AppDeps {
   readonly demChecker?: DemChecker;
   /** Uploads being received, which the orphan sweep must leave alone. */
   readonly uploads?: UploadsInProgress;
+  /** Where live job events come from (default: the job store's changes, which every queue keeps up to date). */
+  readonly events?: JobEventSource;
 }
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -69,6 +75,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   drainUnreadBodies(app);
   const demChecker = deps.demChecker ?? new DemChecker({ maxCells: config.maxDemCells, log: (line) => app.log.warn(line) });
   const uploads = deps.uploads ?? new UploadsInProgress();
+  const events = deps.events ?? new StoreJobEvents(store);
+  const streams = new EventStreams({ maxStreams: config.maxEventStreams, maxStreamsPerJob: config.maxEventStreamsPerJob });
+  // Open event streams would hold the shutdown until its grace period ends: they end first.
+  app.addHook('preClose', async () => streams.closeAll());
   const previews = new JobPreviews(paths);
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
@@ -106,6 +116,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         { name: 'previews', description: 'Map previews of completed jobs (PNG and legend)' },
         { name: 'system', description: 'Runtime status and health' },
         { name: 'cleanup', description: 'Retention cleanup of job data' },
+        { name: 'ogc', description: 'OGC API – Processes – Part 1: Core (the same jobs, as processes sol, eemt and echo)' },
       ],
     },
   });
@@ -120,6 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
     await scope.register(submitRoutes, { store, scheduler, runtime, paths, maxUploadBytes: config.maxUploadBytes, demChecker, uploads });
     await scope.register(jobRoutes, { store, scheduler, paths });
+    await scope.register(eventRoutes, { events, streams, heartbeatMs: config.eventHeartbeatSeconds * 1000 });
     await scope.register(previewRoutes, { store, previews });
     await scope.register(stacRoutes, { store, paths });
     await scope.register(systemRoutes, { runtime, queue: scheduler, image: config.containerImage });
@@ -127,6 +139,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   for (const prefix of API_PREFIXES) await app.register(api, { prefix, hide: prefix !== '/api' });
 
+  await app.register(ogcRoutes, {
+    prefix: '/ogc',
+    store,
+    scheduler,
+    runtime,
+    paths,
+    demChecker,
+    uploads,
+    version: PACKAGE_VERSION,
+    maxInlineBytes: config.ogcMaxInlineBytes,
+    maxUploadBytes: config.maxUploadBytes,
+    hrefAllow: config.ogcHrefAllow,
+  });
   await app.register(healthRoutes, { store, runtime, version: PACKAGE_VERSION });
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   return app;

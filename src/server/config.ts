@@ -41,6 +41,15 @@ export interface ServiceConfig {
   readonly daymetMaxPoints: number;
   /** Largest DEM accepted [cells]: `EEMT_MAX_DEM_CELLS`, by default sized from the job memory limit. */
   readonly maxDemCells: number;
+  /** Most open event streams (GET /api/jobs/{id}/events) of the service, and of one job. */
+  readonly maxEventStreams: number;
+  readonly maxEventStreamsPerJob: number;
+  /** Interval of the event streams' heartbeats [s]. */
+  readonly eventHeartbeatSeconds: number;
+  /** Largest DEM sent inline (base64) to /ogc [bytes]; at most the upload limit. */
+  readonly ogcMaxInlineBytes: number;
+  /** URL prefixes /ogc may fetch a DEM `href` from; empty: references are refused (the default). */
+  readonly ogcHrefAllow: readonly string[];
   /** `EEMT_REDIS_URL`: the distributed queue's Redis; absent or null runs jobs on this host (the embedded queue). */
   readonly redisUrl?: string | null;
   /** DEMs from this many cells are split into parts on the distributed queue (`EEMT_SPLIT_MIN_CELLS`). */
@@ -128,6 +137,24 @@ function dockerHost(env: Env, name: string): void {
   }
 }
 
+/** Comma-separated http(s) URL prefixes; at least one (href inputs are only enabled together with an allow-list). */
+function hrefAllowList(env: Env, name: string): string[] {
+  const prefixes = (env[name] ?? '').split(',').map((p) => p.trim()).filter(Boolean);
+  if (prefixes.length === 0) throw new ConfigError(`${name} must list the URL prefixes DEM references may come from when EEMT_OGC_HREF_INPUTS is on`);
+  for (const prefix of prefixes) {
+    let url: URL | null = null;
+    try {
+      url = new URL(prefix);
+    } catch {
+      // refused below
+    }
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.username || url.password) {
+      throw new ConfigError(`${name} must be http(s) URL prefixes separated by commas, got "${prefix}"`);
+    }
+  }
+  return prefixes;
+}
+
 function wrap<T>(name: string, parse: () => T): T {
   try {
     return parse();
@@ -176,5 +203,10 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     redisUrl: redisUrl(env, 'EEMT_REDIS_URL'),
     splitMinCells: integer(env, 'EEMT_SPLIT_MIN_CELLS', DEFAULT_SPLIT_MIN_CELLS, 1, Number.MAX_SAFE_INTEGER),
     splitParts: integer(env, 'EEMT_SPLIT_PARTS', DEFAULT_SPLIT_PARTS, 1, 12),
+    maxEventStreams: integer(env, 'EEMT_MAX_EVENT_STREAMS', 200, 1, 100_000),
+    maxEventStreamsPerJob: integer(env, 'EEMT_MAX_EVENT_STREAMS_PER_JOB', 20, 1, 100_000),
+    eventHeartbeatSeconds: integer(env, 'EEMT_EVENT_HEARTBEAT_S', 15, 1, 3600),
+    ogcMaxInlineBytes: integer(env, 'EEMT_OGC_MAX_INLINE_MB', 100, 1, 384) * 1024 * 1024,
+    ogcHrefAllow: boolean(env, 'EEMT_OGC_HREF_INPUTS', false) ? hrefAllowList(env, 'EEMT_OGC_HREF_ALLOW') : [],
   };
 }

@@ -3,6 +3,7 @@
  * `{detail}` body. Routes throw; they never format errors. No stack trace ever reaches a client.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { QueueUnavailableError } from '../jobs/queue.js';
 import { JobError } from '../jobs/types.js';
@@ -87,31 +88,79 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
   socket.destroy();
 }
 
+/** The status and `{detail}` text of any error a route or Fastify raised (500 ones are logged here). */
+function describeError(error: FastifyError, request: FastifyRequest, validationStatus: number): { status: number; detail: string } {
+  if (error instanceof HttpError || error instanceof JobError) {
+    const status = error instanceof HttpError ? error.statusCode : error.status;
+    if (status >= 500) request.log.error({ err: error }, error.detail);
+    return { status, detail: error.detail };
+  }
+  if (error.validation) return { status: validationStatus, detail: validationDetail(error) };
+  const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
+  if (known) return { status: known[0], detail: known[1] };
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) return { status: status === 415 || status === 406 ? 400 : status, detail: error.message };
+  request.log.error({ err: error }, 'internal error');
+  return { status: 500, detail: 'Internal server error' };
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (error instanceof QueueUnavailableError) {
       request.log.error(error.message);
       return reply.code(503).type('application/json').send({ detail: error.message });
     }
-    if (error instanceof HttpError || error instanceof JobError) {
-      const status = error instanceof HttpError ? error.statusCode : error.status;
-      if (status >= 500) request.log.error({ err: error }, error.detail);
-      return reply.code(status).type('application/json').send({ detail: error.detail });
-    }
-    if (error.validation) {
-      return reply.code(422).type('application/json').send({ detail: validationDetail(error) });
-    }
-    const known = error.code ? CLIENT_ERRORS[error.code] : undefined;
-    if (known) return reply.code(known[0]).type('application/json').send({ detail: known[1] });
-    const status = error.statusCode ?? 500;
-    if (status >= 400 && status < 500) {
-      return reply.code(status === 415 || status === 406 ? 400 : status).type('application/json').send({ detail: error.message });
-    }
-    request.log.error({ err: error }, 'internal error');
-    return reply.code(500).type('application/json').send({ detail: 'Internal server error' });
+    const { status, detail } = describeError(error, request, 422);
+    return reply.code(status).type('application/json').send({ detail });
   });
 
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).type('application/json').send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}` });
   });
+}
+
+/** Exception types of OGC API – Processes – Part 1 (OGC 18-062r2, clause 7.12), and OWS exception codes for the rest. */
+export const OGC_EXCEPTION_TYPES = {
+  noSuchProcess: 'http://www.opengis.net/def/exceptions/ogcapi-processes-1/1.0/no-such-process',
+  noSuchJob: 'http://www.opengis.net/def/exceptions/ogcapi-processes-1/1.0/no-such-job',
+  resultNotReady: 'http://www.opengis.net/def/exceptions/ogcapi-processes-1/1.0/result-not-ready',
+  invalidParameterValue: 'InvalidParameterValue',
+  noApplicableCode: 'NoApplicableCode',
+} as const;
+
+/** An error of the /ogc/ routes with its exception type. */
+export class OgcError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly type: string,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'OgcError';
+  }
+}
+
+/**
+ * The error scope of the OGC API – Processes routes: every error is an exception document
+ * `{type, title, status, detail}` (exception.yaml of the standard). Client errors without a type of the standard
+ * are `InvalidParameterValue`; server errors `NoApplicableCode`; schema validation errors are 400 there.
+ */
+export function installOgcErrorHandlers(scope: FastifyInstance): void {
+  const send = (reply: FastifyReply, status: number, type: string, detail: string) =>
+    reply
+      .code(status)
+      .type('application/json')
+      .send({ type, title: STATUS_CODES[status] ?? 'Error', status, detail });
+  scope.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error instanceof OgcError) return send(reply, error.statusCode, error.type, error.detail);
+    const described = describeError(error, request, 400);
+    const { status } = described;
+    const detail =
+      error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'Request body is too large (an inline DEM: at most EEMT_OGC_MAX_INLINE_MB)' : described.detail;
+    const type = status >= 500 ? OGC_EXCEPTION_TYPES.noApplicableCode : OGC_EXCEPTION_TYPES.invalidParameterValue;
+    return send(reply, status, type, detail);
+  });
+  scope.setNotFoundHandler((request, reply) =>
+    send(reply, 404, OGC_EXCEPTION_TYPES.noApplicableCode, `Not found: ${request.method} ${request.url.split('?')[0]}`),
+  );
 }

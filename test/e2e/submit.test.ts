@@ -300,7 +300,7 @@ describe('web interface page', () => {
       const etag = res.headers.get('etag')!;
       assert.equal((await fetch(`${svc.base}${path}`, { headers: { 'If-None-Match': etag } })).status, 304);
     }
-    for (const asset of ['style.css', 'common.js', 'submit.js', 'monitor.js', 'favicon.svg']) {
+    for (const asset of ['style.css', 'submit.js', 'monitor.js', 'favicon.svg']) {
       assert.equal((await fetch(`${svc.base}/assets/${asset}`)).status, 200, asset);
     }
     assert.equal((await fetch(`${svc.base}/assets/..%2Fpackage.json`)).status, 404);

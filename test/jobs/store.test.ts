@@ -110,4 +110,29 @@ describe('job store (SQLite file)', () => {
     assert.equal(store.get(b)!.status, 'pending');
     store.close();
   });
+  test('every change raises the revision and is announced; a repeated progress report is no change', () => {
+    const store = new JobStore(join(root, 'revisions.db'));
+    const seen: string[] = [];
+    const stop = store.onChange((id) => seen.push(id));
+    const id = randomUUID();
+    store.create({ id, workflow_type: 'sol', parameters: params, dem_filename: 'r.tif' });
+    const revisions = [store.get(id)!.revision];
+    assert.ok(store.markRunning(id, 'process', 2, 'starting'));
+    revisions.push(store.get(id)!.revision);
+    store.setProgress(id, 40, 'day 1/365');
+    revisions.push(store.get(id)!.revision);
+    store.setProgress(id, 40, 'day 1/365'); // nothing new
+    store.setProgress(id, 30, null); // lower: nothing new
+    assert.equal(store.get(id)!.revision, revisions.at(-1));
+    store.setProgress(id, 40, 'day 2/365'); // new message, same percentage
+    revisions.push(store.get(id)!.revision);
+    assert.ok(store.complete(id));
+    revisions.push(store.get(id)!.revision);
+    for (let i = 1; i < revisions.length; i++) assert.ok(revisions[i]! > revisions[i - 1]!, revisions.join(','));
+    assert.deepEqual(seen, [id, id, id, id, id]);
+    stop();
+    store.delete(id);
+    assert.equal(seen.length, 5, 'a removed listener hears nothing');
+    store.close();
+  });
 });

@@ -67,6 +67,8 @@ const PATHS = [
   '/health', '/api/jobs', '/api/jobs/{id}', '/api/jobs/{id}/results', '/api/jobs/{id}/logs', '/api/jobs/{id}/cancel',
   '/api/system/status', '/api/cleanup', '/api/cleanup/status', '/api/submit-job', '/openapi.json', '/docs', '/redoc', '/',
   '/monitor', '/assets/{id}', '/nope', '/api/jobs/{id}/{id}', '/api', '//api//jobs', '/api/jobs/',
+  '/ogc/', '/ogc/conformance', '/ogc/processes/{id}', '/ogc/processes/sol/execution', '/ogc/processes/{id}/execution',
+  '/ogc/jobs', '/ogc/jobs/{id}', '/ogc/jobs/{id}/results',
 ];
 
 function randomPath(rng: Rng, context: FuzzContext): string {

@@ -1,19 +1,23 @@
 /**
  * Browser pages: the web interface at `/` (submit and follow a job) and the job monitor at `/monitor`, with their
- * stylesheet and scripts under `/assets/`. The files are plain HTML, CSS and ES modules in the top-level `public/`
- * folder; they talk to the service only through its HTTP API. `main.ts` registers this plugin through
+ * stylesheet and scripts under `/assets/`. HTML, CSS and icons are in the top-level `public/` folder; the scripts
+ * are written in TypeScript (`web/`) and bundled by `npm run build` into `dist/web/` (scripts/build-web.mjs). The
+ * pages talk to the service only through its HTTP API. `main.ts` registers this plugin through
  * `createService(config, { plugins: [pages] })`; tests register it the same way.
  *
- * `public/` is found relative to this module: `src/server/pages/` and `dist/server/pages/` are both three levels
- * below the project root, so the same path works when running the TypeScript sources and the built `dist/`.
+ * Both folders are found relative to this module: `src/server/pages/` and `dist/server/pages/` are both three levels
+ * below the project root, so the same paths work when running the TypeScript sources and the built `dist/`.
  */
 import { createHash } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
 export const PUBLIC_DIR = fileURLToPath(new URL('../../../public/', import.meta.url));
+/** The bundled page scripts (`npm run build`). */
+export const SCRIPTS_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
+const PAGE_SCRIPTS = ['submit.js', 'monitor.js'];
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -64,6 +68,10 @@ export default async function pages(app: FastifyInstance): Promise<void> {
   const assets = new Map<string, StaticFile>();
   for (const name of readdirSync(assetDir)) {
     if (CONTENT_TYPES[extname(name)]) assets.set(name, load(join(assetDir, name)));
+  }
+  for (const name of PAGE_SCRIPTS) {
+    if (!existsSync(join(SCRIPTS_DIR, name))) throw new Error(`pages: ${join(SCRIPTS_DIR, name)} is missing; build the page scripts with npm run build`);
+    assets.set(name, load(join(SCRIPTS_DIR, name)));
   }
 
   for (const [route, file] of Object.entries(pagesByRoute)) {

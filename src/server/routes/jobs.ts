@@ -1,7 +1,7 @@
 /** Job records: list, detail, results archive, logs, cancel, delete. */
-import { rm } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { removeJob } from '../../jobs/admission.js';
 import { NotRegularFileError, tailLines } from '../../jobs/files.js';
 import type { JobPaths } from '../../jobs/paths.js';
 import { resultEntries, zipStream } from '../../jobs/results.js';
@@ -210,9 +210,7 @@ export default async function jobRoutes(app: FastifyInstance, { store, scheduler
     async (request) => {
       const job = jobOr404((request.params as { job_id: string }).job_id);
       if (job.status === 'running' || scheduler.isActive(job.id)) badRequest('Cannot delete a running job; cancel it first');
-      await scheduler.discard(job.id);
-      store.delete(job.id);
-      for (const dir of paths.allDirs(job.id)) await rm(dir, { recursive: true, force: true });
+      await removeJob({ store, paths, scheduler }, job.id);
       return { job_id: job.id, status: job.status, message: 'Job deleted' };
     },
   );

@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import type { MultipartFile } from '@fastify/multipart';
 import { Type, type TSchema } from 'typebox';
-import type { ClimateSource } from '../../climate/climateOnDem.js';
+import { admitJob, NOT_GEOTIFF } from '../../jobs/admission.js';
 import type { DemChecker } from '../../jobs/demCheck.js';
 import type { UploadsInProgress } from '../../jobs/orphans.js';
 import type { JobPaths } from '../../jobs/paths.js';
@@ -14,7 +14,7 @@ import type { JobQueue } from '../../jobs/queue.js';
 import type { JobStore } from '../../jobs/store.js';
 import type { JobParameters } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
-import { WORKFLOW_TYPES, WorkflowInputError, checkWorkflowInputs, workflowUnavailableReason, type WorkflowType } from '../../workflows/index.js';
+import { WORKFLOW_TYPES, type WorkflowType } from '../../workflows/index.js';
 import { parseDecimal } from '../../util/decimal.js';
 import { badRequest, HttpError, unprocessable } from '../errors.js';
 import { ErrorDetail } from '../schemas.js';
@@ -92,7 +92,6 @@ export function parseWorkflowType(raw: string | undefined): WorkflowType {
 
 const GEOTIFF_NAME = /\.tiff?$/i;
 const ZIP_NAME = /\.zip$/i;
-export const NOT_GEOTIFF = 'DEM file must be a GeoTIFF (.tif)';
 export const NOT_ZIP = 'climate_file must be a ZIP archive (.zip) of monthly GeoTIFFs';
 
 export interface SubmitDeps {
@@ -210,45 +209,11 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         if (fileError) throw fileError;
         if (demFilename === null) badRequest('dem_file is required');
         const parameters = parseParameters(type, fields);
-        if (climateFilename !== null && type !== 'eemt') badRequest('climate_file is used by eemt jobs only');
-        const unavailable = workflowUnavailableReason(type);
-        if (unavailable) badRequest(unavailable);
-        const verdict = await demChecker.check(demPath);
-        if (!verdict.ok) badRequest(`${NOT_GEOTIFF}: ${verdict.problem}`);
-        let climateSource: ClimateSource | null = null;
-        if (climateFilename !== null) {
-          const years = Array.from({ length: parameters.end_year! - parameters.start_year! + 1 }, (_, i) => parameters.start_year! + i);
-          const climate = await demChecker.checkClimate(climatePath, demPath, years);
-          if (!climate.ok) badRequest(climate.problem.startsWith('climate_file') ? climate.problem : `climate_file: ${climate.problem}`);
-          if (climate.source.type === 'user') {
-            climateSource = { ...climate.source, archive: { ...climate.source.archive, name: climateFilename.slice(0, 255) } };
-          }
-        }
-        try {
-          climateSource ??= await checkWorkflowInputs(type, verdict.grid, parameters, { hasClimateFile: climateFilename !== null });
-        } catch (error) {
-          if (error instanceof WorkflowInputError) badRequest(error.message);
-          throw error;
-        }
-        const runtimeProblem = await scheduler.runnableProblem();
-        if (runtimeProblem) {
-          request.log.error(`runtime ${runtime.name} unavailable: ${runtimeProblem}`);
-          throw new HttpError(500, `Container execution failed: ${runtime.name} not available`);
-        }
-
-        store.create({
-          id: jobId,
-          workflow_type: type,
-          parameters: climateSource ? { ...parameters, climate_source: climateSource } : parameters,
-          dem_filename: demFilename.slice(0, 255),
-        });
-        try {
-          await scheduler.enqueue({ id: jobId, cells: verdict.grid.width * verdict.grid.height });
-        } catch (error) {
-          // A job the queue could not take is not kept: the client is told to submit again.
-          store.delete(jobId);
-          throw error;
-        }
+        await admitJob(
+          { store, scheduler, runtime, demChecker, logError: (message) => request.log.error(message) },
+          demPath,
+          { id: jobId, type, parameters, demFilename, climate: climateFilename === null ? null : { path: climatePath, filename: climateFilename } },
+        );
         return { job_id: jobId, status: 'submitted' as const };
       } catch (error) {
         await rm(uploadDir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 // The job monitor (/monitor): counts by status, a table of all jobs refreshed every 5 seconds and updated in place,
-// actions (details, download, cancel, delete) and a details view with every field of a job and the tail of its log.
+// actions (details, download, cancel, delete) and a details view with every field of a job, the tail of its log,
+// live progress while it runs (its events, or polling), and its maps and monthly chart once it has completed.
 import {
   ACTIVE,
   ApiError,
@@ -14,41 +15,57 @@ import {
   shortId,
   STATUSES,
   statusBadge,
+  messageOf,
+  type Job,
+  type JobSummary,
 } from './common.js';
+import { followJob, type JobFeed } from './jobFeed.js';
+import { resultsView } from './results.js';
 
 const REFRESH_MS = 5000;
 const LOG_LINES = 200;
 /** The API's largest page: the monitor shows every job up to this many. */
 const MAX_JOBS = 10000;
 
-const $ = (id) => document.getElementById(id);
-const tbody = $('jobs');
-const autoRefresh = $('auto-refresh');
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+const tbody = $<HTMLTableSectionElement>('jobs');
+const autoRefresh = $<HTMLInputElement>('auto-refresh');
 const message = $('message');
-const dialog = $('details');
+const dialog = $<HTMLDialogElement>('details');
 const detailsBody = $('details-body');
 
+interface Row {
+  tr: HTMLTableRowElement;
+  badgeCell: HTMLTableCellElement;
+  progress: HTMLProgressElement;
+  pct: HTMLSpanElement;
+  actions: HTMLTableCellElement;
+  status: string;
+  progressValue: number;
+  search: string;
+}
+
 /** Row of each job id: its elements and what they show, so a refresh touches only what changed. */
-const rows = new Map();
+const rows = new Map<string, Row>();
 /** The last list of jobs, newest first. */
-let jobs = [];
+let jobs: JobSummary[] = [];
 let timer = 0;
-let inFlight = null;
+let inFlight: Promise<void> | null = null;
 
 // ------------------------------------------------------------------ messages
 
-function say(text, isError = false) {
+function say(text: string, isError = false) {
   message.classList.toggle('is-error', isError);
   announce(message, text);
 }
 
-const describe = (job) => `job ${shortId(job.id)} (${job.dem_filename})`;
+const describe = (job: Pick<JobSummary, 'id' | 'dem_filename'>) => `job ${shortId(job.id)} (${job.dem_filename})`;
 
 // ------------------------------------------------------------------ actions (table and details view)
 
-function actionButtons(job, { withDetails }) {
+function actionButtons(job: { id: string; status: string }, { withDetails }: { withDetails: boolean }): HTMLElement[] {
   const label = `job ${shortId(job.id)}`;
-  const out = [];
+  const out: HTMLElement[] = [];
   if (withDetails) {
     out.push(h('button', { type: 'button', class: 'small', dataset: { action: 'details', id: job.id }, 'aria-label': `Details of ${label}` }, 'Details'));
   }
@@ -65,23 +82,23 @@ function actionButtons(job, { withDetails }) {
   return out;
 }
 
-function jobById(id) {
+function jobById(id: string): { id: string; dem_filename: string; status: string } {
   return jobs.find((job) => job.id === id) ?? detailsJob ?? { id, dem_filename: '', status: '' };
 }
 
-async function cancelJob(id) {
+async function cancelJob(id: string) {
   const job = jobById(id);
   if (!confirm(`Cancel ${describe(job)}? It stops now and is marked as failed.`)) return;
   try {
     await api(`/api/jobs/${encodeURIComponent(id)}/cancel`, { method: 'POST' });
     say(`Cancelled ${describe(job)}.`);
   } catch (error) {
-    say(`Could not cancel ${describe(job)}: ${error.message}`, true);
+    say(`Could not cancel ${describe(job)}: ${messageOf(error)}`, true);
   }
   await refresh();
 }
 
-async function deleteJob(id) {
+async function deleteJob(id: string) {
   const job = jobById(id);
   if (!confirm(`Delete ${describe(job)} and all its files? This cannot be undone.`)) return;
   try {
@@ -91,15 +108,15 @@ async function deleteJob(id) {
     // The row and its button go away: keep the keyboard focus in the table.
     $('jobs-region').focus();
   } catch (error) {
-    say(`Could not delete ${describe(job)}: ${error.message}`, true);
+    say(`Could not delete ${describe(job)}: ${messageOf(error)}`, true);
   }
   await refresh();
 }
 
-function onAction(event) {
-  const button = event.target.closest('button[data-action]');
+function onAction(event: Event) {
+  const button = (event.target as Element).closest<HTMLButtonElement>('button[data-action]');
   if (!button) return;
-  const { action, id } = button.dataset;
+  const { action, id = '' } = button.dataset;
   if (action === 'details') void openDetails(id);
   else if (action === 'cancel') void cancelJob(id);
   else if (action === 'delete') void deleteJob(id);
@@ -110,7 +127,7 @@ detailsBody.addEventListener('click', onAction);
 
 // ------------------------------------------------------------------ table
 
-function createRow(job) {
+function createRow(job: JobSummary): Row {
   const badgeCell = h('td', {}, statusBadge(job.status));
   const progress = h('progress', { max: '100', value: String(job.progress), 'aria-label': `Progress of job ${shortId(job.id)}` });
   const pct = h('span', {}, `${job.progress} %`);
@@ -129,13 +146,13 @@ function createRow(job) {
   return { tr, badgeCell, progress, pct, actions, status: job.status, progressValue: job.progress, search: `${job.id} ${job.dem_filename}`.toLowerCase() };
 }
 
-function updateRow(row, job) {
+function updateRow(row: Row, job: JobSummary) {
   if (row.status !== job.status) {
     const hadFocus = row.actions.contains(document.activeElement);
     row.badgeCell.replaceChildren(statusBadge(job.status));
     row.actions.replaceChildren(...actionButtons(job, { withDetails: true }));
     row.tr.dataset.status = job.status;
-    if (hadFocus) row.actions.querySelector('button, a')?.focus();
+    if (hadFocus) row.actions.querySelector<HTMLElement>('button, a')?.focus();
     announce($('announcer'), `Job ${shortId(job.id)} (${job.dem_filename}) is now ${job.status}.`);
     row.status = job.status;
   }
@@ -146,9 +163,9 @@ function updateRow(row, job) {
   }
 }
 
-function matchesFilter(row) {
-  const status = $('filter-status').value;
-  const text = $('filter-text').value.trim().toLowerCase();
+function matchesFilter(row: Row) {
+  const status = $<HTMLSelectElement>('filter-status').value;
+  const text = $<HTMLInputElement>('filter-text').value.trim().toLowerCase();
   return (!status || row.status === status) && (!text || row.search.includes(text));
 }
 
@@ -159,7 +176,7 @@ function applyFilter() {
     if (row.tr.hidden === visible) row.tr.hidden = !visible;
     if (visible) shown++;
   }
-  const filtered = $('filter-status').value !== '' || $('filter-text').value.trim() !== '';
+  const filtered = $<HTMLSelectElement>('filter-status').value !== '' || $<HTMLInputElement>('filter-text').value.trim() !== '';
   setText($('shown'), filtered ? `Showing ${shown} of ${rows.size} jobs` : '');
   const empty = $('table-empty');
   empty.hidden = shown > 0;
@@ -171,8 +188,8 @@ function applyFilter() {
 }
 
 /** Brings the table in line with `list` (newest first): rows are created, updated, moved or removed in place. */
-function renderTable(list) {
-  const seen = new Set();
+function renderTable(list: JobSummary[]) {
+  const seen = new Set<string>();
   const fresh = document.createDocumentFragment();
   let cursor = tbody.firstChild;
   for (const job of list) {
@@ -203,18 +220,18 @@ function renderTable(list) {
   applyFilter();
 }
 
-function renderCounts(list) {
-  const counts = Object.fromEntries(STATUSES.map((s) => [s, 0]));
-  for (const job of list) if (job.status in counts) counts[job.status]++;
-  for (const status of STATUSES) setText($(`count-${status}`), counts[status]);
+function renderCounts(list: JobSummary[]) {
+  const counts: Record<string, number> = Object.fromEntries(STATUSES.map((s) => [s, 0]));
+  for (const job of list) if (job.status in counts) counts[job.status]!++;
+  for (const status of STATUSES) setText($(`count-${status}`), counts[status] ?? 0);
   setText($('count-total'), list.length);
 }
 
 // ------------------------------------------------------------------ refresh
 
 function schedule() {
-  clearTimeout(timer);
-  if (autoRefresh.checked) timer = setTimeout(tick, REFRESH_MS);
+  window.clearTimeout(timer);
+  if (autoRefresh.checked) timer = window.setTimeout(tick, REFRESH_MS);
 }
 
 function tick() {
@@ -224,28 +241,29 @@ function tick() {
 }
 
 /** Reloads the job list (and the open details); concurrent calls share one request. */
-function refresh() {
+function refresh(): Promise<void> {
   if (inFlight) return inFlight;
-  clearTimeout(timer);
+  window.clearTimeout(timer);
   inFlight = (async () => {
     try {
-      const list = await api(`/api/jobs?limit=${MAX_JOBS}`);
+      const list = await api<JobSummary[]>(`/api/jobs?limit=${MAX_JOBS}`);
       jobs = list;
       renderCounts(list);
       renderTable(list);
       const now = new Date();
-      const time = $('last-updated');
+      const time = $<HTMLTimeElement>('last-updated');
       time.dateTime = now.toISOString();
       setText(time, formatTime(now));
       $('updated').classList.remove('stale');
       if (message.classList.contains('is-error') && message.textContent.startsWith('Refresh failed')) say('');
       if (list.length >= MAX_JOBS) say(`Showing the newest ${MAX_JOBS} jobs.`);
-      if (detailsId && dialog.open && (detailsJob === null || ACTIVE.has(detailsJob.status) || changed(detailsJob, list))) {
+      // An active job in the details view follows its own live events (detailsFeed).
+      if (detailsId && dialog.open && !detailsFeed && (detailsJob === null || changed(detailsJob, list))) {
         await loadDetails();
       }
     } catch (error) {
       $('updated').classList.add('stale');
-      say(`Refresh failed: ${error.message}${autoRefresh.checked ? ' Retrying in 5 s.' : ''}`, true);
+      say(`Refresh failed: ${messageOf(error)}${autoRefresh.checked ? ' Retrying in 5 s.' : ''}`, true);
     } finally {
       inFlight = null;
       schedule();
@@ -255,7 +273,7 @@ function refresh() {
 }
 
 /** Whether the job shown in the details view changed in `list` (status or progress), or disappeared. */
-function changed(job, list) {
+function changed(job: Job, list: JobSummary[]) {
   const now = list.find((j) => j.id === job.id);
   return !now || now.status !== job.status || now.progress !== job.progress;
 }
@@ -265,7 +283,7 @@ autoRefresh.addEventListener('change', () => {
     say('Auto-refresh is on.');
     void refresh();
   } else {
-    clearTimeout(timer);
+    window.clearTimeout(timer);
     say('Auto-refresh is off. Use "Refresh now" to update.');
   }
 });
@@ -278,10 +296,29 @@ document.addEventListener('visibilitychange', () => {
 
 // ------------------------------------------------------------------ details view
 
-let detailsId = null;
-let detailsJob = null;
+let detailsId: string | null = null;
+let detailsJob: Job | null = null;
+/** Live events of the job in the details view while it is active. */
+let detailsFeed: JobFeed | null = null;
+/** The results view of the job in the details view (kept across re-renders, so its controls keep their state). */
+let detailsResults: { id: string; view: HTMLElement } | null = null;
 
-const PARAMETER_LABELS = {
+/** The job's `climate_source` parameter: Daymet cells, or the user's climate ZIP. */
+interface ClimateSourceView {
+  readonly type: 'daymet' | 'user';
+  readonly cells?: readonly unknown[];
+  readonly archive?: { readonly name: string };
+  readonly layout?: string;
+  readonly files?: readonly unknown[];
+  readonly elevation?: unknown;
+}
+
+function climateSourceText(v: ClimateSourceView): string {
+  if (v.type === 'daymet') return `Daymet, ${v.cells?.length ?? 0} cells of 1 km`;
+  return `${v.archive?.name ?? 'climate file'} (${v.layout}, ${v.files?.length ?? 0} grids${v.elevation ? '' : ', no elevation grid'})`;
+}
+
+const PARAMETER_LABELS: Record<string, [string, (v: number) => string]> = {
   step: ['Time step', (v) => `${v} min`],
   linke_value: ['Linke turbidity', String],
   albedo_value: ['Albedo', String],
@@ -290,7 +327,7 @@ const PARAMETER_LABELS = {
   end_year: ['End year', String],
   climate_source: [
     'Climate',
-    (v) => (v.type === 'daymet' ? `Daymet, ${v.cells.length} cells of 1 km` : `${v.archive.name} (${v.layout}, ${v.files.length} grids${v.elevation ? '' : ', no elevation grid'})`),
+    (v) => climateSourceText(v as unknown as ClimateSourceView),
   ],
 };
 const JOB_FIELDS = [
@@ -308,15 +345,17 @@ const JOB_FIELDS = [
   'parameters',
 ];
 
-function facts(pairs) {
+type Fact = [Node | string, Node | string, Record<string, string | Record<string, string>>?];
+
+function facts(pairs: Fact[]) {
   return h('dl', { class: 'facts' }, ...pairs.flatMap(([term, value, props = {}]) => [h('dt', {}, term), h('dd', props, value)]));
 }
 
-function timestamp(iso) {
+function timestamp(iso: string | null) {
   return iso ? h('time', { datetime: iso, title: iso }, formatDateTime(iso)) : 'not yet';
 }
 
-function renderDetails(job, logLines, logError) {
+function renderDetails(job: Job, logLines: string[], logError: string | null) {
   setText($('details-title'), `Job details: ${job.dem_filename}`);
   const progress = h(
     'div',
@@ -324,12 +363,12 @@ function renderDetails(job, logLines, logError) {
     h('progress', { max: '100', value: String(job.progress), 'aria-label': 'Progress' }),
     h('span', {}, `${job.progress} %`),
   );
-  const jobFacts = [
+  const jobFacts: Fact[] = [
     ['Job id', job.id, { class: 'mono' }],
     ['Workflow type', job.workflow_type],
     ['Status', statusBadge(job.status)],
     ['Progress', progress],
-    ['Progress message', job.progress_message ?? '—'],
+    ['Progress message', job.progress_message ?? '—', { dataset: { field: 'progress_message' } }],
     ['DEM file', job.dem_filename],
     ['Runtime', job.runtime ?? '—'],
     ['Error message', job.error_message ?? 'none', job.error_message ? { class: 'error', dataset: { field: 'error_message' } } : { dataset: { field: 'error_message' } }],
@@ -339,14 +378,14 @@ function renderDetails(job, logLines, logError) {
     if (!JOB_FIELDS.includes(key)) jobFacts.push([key, typeof job[key] === 'object' ? JSON.stringify(job[key]) : String(job[key] ?? '—')]);
   }
   const params = job.parameters ?? {};
-  const paramFacts = Object.keys(params).map((key) => {
+  const paramFacts = Object.keys(params).map((key): Fact => {
     const [label, format] = PARAMETER_LABELS[key] ?? [key, String];
     return [h('span', {}, label, ' ', h('code', {}, key)), format(params[key])];
   });
   const created = new Date(job.created_at).getTime();
   const started = job.started_at ? new Date(job.started_at).getTime() : NaN;
   const ended = job.completed_at ? new Date(job.completed_at).getTime() : Date.now();
-  const timeFacts = [
+  const timeFacts: Fact[] = [
     ['Created', timestamp(job.created_at)],
     ['Started', timestamp(job.started_at)],
     ['Completed', timestamp(job.completed_at)],
@@ -354,8 +393,15 @@ function renderDetails(job, logLines, logError) {
     ['Run time', job.started_at ? formatDuration(ended - started) + (job.completed_at ? '' : ' so far') : '—'],
   ];
   const log = h('pre', { class: 'log', id: 'details-log', tabindex: '0', 'aria-label': 'Log' }, logError ?? (logLines.length ? logLines.join('\n') : '(the log is empty)'));
+  let results: Node | null = null;
+  if (job.status === 'completed') {
+    if (detailsResults?.id !== job.id) detailsResults = { id: job.id, view: resultsView(job) };
+    results = h('section', { class: 'details-results', 'aria-labelledby': 'details-results' }, h('h3', { id: 'details-results' }, 'Results'), detailsResults.view);
+  }
 
   detailsBody.replaceChildren(
+    // A completed job's maps and chart come first: they are what it was run for.
+    ...(results ? [results] : []),
     h(
       'div',
       { class: 'details-grid' },
@@ -385,44 +431,82 @@ function renderDetails(job, logLines, logError) {
 async function loadDetails() {
   const id = detailsId;
   if (!id) return;
-  let job;
+  let job: Job;
   try {
-    job = await api(`/api/jobs/${encodeURIComponent(id)}`);
+    job = await api<Job>(`/api/jobs/${encodeURIComponent(id)}`);
   } catch (error) {
     if (id !== detailsId) return;
     detailsJob = null;
-    const text = error instanceof ApiError && error.status === 404 ? 'This job no longer exists: it was deleted.' : `Could not load the job: ${error.message}`;
+    const text = error instanceof ApiError && error.status === 404 ? 'This job no longer exists: it was deleted.' : `Could not load the job: ${messageOf(error)}`;
     detailsBody.replaceChildren(h('p', { class: 'error' }, text));
     return;
   }
-  let lines = [];
-  let logError = null;
+  let lines: string[] = [];
+  let logError: string | null = null;
   try {
-    lines = (await api(`/api/jobs/${encodeURIComponent(id)}/logs?tail=${LOG_LINES}`)).lines;
+    lines = (await api<{ lines: string[] }>(`/api/jobs/${encodeURIComponent(id)}/logs?tail=${LOG_LINES}`)).lines;
   } catch (error) {
-    logError = `The log could not be loaded: ${error.message}`;
+    logError = `The log could not be loaded: ${messageOf(error)}`;
   }
   if (id !== detailsId) return;
   const oldLog = $('details-log');
   const stick = !oldLog || oldLog.scrollTop + oldLog.clientHeight >= oldLog.scrollHeight - 4;
   const oldLogTop = oldLog?.scrollTop ?? 0;
   const dialogTop = dialog.scrollTop;
-  const focusKey = detailsBody.contains(document.activeElement) ? document.activeElement.dataset?.key ?? document.activeElement.id : null;
+  const active = document.activeElement as HTMLElement | null;
+  const focusKey = active && detailsBody.contains(active) ? (active.dataset.key ?? active.id) : null;
   detailsJob = job;
   const log = renderDetails(job, lines, logError);
   log.scrollTop = stick ? log.scrollHeight : oldLogTop;
   dialog.scrollTop = dialogTop;
-  if (focusKey) (detailsBody.querySelector(`[data-key="${focusKey}"]`) ?? $(focusKey) ?? $('details-close')).focus();
+  if (focusKey) (detailsBody.querySelector<HTMLElement>(`[data-key="${focusKey}"]`) ?? document.getElementById(focusKey) ?? $('details-close')).focus();
+  watchDetails(job);
 }
 
-function setUrlJob(id) {
+/**
+ * While the job in the details view is pending or running, its live events update the view: progress in place,
+ * the whole view (with the log) when its status changes. The feed polls when the events are not available.
+ */
+function watchDetails(job: Job) {
+  if (!ACTIVE.has(job.status) || detailsFeed) return;
+  const id = job.id;
+  detailsFeed = followJob(id, {
+    update: (fresh) => {
+      if (id !== detailsId) return;
+      dialog.dataset.feed = detailsFeed?.mode ?? 'events';
+      if (!detailsJob || fresh.status !== detailsJob.status) {
+        if (!ACTIVE.has(fresh.status)) stopDetailsFeed();
+        void loadDetails();
+        void refresh();
+        return;
+      }
+      detailsJob = fresh;
+      const progress = detailsBody.querySelector<HTMLProgressElement>('.cell-progress progress');
+      const pct = detailsBody.querySelector('.cell-progress span');
+      const note = detailsBody.querySelector('[data-field="progress_message"]');
+      if (progress) progress.value = fresh.progress;
+      if (pct) setText(pct, `${fresh.progress} %`);
+      if (note) setText(note, fresh.progress_message ?? '—');
+    },
+    gone: () => void loadDetails(),
+    problem: () => undefined,
+  });
+}
+
+function stopDetailsFeed() {
+  detailsFeed?.stop();
+  detailsFeed = null;
+}
+
+function setUrlJob(id: string | null) {
   const url = new URL(location.href);
   if (id) url.searchParams.set('job', id);
   else url.searchParams.delete('job');
   history.replaceState(null, '', url);
 }
 
-async function openDetails(id) {
+async function openDetails(id: string) {
+  stopDetailsFeed();
   detailsId = id;
   detailsJob = null;
   setUrlJob(id);
@@ -434,6 +518,8 @@ async function openDetails(id) {
 
 $('details-close').addEventListener('click', () => dialog.close());
 dialog.addEventListener('close', () => {
+  stopDetailsFeed();
+  delete dialog.dataset.feed;
   detailsId = null;
   detailsJob = null;
   setUrlJob(null);

@@ -1,8 +1,7 @@
-// The web interface (/): submit a job with upload progress, follow its status, download the results,
-// and list the recent jobs.
+// The web interface (/): submit a job with upload progress, follow its status (live events, or polling when they
+// fail), show and download the results, and list the recent jobs.
 import {
   ACTIVE,
-  ApiError,
   announce,
   api,
   detailOf,
@@ -16,28 +15,30 @@ import {
   setText,
   shortId,
   statusBadge,
+  type Job,
+  type JobSummary,
 } from './common.js';
+import { followJob, type JobFeed } from './jobFeed.js';
+import { resultsView } from './results.js';
 
-/** Poll interval of the job being followed while it is pending or running [ms]. */
-const FOLLOW_MS = 2000;
 /** Refresh interval of the recent-jobs list [ms]. */
 const RECENT_MS = 10000;
 const RECENT_COUNT = 8;
 
-const $ = (id) => document.getElementById(id);
-const form = $('submit-form');
-const submitButton = $('submit-button');
-const years = $('years');
-const fileInput = $('dem_file');
+const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
+const form = $<HTMLFormElement>('submit-form');
+const submitButton = $<HTMLButtonElement>('submit-button');
+const years = $<HTMLFieldSetElement>('years');
+const fileInput = $<HTMLInputElement>('dem_file');
 const NUMERIC_FIELDS = ['step', 'linke_value', 'albedo_value', 'num_threads', 'start_year', 'end_year'];
 const FIELDS = ['workflow_type', 'dem_file', ...NUMERIC_FIELDS, 'climate_file'];
 const announcer = $('announcer');
-const DEM_HINT = $('dem_file-hint').textContent;
+const DEM_HINT = $('dem_file-hint').textContent ?? '';
 
 // ------------------------------------------------------------------ form: workflow choice and errors
 
-function workflowType() {
-  return form.elements.namedItem('workflow_type').value;
+function workflowType(): string {
+  return (form.elements.namedItem('workflow_type') as RadioNodeList).value;
 }
 
 /** The climate years are asked for (and sent) only for eemt. */
@@ -51,12 +52,12 @@ function updateYears() {
   }
 }
 
-function inputOf(field) {
-  if (field === 'workflow_type') return form.querySelector('input[name="workflow_type"]:checked');
-  return $(field);
+function inputOf(field: string): HTMLInputElement | null {
+  if (field === 'workflow_type') return form.querySelector<HTMLInputElement>('input[name="workflow_type"]:checked');
+  return $<HTMLInputElement>(field);
 }
 
-function showError(field, message) {
+function showError(field: string, message: string) {
   const slot = $(`${field}-error`);
   slot.textContent = message;
   slot.hidden = false;
@@ -64,7 +65,7 @@ function showError(field, message) {
   else $(field).setAttribute('aria-invalid', 'true');
 }
 
-function clearError(field) {
+function clearError(field: string) {
   const slot = $(`${field}-error`);
   slot.textContent = '';
   slot.hidden = true;
@@ -72,7 +73,7 @@ function clearError(field) {
   else $(field).removeAttribute('aria-invalid');
 }
 
-function showFormError(message) {
+function showFormError(message: string) {
   const slot = $('form-error');
   slot.textContent = message;
   slot.hidden = false;
@@ -88,9 +89,9 @@ function clearErrors() {
  * The form field a server `detail` is about: details name the field (`linke_value must be …`, `end_year (…) must not
  * be before start_year`), or speak of the DEM file or the workflow type. The earliest field named wins.
  */
-export function fieldOfDetail(detail) {
+export function fieldOfDetail(detail: string): string | null {
   if (/^DEM file|\bdem_file\b/i.test(detail)) return 'dem_file';
-  let best = null;
+  let best: string | null = null;
   let bestAt = Infinity;
   for (const field of FIELDS) {
     const at = detail.search(new RegExp(`\\b${field}\\b`));
@@ -105,7 +106,7 @@ export function fieldOfDetail(detail) {
 }
 
 /** Shows a server error next to the field it concerns (or above the form), and moves the focus there. */
-function showServerError(detail) {
+function showServerError(detail: string) {
   const field = fieldOfDetail(detail);
   const input = field ? inputOf(field) : null;
   if (field && input && !input.disabled) {
@@ -120,10 +121,10 @@ function showServerError(detail) {
 /** The form's own checks, in plain words, from the inputs' min/max/step attributes. */
 function checkForm() {
   clearErrors();
-  const problems = [];
+  const problems: [string, string][] = [];
   if (!fileInput.files || fileInput.files.length === 0) problems.push(['dem_file', 'Choose a DEM file (a GeoTIFF, .tif).']);
   for (const name of NUMERIC_FIELDS) {
-    const input = $(name);
+    const input = $<HTMLInputElement>(name);
     if (input.disabled) continue;
     const v = input.validity;
     const range = input.min !== '' && input.max !== '' ? ` from ${input.min} to ${input.max}` : '';
@@ -133,44 +134,45 @@ function checkForm() {
     else if (v.stepMismatch) problems.push([name, `Enter a whole number${range}.`]);
   }
   if (!years.disabled) {
-    const start = Number($('start_year').value);
-    const end = Number($('end_year').value);
+    const start = Number($<HTMLInputElement>('start_year').value);
+    const end = Number($<HTMLInputElement>('end_year').value);
     if (!problems.some(([f]) => f === 'start_year' || f === 'end_year') && end < start) {
       problems.push(['end_year', 'The end year must not be before the start year.']);
     }
   }
   for (const [field, message] of problems) showError(field, message);
-  if (problems.length > 0) inputOf(problems[0][0]).focus();
+  if (problems.length > 0) inputOf(problems[0]![0])?.focus();
   return problems.length === 0;
 }
 
 // ------------------------------------------------------------------ submission with upload progress
 
-let upload = null;
+let upload: XMLHttpRequest | null = null;
 
-function setUploading(active) {
+function setUploading(active: boolean) {
   submitButton.disabled = active;
   form.setAttribute('aria-busy', String(active));
   $('upload-cancel').hidden = !active;
 }
 
-function uploadStatus(text, fraction) {
+function uploadStatus(text: string, fraction: number | null) {
   $('upload').hidden = false;
-  if (fraction !== null) $('upload-progress').value = Math.round(fraction * 1000) / 10;
+  if (fraction !== null) $<HTMLProgressElement>('upload-progress').value = Math.round(fraction * 1000) / 10;
   setText($('upload-text'), text);
 }
 
 function submitJob() {
-  const file = fileInput.files[0];
+  const file = fileInput.files![0]!;
   const data = new FormData();
   data.append('workflow_type', workflowType());
   for (const name of NUMERIC_FIELDS) {
-    const input = $(name);
+    const input = $<HTMLInputElement>(name);
     if (!input.disabled) data.append(name, input.value.trim());
   }
   // The files go last: the small fields reach the server first.
-  const climate = $('climate_file');
-  if (!climate.disabled && climate.files.length > 0) data.append('climate_file', climate.files[0], climate.files[0].name);
+  const climate = $<HTMLInputElement>('climate_file');
+  const climateFile = climate.disabled ? undefined : climate.files?.[0];
+  if (climateFile) data.append('climate_file', climateFile, climateFile.name);
   data.append('dem_file', file, file.name);
 
   const xhr = new XMLHttpRequest();
@@ -195,9 +197,9 @@ function submitJob() {
     upload = null;
     setUploading(false);
     if (xhr.status === 200) {
-      let ack;
+      let ack: { job_id?: unknown } | null;
       try {
-        ack = JSON.parse(xhr.responseText);
+        ack = JSON.parse(xhr.responseText) as { job_id?: unknown } | null;
       } catch {
         ack = null;
       }
@@ -205,13 +207,10 @@ function submitJob() {
         showFormError('The server accepted the upload but sent an unexpected answer.');
         return;
       }
-      uploadStatus(`Uploaded ${file.name} (${formatBytes(file.size)}) and submitted as job ${shortId(ack.job_id)}.`, 1);
+      const jobId = ack.job_id;
+      uploadStatus(`Uploaded ${file.name} (${formatBytes(file.size)}) and submitted as job ${shortId(jobId)}.`, 1);
       announce(announcer, 'Job submitted. Its status is shown next to the form.');
-      void follow(ack.job_id).then(() => {
-        // On narrow screens the status panel sits below the form.
-        const smooth = !matchMedia('(prefers-reduced-motion: reduce)').matches;
-        $('job').scrollIntoView({ block: 'nearest', behavior: smooth ? 'smooth' : 'auto' });
-      });
+      follow(jobId);
       void refreshRecent();
       return;
     }
@@ -241,16 +240,15 @@ form.addEventListener('submit', (event) => {
   if (checkForm()) submitJob();
 });
 form.addEventListener('change', (event) => {
-  const target = event.target;
+  const target = event.target as HTMLInputElement;
   if (target.name === 'workflow_type') {
     clearError('workflow_type');
     updateYears();
   } else if (FIELDS.includes(target.name)) {
     clearError(target.name);
   }
-  if (target === fileInput && fileInput.files[0]) {
-    setText($('dem_file-hint'), `${fileInput.files[0].name}: ${formatBytes(fileInput.files[0].size)}.`);
-  }
+  const chosen = fileInput.files?.[0];
+  if (target === fileInput && chosen) setText($('dem_file-hint'), `${chosen.name}: ${formatBytes(chosen.size)}.`);
 });
 form.addEventListener('reset', () => {
   // The reset happens after this event: read the restored values on the next task.
@@ -264,16 +262,24 @@ $('upload-cancel').addEventListener('click', () => upload?.abort());
 
 // ------------------------------------------------------------------ following a job
 
-let followed = null;
-let followTimer = 0;
-let lastStatus = null;
+let feed: JobFeed | null = null;
+let lastStatus: string | null = null;
+let resultsShown: string | null = null;
 
-function renderJob(job) {
+const STATUS_WORDS: Record<string, (job: Job) => string> = {
+  pending: () => 'is waiting in the queue',
+  running: () => 'is running',
+  completed: () => 'completed. The results are ready to download',
+  failed: (job) => `failed: ${job.error_message ?? 'no reason given'}`,
+};
+
+function renderJob(job: Job) {
   const panel = $('job');
   panel.hidden = false;
+  if (feed) panel.dataset.feed = feed.mode;
   const badge = $('job-status');
   badge.replaceChildren(statusBadge(job.status));
-  $('job-progress').value = job.progress;
+  $<HTMLProgressElement>('job-progress').value = job.progress;
   setText($('job-pct'), `${job.progress} %`);
   $('job-progress').setAttribute('aria-valuetext', `${job.progress} percent, ${job.status}`);
   const message =
@@ -297,58 +303,66 @@ function renderJob(job) {
   const start = job.started_at ? new Date(job.started_at).getTime() : NaN;
   const end = job.completed_at ? new Date(job.completed_at).getTime() : Date.now();
   setText($('job-elapsed'), job.started_at ? formatDuration(end - start) : '—');
-  const download = $('download');
+  const download = $<HTMLAnchorElement>('download');
   download.hidden = job.status !== 'completed';
   download.href = resultsUrl(job.id);
   download.setAttribute('download', `eemt_results_${job.id}.zip`);
-  $('job-details').href = detailsUrl(job.id);
+  $<HTMLAnchorElement>('job-details').href = detailsUrl(job.id);
+  renderResults(job);
 
   if (job.status !== lastStatus) {
     if (lastStatus !== null || !ACTIVE.has(job.status)) {
-      const words = {
-        pending: 'is waiting in the queue',
-        running: 'is running',
-        completed: 'completed. The results are ready to download',
-        failed: `failed: ${job.error_message ?? 'no reason given'}`,
-      };
-      announce(announcer, `Job for ${job.dem_filename} ${words[job.status] ?? job.status}.`);
+      announce(announcer, `Job for ${job.dem_filename} ${STATUS_WORDS[job.status]?.(job) ?? job.status}.`);
     }
     lastStatus = job.status;
+    if (!ACTIVE.has(job.status)) void refreshRecent();
   }
 }
 
-async function poll() {
-  clearTimeout(followTimer);
-  const id = followed;
-  if (!id) return;
-  try {
-    const job = await api(`/api/jobs/${encodeURIComponent(id)}`);
-    if (id !== followed) return;
-    renderJob(job);
-    if (ACTIVE.has(job.status)) followTimer = setTimeout(poll, FOLLOW_MS);
-    else void refreshRecent();
-  } catch (error) {
-    if (id !== followed) return;
-    $('job').hidden = false;
-    if (error instanceof ApiError && error.status === 404) {
-      $('job-status').replaceChildren();
-      setText($('job-message'), 'This job no longer exists: it was deleted.');
-      $('download').hidden = true;
-      followed = null;
-      return;
-    }
-    setText($('job-message'), `Could not update the status: ${error.message}. Retrying…`);
-    followTimer = setTimeout(poll, FOLLOW_MS * 2);
+/** The maps and the chart of a completed job, in their own panel (built once per job). */
+function renderResults(job: Job) {
+  const panel = $('results-panel');
+  if (job.status !== 'completed') {
+    panel.hidden = true;
+    return;
   }
+  if (resultsShown === job.id) return;
+  resultsShown = job.id;
+  $('results-body').replaceChildren(resultsView(job));
+  panel.hidden = false;
 }
 
-function follow(id) {
-  followed = id;
+function follow(id: string) {
+  feed?.stop();
   lastStatus = null;
+  resultsShown = null;
+  $('results-panel').hidden = true;
   const url = new URL(location.href);
   url.searchParams.set('job', id);
   history.replaceState(null, '', url);
-  return poll();
+  let first = true;
+  feed = followJob(id, {
+    update: (job) => {
+      renderJob(job);
+      if (first) {
+        first = false;
+        // On narrow screens the status panel sits below the form.
+        const smooth = !matchMedia('(prefers-reduced-motion: reduce)').matches;
+        $('job').scrollIntoView({ block: 'nearest', behavior: smooth ? 'smooth' : 'auto' });
+      }
+    },
+    gone: () => {
+      $('job').hidden = false;
+      $('job-status').replaceChildren();
+      setText($('job-message'), 'This job no longer exists: it was deleted.');
+      $('download').hidden = true;
+      $('results-panel').hidden = true;
+    },
+    problem: (text) => {
+      $('job').hidden = false;
+      setText($('job-message'), text);
+    },
+  });
 }
 
 // ------------------------------------------------------------------ recent jobs
@@ -357,9 +371,9 @@ let recentKey = '';
 let recentTimer = 0;
 
 async function refreshRecent() {
-  clearTimeout(recentTimer);
+  window.clearTimeout(recentTimer);
   try {
-    const jobs = await api(`/api/jobs?limit=${RECENT_COUNT}`);
+    const jobs = await api<JobSummary[]>(`/api/jobs?limit=${RECENT_COUNT}`);
     const key = JSON.stringify(jobs);
     // Unchanged lists are not rebuilt, so keyboard focus inside the list stays put.
     if (key !== recentKey) {
@@ -381,7 +395,7 @@ async function refreshRecent() {
   } catch {
     // The list is secondary: it is retried on the next round.
   }
-  recentTimer = setTimeout(refreshRecent, RECENT_MS);
+  recentTimer = window.setTimeout(refreshRecent, RECENT_MS);
 }
 
 // ------------------------------------------------------------------ start
@@ -390,4 +404,4 @@ updateYears();
 setUploading(false);
 void refreshRecent();
 const initial = new URL(location.href).searchParams.get('job');
-if (initial) void follow(initial);
+if (initial) follow(initial);

@@ -1,0 +1,116 @@
+/**
+ * The processes of the OGC API – Processes endpoints (OGC 18-062r2): `sol` and `eemt` (the service's workflows, run
+ * as jobs, asynchronously) and `echo` (returns its input at once; the standard's test suite needs such a process).
+ * Input schemas come from the same TypeBox schemas that validate /api submissions, so both stay in step.
+ */
+import { SubmitParameters } from '../routes/submit.js';
+
+export const DEM_MEDIA_TYPE = 'image/tiff; application=geotiff';
+
+export type ProcessId = 'sol' | 'eemt' | 'echo';
+export const PROCESS_IDS: readonly ProcessId[] = ['sol', 'eemt', 'echo'];
+
+export interface InputDescription {
+  readonly title: string;
+  readonly description: string;
+  readonly schema: Record<string, unknown>;
+  readonly minOccurs: number;
+  readonly maxOccurs: number;
+}
+
+export interface ProcessDescription {
+  readonly id: ProcessId;
+  readonly title: string;
+  readonly description: string;
+  readonly version: string;
+  readonly jobControlOptions: readonly ('sync-execute' | 'async-execute' | 'dismiss')[];
+  readonly outputTransmission: readonly ('value' | 'reference')[];
+  readonly inputs: Record<string, InputDescription>;
+  readonly outputs: Record<string, { title: string; description: string; schema: Record<string, unknown> }>;
+}
+
+function numberInput(name: keyof typeof SubmitParameters, title: string): InputDescription {
+  const { type, minimum, maximum, default: fallback, description } = SubmitParameters[name] as unknown as {
+    type: string;
+    minimum: number;
+    maximum: number;
+    default: number;
+    description: string;
+  };
+  return { title, description, schema: { type, minimum, maximum, default: fallback }, minOccurs: 0, maxOccurs: 1 };
+}
+
+function demInput(hrefAllowed: boolean): InputDescription {
+  return {
+    title: 'DEM',
+    description:
+      'A georeferenced single-band GeoTIFF, inline as a qualified value {"value": "<base64>", "mediaType": "' +
+      DEM_MEDIA_TYPE +
+      '"}' +
+      (hrefAllowed ? ', or by reference {"href": "<url>"} from the allowed URL prefixes' : ' (references by href are not enabled on this service)') +
+      '. It is checked like an upload: structure, size (EEMT_MAX_UPLOAD_MB, EEMT_OGC_MAX_INLINE_MB) and cell limits.',
+    schema: { type: 'string', contentEncoding: 'base64', contentMediaType: DEM_MEDIA_TYPE },
+    minOccurs: 1,
+    maxOccurs: 1,
+  };
+}
+
+const RESULTS_OUTPUT = {
+  title: 'Results archive',
+  description: 'ZIP of the output GeoTIFFs (global/…, insol/…; for eemt also eemt/…, topo/… and the climate inputs), by reference',
+  schema: { type: 'string', contentEncoding: 'binary', contentMediaType: 'application/zip' },
+};
+
+/** The three process descriptions; `hrefAllowed` says whether DEM references are enabled. */
+export function processDescriptions(version: string, hrefAllowed: boolean): Record<ProcessId, ProcessDescription> {
+  const solInputs = {
+    dem: demInput(hrefAllowed),
+    step: numberInput('step', 'Time step [minutes]'),
+    linke_value: numberInput('linke_value', 'Linke turbidity'),
+    albedo_value: numberInput('albedo_value', 'Albedo'),
+    num_threads: numberInput('num_threads', 'CPU threads'),
+  };
+  const jobControl = ['async-execute', 'dismiss'] as const;
+  return {
+    sol: {
+      id: 'sol',
+      title: 'Terrain solar radiation (r.sun daily model)',
+      description:
+        'Daily global irradiation (365 maps, Wh m-2 day-1), monthly sums (12, Wh m-2 month-1) and sunshine hours (365, h) of a DEM, ' +
+        'with terrain shadows; clear sky.',
+      version,
+      jobControlOptions: jobControl,
+      outputTransmission: ['reference'],
+      inputs: solInputs,
+      outputs: { results: RESULTS_OUTPUT },
+    },
+    eemt: {
+      id: 'eemt',
+      title: 'Effective Energy and Mass Transfer (EEMT)',
+      description:
+        'Everything sol makes, plus monthly, annual and mean EEMT-Topo and EEMT-Trad (MJ m-2), slope, aspect and wetness index, from ' +
+        'Daymet climate of the given years.',
+      version,
+      jobControlOptions: jobControl,
+      outputTransmission: ['reference'],
+      inputs: {
+        ...solInputs,
+        start_year: numberInput('start_year', 'First climate year'),
+        end_year: numberInput('end_year', 'Last climate year'),
+      },
+      outputs: { results: RESULTS_OUTPUT },
+    },
+    echo: {
+      id: 'echo',
+      title: 'Echo',
+      description: 'Returns its input unchanged, at once (for clients and test suites).',
+      version,
+      jobControlOptions: ['sync-execute'],
+      outputTransmission: ['value'],
+      inputs: {
+        string_input: { title: 'Text', description: 'Any text', schema: { type: 'string' }, minOccurs: 1, maxOccurs: 1 },
+      },
+      outputs: { string_output: { title: 'Text', description: 'The input text', schema: { type: 'string' } } },
+    },
+  };
+}

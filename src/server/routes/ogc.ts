@@ -1,0 +1,335 @@
+/**
+ * OGC API – Processes – Part 1: Core (OGC 18-062r2), under /ogc: landing page, conformance, the process list and
+ * descriptions (sol, eemt, echo), execution (sol and eemt as asynchronous jobs, echo synchronously), the job list,
+ * job status, results and dismissal. Jobs are the service's jobs (one store): a job submitted through /api is
+ * listed here and the other way round. Errors are exception documents (`installOgcErrorHandlers`).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { admitJob, removeJob } from '../../jobs/admission.js';
+import type { DemChecker } from '../../jobs/demCheck.js';
+import { downloadDem } from '../../jobs/demDownload.js';
+import type { UploadsInProgress } from '../../jobs/orphans.js';
+import type { JobPaths } from '../../jobs/paths.js';
+import { resultEntries } from '../../jobs/results.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { JobStore } from '../../jobs/store.js';
+import type { JobRecord } from '../../jobs/types.js';
+import type { JobRuntime } from '../../runtime/types.js';
+import { installOgcErrorHandlers, OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
+import { executeInputs } from '../ogc/executeInputs.js';
+import { PROCESS_IDS, processDescriptions, type ProcessDescription, type ProcessId } from '../ogc/processes.js';
+import { OGC_STATUSES, ogcStatus, REL, statusInfo, type Link, type OgcStatus } from '../ogc/statusInfo.js';
+
+/** The conformance classes of OGC API – Processes – Part 1 this service implements. */
+export const CONFORMANCE_CLASSES = [
+  'http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/core',
+  'http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/ogc-process-description',
+  'http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/json',
+  'http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/oas30',
+  'http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/job-list',
+  'http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/dismiss',
+] as const;
+
+/** How long a download of a DEM reference may take [ms]. */
+const HREF_TIMEOUT_MS = 120_000;
+
+export interface OgcRoutesDeps {
+  readonly store: JobStore;
+  readonly scheduler: JobQueue;
+  readonly runtime: JobRuntime;
+  readonly paths: JobPaths;
+  readonly demChecker: DemChecker;
+  readonly uploads: UploadsInProgress;
+  readonly version: string;
+  /** Largest inline (base64) DEM [bytes]. */
+  readonly maxInlineBytes: number;
+  /** Largest DEM fetched by reference [bytes] (the upload limit). */
+  readonly maxUploadBytes: number;
+  /** URL prefixes DEM references may come from; empty: references are refused. */
+  readonly hrefAllow: readonly string[];
+}
+
+const LinkSchema = Type.Object(
+  { href: Type.String(), rel: Type.String(), type: Type.Optional(Type.String()), title: Type.Optional(Type.String()) },
+  { additionalProperties: true },
+);
+const Exception = Type.Object(
+  { type: Type.String(), title: Type.String(), status: Type.Integer(), detail: Type.String() },
+  { $id: 'OgcException', description: 'Exception document (exception.yaml of OGC API – Processes)' },
+);
+const StatusInfo = Type.Object(
+  {
+    processID: Type.String(),
+    type: Type.Literal('process'),
+    jobID: Type.String(),
+    status: Type.Union(OGC_STATUSES.map((s) => Type.Literal(s))),
+    message: Type.String(),
+    created: Type.String({ format: 'date-time' }),
+    started: Type.Optional(Type.String({ format: 'date-time' })),
+    finished: Type.Optional(Type.String({ format: 'date-time' })),
+    updated: Type.String({ format: 'date-time' }),
+    progress: Type.Integer({ minimum: 0, maximum: 100 }),
+    links: Type.Array(LinkSchema),
+  },
+  { description: 'statusInfo.yaml' },
+);
+const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
+const ProcessParams = Type.Object({ processID: Type.String() });
+const JobParams = Type.Object({ jobID: Type.String() });
+const StringOrList = Type.Union([Type.String(), Type.Array(Type.String())]);
+const JobListQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 1000, description: 'At most this many jobs, newest first' })),
+  status: Type.Optional(StringOrList),
+  processID: Type.Optional(StringOrList),
+  type: Type.Optional(StringOrList),
+});
+const ExecuteBody = Type.Object(
+  {
+    inputs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    outputs: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    response: Type.Optional(Type.Union([Type.Literal('raw'), Type.Literal('document')])),
+    subscriber: Type.Optional(Type.Unknown()),
+  },
+  { description: 'execute.yaml: inputs by id; for sol/eemt `dem` is {"value": "<base64 GeoTIFF>", "mediaType": "image/tiff; application=geotiff"}' },
+);
+
+const errors = { 400: Exception, 404: Exception, 500: Exception };
+
+/** Every value of a query parameter that may be repeated or comma-separated. */
+function listOf(raw: string | string[] | undefined): string[] | null {
+  if (raw === undefined) return null;
+  return (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
+}
+
+export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDeps) {
+  const { store, scheduler, paths } = deps;
+  installOgcErrorHandlers(app);
+  app.addSchema(Exception);
+  const processes = processDescriptions(deps.version, deps.hrefAllow.length > 0);
+  const baseOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
+  const processOr404 = (id: string): ProcessDescription => {
+    if (!(PROCESS_IDS as readonly string[]).includes(id)) {
+      throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchProcess, `No process "${id.slice(0, 60)}"; the processes are ${PROCESS_IDS.join(', ')}`);
+    }
+    return processes[id as ProcessId];
+  };
+  const jobOr404 = (id: string): JobRecord => {
+    const job = store.get(id);
+    if (!job) throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchJob, `No job "${id.slice(0, 60)}"`);
+    return job;
+  };
+  const summary = (p: ProcessDescription, base: string) => {
+    const { inputs: _inputs, outputs: _outputs, ...rest } = p;
+    return {
+      ...rest,
+      links: [
+        { href: `${base}/ogc/processes/${p.id}`, rel: 'self', type: 'application/json', title: 'Process description' },
+        { href: `${base}/ogc/processes/${p.id}/execution`, rel: REL.execute, type: 'application/json', title: 'Execute' },
+      ],
+    };
+  };
+
+  app.get(
+    '/',
+    { schema: { operationId: 'getLandingPage', summary: 'Landing page', tags: ['ogc'], response: { 200: Open('landingPage.yaml') } } },
+    async (request) => {
+      const base = baseOf(request);
+      const links: Link[] = [
+        { href: `${base}/ogc/`, rel: 'self', type: 'application/json', title: 'This document' },
+        { href: `${base}/openapi.json`, rel: 'service-desc', type: 'application/vnd.oai.openapi+json;version=3.0', title: 'OpenAPI document' },
+        { href: `${base}/docs`, rel: 'service-doc', type: 'text/html', title: 'API documentation' },
+        { href: `${base}/ogc/conformance`, rel: REL.conformance, type: 'application/json', title: 'Conformance classes' },
+        { href: `${base}/ogc/processes`, rel: REL.processes, type: 'application/json', title: 'Processes' },
+        { href: `${base}/ogc/jobs`, rel: REL.jobList, type: 'application/json', title: 'Jobs' },
+      ];
+      return {
+        title: 'EEMT service – OGC API – Processes',
+        description: 'Terrain solar radiation (sol) and EEMT (eemt) maps from a DEM GeoTIFF, as OGC API – Processes',
+        links,
+      };
+    },
+  );
+
+  app.get(
+    '/conformance',
+    {
+      schema: {
+        operationId: 'getConformanceClasses',
+        summary: 'Conformance classes',
+        tags: ['ogc'],
+        response: { 200: Type.Object({ conformsTo: Type.Array(Type.String()) }) },
+      },
+    },
+    async () => ({ conformsTo: [...CONFORMANCE_CLASSES] }),
+  );
+
+  app.get(
+    '/processes',
+    { schema: { operationId: 'getProcesses', summary: 'Process list', tags: ['ogc'], response: { 200: Open('processList.yaml') } } },
+    async (request) => {
+      const base = baseOf(request);
+      return {
+        processes: PROCESS_IDS.map((id) => summary(processes[id], base)),
+        links: [{ href: `${base}/ogc/processes`, rel: 'self', type: 'application/json', title: 'Processes' }],
+      };
+    },
+  );
+
+  app.get(
+    '/processes/:processID',
+    {
+      schema: {
+        operationId: 'getProcessDescription',
+        summary: 'Process description (inputs and outputs with their schemas)',
+        tags: ['ogc'],
+        params: ProcessParams,
+        response: { 200: Open('process.yaml'), 404: Exception },
+      },
+    },
+    async (request) => {
+      const process = processOr404((request.params as { processID: string }).processID);
+      return { ...summary(process, baseOf(request)), inputs: process.inputs, outputs: process.outputs };
+    },
+  );
+
+  app.post(
+    '/processes/:processID/execution',
+    {
+      schema: {
+        operationId: 'execute',
+        summary: 'Execute a process',
+        description:
+          'sol and eemt run as jobs: 201 with the job\'s statusInfo and its URL in Location (asynchronous execution, whether or ' +
+          'not `Prefer: respond-async` is sent). echo answers immediately with 200. The DEM is inline base64 (at most ' +
+          'EEMT_OGC_MAX_INLINE_MB and EEMT_MAX_UPLOAD_MB) and is checked like an upload.',
+        tags: ['ogc'],
+        params: ProcessParams,
+        body: ExecuteBody,
+        response: { 200: Open('results of echo'), 201: StatusInfo, 413: Exception, ...errors },
+      },
+      bodyLimit: Math.ceil((Math.min(deps.maxInlineBytes, deps.maxUploadBytes) * 4) / 3) + 1024 * 1024,
+    },
+    async (request, reply) => {
+      const process = processOr404((request.params as { processID: string }).processID);
+      const body = (request.body ?? {}) as { inputs?: Record<string, unknown>; response?: 'raw' | 'document' };
+      const inputs = body.inputs ?? {};
+      if (process.id === 'echo') {
+        const raw = inputs.string_input;
+        const value = typeof raw === 'object' && raw !== null && 'value' in raw ? (raw as { value: unknown }).value : raw;
+        if (typeof value !== 'string') throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, 'Input string_input must be a string');
+        if (body.response === 'document') return reply.code(200).send({ string_output: value });
+        return reply.code(200).type('text/plain; charset=utf-8').send(value);
+      }
+
+      const type = process.id;
+      const { dem, parameters } = executeInputs(type, inputs, { maxInlineBytes: Math.min(deps.maxInlineBytes, deps.maxUploadBytes), hrefEnabled: deps.hrefAllow.length > 0 });
+      const id = randomUUID();
+      deps.uploads.begin(id);
+      try {
+        await mkdir(paths.uploadDir(id), { recursive: true });
+        if ('bytes' in dem) await writeFile(paths.demPath(id), dem.bytes);
+        else await downloadDem(dem.href, paths.demPath(id), { allow: deps.hrefAllow, maxBytes: deps.maxUploadBytes, timeoutMs: HREF_TIMEOUT_MS });
+        const job = await admitJob(
+          { store, scheduler, runtime: deps.runtime, demChecker: deps.demChecker, logError: (message) => request.log.error(message) },
+          paths.demPath(id),
+          { id, type, parameters, demFilename: 'href' in dem ? (dem.href.split('/').pop() || 'dem.tif') : 'dem.tif' },
+        );
+        const base = baseOf(request);
+        const preferAsync = /\brespond-async\b/i.test(String(request.headers.prefer ?? ''));
+        if (preferAsync) reply.header('Preference-Applied', 'respond-async');
+        return reply.code(201).header('Location', `${base}/ogc/jobs/${id}`).send(statusInfo(job, base));
+      } catch (error) {
+        await rm(paths.uploadDir(id), { recursive: true, force: true });
+        throw error;
+      } finally {
+        deps.uploads.end(id);
+      }
+    },
+  );
+
+  app.get(
+    '/jobs',
+    {
+      schema: {
+        operationId: 'getJobs',
+        summary: 'Job list (every job of the service, newest first)',
+        tags: ['ogc'],
+        querystring: JobListQuery,
+        response: { 200: Type.Object({ jobs: Type.Array(StatusInfo), links: Type.Array(LinkSchema) }), 400: Exception },
+      },
+    },
+    async (request) => {
+      const query = request.query as { limit?: number; status?: string | string[]; processID?: string | string[]; type?: string | string[] };
+      const statuses = listOf(query.status);
+      const bad = statuses?.find((s) => !(OGC_STATUSES as readonly string[]).includes(s));
+      if (bad) throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, `status must be one of ${OGC_STATUSES.join(', ')}; got "${bad.slice(0, 40)}"`);
+      const processIds = listOf(query.processID);
+      const types = listOf(query.type);
+      if (types && !types.includes('process')) throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, 'type must be process');
+      const base = baseOf(request);
+      const jobs = store
+        .list()
+        .filter((job) => (!processIds || processIds.includes(job.workflow_type)) && (!statuses || statuses.includes(ogcStatus(job) as OgcStatus)))
+        .slice(0, query.limit ?? 1000)
+        .map((job) => statusInfo(job, base));
+      return { jobs, links: [{ href: `${base}/ogc/jobs`, rel: 'self', type: 'application/json', title: 'Jobs' }] };
+    },
+  );
+
+  app.get(
+    '/jobs/:jobID',
+    { schema: { operationId: 'getStatus', summary: 'Job status', tags: ['ogc'], params: JobParams, response: { 200: StatusInfo, 404: Exception } } },
+    async (request) => statusInfo(jobOr404((request.params as { jobID: string }).jobID), baseOf(request)),
+  );
+
+  app.get(
+    '/jobs/:jobID/results',
+    {
+      schema: {
+        operationId: 'getResult',
+        summary: 'Job results (the results archive, by reference)',
+        tags: ['ogc'],
+        params: JobParams,
+        response: { 200: Open('results.yaml: {results: {href, type}}'), ...errors },
+      },
+    },
+    async (request) => {
+      const job = jobOr404((request.params as { jobID: string }).jobID);
+      const status = ogcStatus(job);
+      if (status === 'accepted' || status === 'running') {
+        throw new OgcError(404, OGC_EXCEPTION_TYPES.resultNotReady, `The job is ${status}; its results are not ready`);
+      }
+      if (status !== 'successful') {
+        throw new OgcError(400, OGC_EXCEPTION_TYPES.noApplicableCode, `The job ${status === 'dismissed' ? 'was dismissed' : 'failed'}: ${job.error_message ?? ''}`);
+      }
+      if (job.data_deleted_at || (await resultEntries(paths.outputDir(job.id))).length === 0) {
+        throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchJob, 'The results of the job were deleted (retention cleanup)');
+      }
+      const base = baseOf(request);
+      return { results: { href: `${base}/api/jobs/${job.id}/results`, type: 'application/zip', title: `eemt_results_${job.id}.zip` } };
+    },
+  );
+
+  app.delete(
+    '/jobs/:jobID',
+    {
+      schema: {
+        operationId: 'dismiss',
+        summary: 'Dismiss a job: cancel it if it runs, and remove it and its data',
+        tags: ['ogc'],
+        params: JobParams,
+        response: { 200: StatusInfo, 404: Exception, 500: Exception },
+      },
+    },
+    async (request) => {
+      const job = jobOr404((request.params as { jobID: string }).jobID);
+      if (job.status === 'pending' || job.status === 'running') scheduler.cancel(job.id);
+      await removeJob({ store, paths, scheduler }, job.id);
+      const info = statusInfo({ ...job, updated_at: new Date().toISOString() }, baseOf(request), 'dismissed');
+      return { ...info, message: 'Job dismissed', links: info.links.filter((l) => l.rel !== 'monitor') };
+    },
+  );
+}
