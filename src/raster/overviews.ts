@@ -9,7 +9,7 @@
  * which the mean keeps a level's sums and means close to the full map's, and nodata never spreads into
  * valid cells nor valid cells vanish at the edge of nodata.
  */
-import type { RasterTiling } from './writeGeoTiff.js';
+import type { RasterTiling } from './rasterTiling.js';
 
 /**
  * Statistics of the valid cells of a band, as GDAL stores them in band metadata (STATISTICS_MINIMUM, …, which

@@ -29,6 +29,7 @@ import { encodeGeoKeyDirectory, GEO_ASCII_PARAMS_TAG, GEO_DOUBLE_PARAMS_TAG, GEO
 import { assembleCog } from './cogLayout.js';
 import { tagsFromGeoTransform } from './georeference.js';
 import { OverviewPyramid, type BandStatistics } from './overviews.js';
+import type { RasterTiling } from './rasterTiling.js';
 import { TagType, type TiffTag } from './tiffLayout.js';
 import type { GridSpec } from './types.js';
 
@@ -119,16 +120,7 @@ export function overviewTags(tiling: RasterTiling): TiffTag[] {
 }
 
 /** How a raster is cut into the tiles of its GeoTIFF: row-major tiles of tileWidth × tileHeight cells. */
-export interface RasterTiling {
-  readonly width: number;
-  readonly height: number;
-  readonly tileWidth: number;
-  readonly tileHeight: number;
-  /** Tiles per row and per column, and in all. */
-  readonly across: number;
-  readonly down: number;
-  readonly count: number;
-}
+export type { RasterTiling } from './rasterTiling.js';
 
 /**
  * The tiling of a `grid` raster with tiles of `tileSize` (a multiple of 16, default 256), shrunk to the
