@@ -90,6 +90,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
 
 /** The status and `{detail}` text of any error a route or Fastify raised (500 ones are logged here). */
 function describeError(error: FastifyError, request: FastifyRequest, validationStatus: number): { status: number; detail: string } {
+  if (error instanceof QueueUnavailableError) {
+    request.log.error(error.message);
+    return { status: 503, detail: error.message };
+  }
   if (error instanceof HttpError || error instanceof JobError) {
     const status = error instanceof HttpError ? error.statusCode : error.status;
     if (status >= 500) request.log.error({ err: error }, error.detail);
@@ -106,10 +110,6 @@ function describeError(error: FastifyError, request: FastifyRequest, validationS
 
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (error instanceof QueueUnavailableError) {
-      request.log.error(error.message);
-      return reply.code(503).type('application/json').send({ detail: error.message });
-    }
     const { status, detail } = describeError(error, request, 422);
     return reply.code(status).type('application/json').send({ detail });
   });

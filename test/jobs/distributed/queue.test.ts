@@ -97,6 +97,18 @@ describe('distributed queue (Redis, two workers)', () => {
     assert.equal(jobs.status, 200);
     assert.equal(jobs.body.length, before, 'no job stored');
     assert.equal(readdirSync(join(data, 'uploads')).length, before, 'no upload kept');
+    // The same through OGC API – Processes: an exception document with the 503, nothing stored either.
+    const ogc = await fetch(`${service.base}/ogc/processes/sol/execution`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Prefer: 'respond-async' },
+      body: JSON.stringify({ inputs: { dem: { value: dem.toString('base64'), mediaType: 'image/tiff; application=geotiff' }, step: 30, linke_value: 3, albedo_value: 0.2, num_threads: 1 } }),
+    });
+    const exception = (await ogc.json()) as { status: number; detail: string };
+    assert.equal(ogc.status, 503);
+    assert.equal(exception.status, 503);
+    assert.match(exception.detail, /^Job queue unavailable: /);
+    assert.equal((await getJson(`${service.base}/api/jobs`)).body.length, before, 'no job stored by the OGC execution');
+    assert.equal(readdirSync(join(data, 'uploads')).length, before, 'no upload kept by the OGC execution');
     const status = await getJson(`${service.base}/api/system/status`);
     assert.equal(status.status, 200);
     assert.equal(status.body.container_available, false);
