@@ -5,10 +5,11 @@
  *
  * A job is a BullMQ flow: a parent `assemble` job in the `eemt-jobs` queue (BullMQ id = the job id) whose
  * children are the job's parts in the `eemt-parts` queue (BullMQ id `<job id>_<part name>`). Workers run the
- * parts, then the parent, which checks that the parts together wrote every product.
+ * parts, then the parent, which checks that the parts together wrote every product. A split eemt job nests one
+ * level deeper: the parent's child is its `after-solar` part, whose children are the solar parts.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
+import type { EemtPhases, WorkflowParams, WorkflowType } from '../workflows/types.js';
 import type { WorkerInfo } from './queue.js';
 
 export const JOBS_QUEUE = 'eemt-jobs';
@@ -31,7 +32,7 @@ export interface PartData {
   readonly jobId: string;
   readonly workflowType: WorkflowType;
   readonly params: WorkflowParams;
-  readonly part: { readonly name: string; readonly days: readonly number[] | null };
+  readonly part: { readonly name: string; readonly days: readonly number[] | null; readonly eemtPhases?: EemtPhases };
   /** Name of the user's climate ZIP (an eemt job with its own grids, stored beside the DEM); absent for Daymet. */
   readonly climateFileName?: string;
 }

@@ -2,10 +2,13 @@
  * How a job is split into parts for the distributed queue. A large `sol` job is split by ranges of whole months:
  * each part computes its days (the `days` option of the solar year) and writes their daily maps and the monthly
  * sums of its months, so the parts together write exactly the files of a single run, with the same values.
- * Other jobs, and DEMs under the split threshold, are one part.
+ * A large `eemt` job splits its solar phase the same way (the parts also write the flat-surface sums); one more
+ * part, `after-solar`, runs after them and does the rest of the job (climate, terrain, EEMT maps, README) with the
+ * solar year they wrote. DEMs under the split threshold are one part.
  */
 import { MONTH_LENGTHS } from '../workflows/sol/products.js';
-import type { WorkflowType } from '../workflows/types.js';
+import { eemtSolarShare } from '../workflows/eemt/progress.js';
+import type { EemtPhases, WorkflowType } from '../workflows/types.js';
 
 /** Default of `EEMT_SPLIT_MIN_CELLS`: DEMs from this many cells (about 700 × 700) are split. */
 export const DEFAULT_SPLIT_MIN_CELLS = 500_000;
@@ -17,9 +20,14 @@ export interface PartPlan {
   readonly name: string;
   /** Days of year 1–365 of the part; null for the whole workflow. */
   readonly days: readonly number[] | null;
-  /** Share of the job's work (the days' share of the year), for the combined progress. */
+  /** Share of the job's work (the days' share of the year, times the solar phase's share for eemt), for the combined progress. */
   readonly weight: number;
+  /** eemt: the phases the part runs ('solar' for its days, 'after-solar' for the rest); absent for a sol part or a whole job. */
+  readonly eemtPhases?: EemtPhases;
 }
+
+/** Name of the part of a split eemt job that runs after its solar parts. */
+export const AFTER_SOLAR_PART = 'after-solar';
 
 export interface SplitSettings {
   readonly minCells: number;
@@ -49,14 +57,22 @@ export function monthRanges(parts: number): [number, number][] {
   return ranges;
 }
 
-/** The parts of a job of `type` on a DEM of `cells` cells. */
-export function planParts(type: WorkflowType, cells: number, split: SplitSettings): PartPlan[] {
-  if (type !== 'sol' || cells < split.minCells || split.parts <= 1) return [{ name: 'all', days: null, weight: 1 }];
+/**
+ * The parts of a job of `type` on a DEM of `cells` cells; `yearCount` is an eemt job's number of climate years.
+ * A split eemt job lists its solar parts first and `after-solar` last (it runs once they have all finished).
+ */
+export function planParts(type: WorkflowType, cells: number, split: SplitSettings, yearCount = 1): PartPlan[] {
+  if (cells < split.minCells || split.parts <= 1) return [{ name: 'all', days: null, weight: 1 }];
+  const solarShare = type === 'eemt' ? eemtSolarShare(yearCount) : 1;
   const startDay = (month: number) => MONTH_LENGTHS.slice(0, month).reduce((a, b) => a + b, 0) + 1;
-  return monthRanges(split.parts).map(([first, last]) => {
+  const parts: PartPlan[] = monthRanges(split.parts).map(([first, last]) => {
     const start = startDay(first);
     const end = startDay(last + 1) - 1;
     const days = Array.from({ length: end - start + 1 }, (_, i) => start + i);
-    return { name: `m${pad(first + 1)}-${pad(last + 1)}`, days, weight: days.length / 365 };
+    const name = `m${pad(first + 1)}-${pad(last + 1)}`;
+    const weight = (days.length / 365) * solarShare;
+    return type === 'eemt' ? { name, days, weight, eemtPhases: 'solar' } : { name, days, weight };
   });
+  if (type === 'eemt') parts.push({ name: AFTER_SOLAR_PART, days: null, weight: 1 - solarShare, eemtPhases: 'after-solar' });
+  return parts;
 }

@@ -22,7 +22,7 @@ import {
   type PartProgress,
 } from './distributed.js';
 import { appendJobLog } from './jobLog.js';
-import { planParts, type PartPlan, type SplitSettings } from './partPlan.js';
+import { AFTER_SOLAR_PART, planParts, type PartPlan, type SplitSettings } from './partPlan.js';
 import type { JobPaths } from './paths.js';
 import { QueueUnavailableError, type JobQueue, type QueuedJob, type QueueStatus } from './queue.js';
 import { CANCELLED_MESSAGE, workflowProgress, type SchedulerLogger } from './scheduler.js';
@@ -44,27 +44,35 @@ export interface RedisJobQueueOptions {
   readonly logger?: SchedulerLogger;
 }
 
-/** The BullMQ flow of `job`: the parent assembles, the children are the parts. */
+/** The parts of `job` on a DEM of `cells` cells. */
+function partsOf(job: JobRecord, cells: number, split: SplitSettings): PartPlan[] {
+  const { start_year: start, end_year: end } = workflowParamsOf(job);
+  const years = start !== undefined && end !== undefined ? end - start + 1 : 1;
+  return planParts(job.workflow_type, cells, split, years);
+}
+
+/**
+ * The BullMQ flow of `job`: the parent assembles, the children are the parts. A split eemt job's `after-solar` part
+ * is the parent's only child and has the solar parts as its own children, so it starts once they have all finished.
+ */
 function flowOf(job: JobRecord, parts: readonly PartPlan[]): FlowJob {
   const keep = { removeOnComplete: { age: KEEP_FINISHED_S }, removeOnFail: { age: KEEP_FINISHED_S } };
   const parent: AssembleData = { jobId: job.id, workflowType: job.workflow_type, parts: parts.map((p) => ({ name: p.name, weight: p.weight })) };
-  return {
-    name: 'assemble',
-    queueName: JOBS_QUEUE,
-    data: parent,
-    opts: { jobId: job.id, ...keep },
-    children: parts.map((part) => {
-      const climate = job.parameters.climate_source;
-      const data: PartData = {
-        jobId: job.id,
-        workflowType: job.workflow_type,
-        params: workflowParamsOf(job),
-        part: { name: part.name, days: part.days },
-        ...(climate?.type === 'user' ? { climateFileName: climate.archive.name } : {}),
-      };
-      return { name: part.name, queueName: PARTS_QUEUE, data, opts: { jobId: partJobId(job.id, part.name), failParentOnFailure: true, attempts: 1, ...keep } };
-    }),
+  const climate = job.parameters.climate_source;
+  const partFlow = (part: PartPlan, children?: FlowJob[]): FlowJob => {
+    const data: PartData = {
+      jobId: job.id,
+      workflowType: job.workflow_type,
+      params: workflowParamsOf(job),
+      part: { name: part.name, days: part.days, ...(part.eemtPhases ? { eemtPhases: part.eemtPhases } : {}) },
+      ...(climate?.type === 'user' ? { climateFileName: climate.archive.name } : {}),
+    };
+    const opts = { jobId: partJobId(job.id, part.name), failParentOnFailure: true, attempts: 1, ...keep };
+    return { name: part.name, queueName: PARTS_QUEUE, data, opts, ...(children ? { children } : {}) };
   };
+  const after = parts.find((part) => part.name === AFTER_SOLAR_PART);
+  const children = after ? [partFlow(after, parts.filter((part) => part !== after).map((part) => partFlow(part)))] : parts.map((part) => partFlow(part));
+  return { name: 'assemble', queueName: JOBS_QUEUE, data: parent, opts: { jobId: job.id, ...keep }, children };
 }
 
 /** The user's message for a part that failed. */
@@ -153,7 +161,7 @@ export class RedisJobQueue implements JobQueue {
     }
     this.enqueuing.add(job.id);
     try {
-      await withTimeout(this.flows.add(flowOf(job, planParts(job.workflow_type, queued.cells, this.split))), ENQUEUE_TIMEOUT_MS, 'queueing the job');
+      await withTimeout(this.flows.add(flowOf(job, partsOf(job, queued.cells, this.split))), ENQUEUE_TIMEOUT_MS, 'queueing the job');
     } catch (error) {
       throw new QueueUnavailableError(`Redis at ${this.address}: ${errorText(error)}`);
     } finally {
@@ -280,7 +288,7 @@ export class RedisJobQueue implements JobQueue {
     if (job.status === 'pending') {
       // Its DEM's size is unknown here: it runs as one part, with the same results.
       this.logger.info(`job ${job.id}: not in the job queue (lost by Redis, or stored by a service that stopped); queueing it again`);
-      await this.flows.add(flowOf(job, planParts(job.workflow_type, 0, this.split)));
+      await this.flows.add(flowOf(job, partsOf(job, 0, this.split)));
       return;
     }
     this.store.fail(job.id, 'The job was lost by the job queue (Redis restarted without its data); please resubmit it');

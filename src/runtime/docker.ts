@@ -20,6 +20,7 @@ import { forwardedWorkflowSettings } from './workflowSettings.js';
 import { climateSpec } from './spawnChild.js';
 import {
   launchContainerName,
+  partSpec,
   RuntimeUnavailableError,
   specFileName,
   type JobExit,
@@ -181,7 +182,7 @@ export class DockerRuntime implements JobRuntime {
       outDir: '/job/output',
       params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, this.limits.cpus) },
       ...(this.limits.maxDemCells !== undefined ? { maxDemCells: this.limits.maxDemCells } : {}),
-      ...(launch.part ? { days: launch.part.days } : {}),
+      ...partSpec(launch),
     };
     await writeFile(join(launch.jobDir, specFileName(launch)), JSON.stringify(spec, null, 2) + '\n');
     if (process.getuid?.() === 0) {

@@ -65,6 +65,7 @@ async function main(): Promise<number> {
       params: spec.params,
       ...(spec.maxDemCells !== undefined ? { maxDemCells: spec.maxDemCells } : {}),
       ...(spec.days ? { days: spec.days } : {}),
+      ...(spec.eemtPhases ? { eemtPhases: spec.eemtPhases } : {}),
       signal: controller.signal,
       onProgress: (update) => {
         lastFraction = Math.max(lastFraction, Math.min(1, Math.max(0, update.fraction)));

@@ -2,7 +2,7 @@
  * Messages the job child sends to the service: one JSON object per line on the child's stdout.
  * Anything else the child prints (or writes to stderr) is log output and goes to the job's log file.
  */
-import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
+import type { EemtPhases, WorkflowParams, WorkflowType } from '../workflows/types.js';
 
 /** The workflow has started (the DEM is about to be read). */
 export interface StartedMessage {
@@ -45,8 +45,10 @@ export interface ChildJobSpec {
   readonly params: WorkflowParams;
   /** Largest DEM the job may read [cells]; no limit when absent. */
   readonly maxDemCells?: number;
-  /** Days of year to compute (a part of a split sol job); all when absent. */
+  /** Days of year to compute (a part of a split sol job, or a solar part of an eemt job); all when absent. */
   readonly days?: readonly number[];
+  /** eemt: the phases to run (a part of a split job); the whole workflow when absent. */
+  readonly eemtPhases?: EemtPhases;
 }
 
 /** Environment variable with the pid of the process that started a plain-process job child (its watchdog's parent). */

@@ -2,8 +2,8 @@
  * How a job is isolated. Every runtime runs the same job child (`jobChild.ts`) — in a Docker container,
  * a bubblewrap sandbox or a plain process — and reports the child's messages and log lines back.
  */
-import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
-import type { ChildMessage } from './protocol.js';
+import type { EemtPhases, WorkflowParams, WorkflowType } from '../workflows/types.js';
+import type { ChildJobSpec, ChildMessage } from './protocol.js';
 
 export type RuntimeName = 'docker' | 'bubblewrap' | 'process';
 export const RUNTIME_NAMES: readonly RuntimeName[] = ['docker', 'bubblewrap', 'process'];
@@ -41,10 +41,20 @@ export interface JobLaunch {
   readonly part?: JobPart;
 }
 
-/** A part of a job: a name unique within the job, and the days of year it computes (sol). */
+/**
+ * A part of a job: a name unique within the job, the days of year it computes (a sol part, or a solar part of an
+ * eemt job), and for eemt which phases it runs ('solar' for the days, 'after-solar' for the rest of the job).
+ */
 export interface JobPart {
   readonly name: string;
-  readonly days: readonly number[];
+  readonly days?: readonly number[];
+  readonly eemtPhases?: EemtPhases;
+}
+
+/** What the child's job description says of `launch`'s part (nothing for a whole job). */
+export function partSpec(launch: JobLaunch): Pick<ChildJobSpec, 'days' | 'eemtPhases'> {
+  const part = launch.part;
+  return { ...(part?.days ? { days: part.days } : {}), ...(part?.eemtPhases ? { eemtPhases: part.eemtPhases } : {}) };
 }
 
 /** The job description file of `launch` in its job folder: `job.json`, or `part-<name>.json` for a part. */

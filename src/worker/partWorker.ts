@@ -208,6 +208,7 @@ export class PartWorker {
         lines.push(`${prefix} error: ${message.message}`);
       }
     };
+    const needsDaymet = workflowType === 'eemt' && climateFileName === undefined && part.eemtPhases !== 'solar';
     const launch: JobLaunch = {
       jobId,
       workflowType,
@@ -216,10 +217,10 @@ export class PartWorker {
       jobDir: paths.jobDir(jobId),
       tempDir,
       ...(climateFileName !== undefined ? { climatePath: paths.climatePath(jobId), climateFileName } : {}),
-      // eemt jobs with their own climate grids need neither the Daymet cache nor the network
-      cacheDir: workflowType === 'eemt' && climateFileName === undefined ? paths.dirs.cacheDir : null,
-      network: workflowType === 'eemt' && climateFileName === undefined,
-      ...(part.days ? { part: { name: part.name, days: part.days } } : {}),
+      // eemt jobs with their own climate grids, and the solar parts of eemt jobs, need neither the Daymet cache nor the network
+      cacheDir: needsDaymet ? paths.dirs.cacheDir : null,
+      network: needsDaymet,
+      ...(part.days || part.eemtPhases ? { part: { name: part.name, ...(part.days ? { days: part.days } : {}), ...(part.eemtPhases ? { eemtPhases: part.eemtPhases } : {}) } } : {}),
     };
     const timer = setInterval(() => {
       void report();

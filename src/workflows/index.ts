@@ -59,8 +59,8 @@ export async function runWorkflow(type: WorkflowType, run: WorkflowRun): Promise
       return runSolWorkflow(run);
     }
     case 'eemt': {
-      const { runEemtWorkflow } = await import('./eemt/index.js');
-      return runEemtWorkflow(run);
+      const { runEemtSolarPhase, runEemtWorkflow } = await import('./eemt/index.js');
+      return run.eemtPhases === 'solar' ? runEemtSolarPhase(run) : runEemtWorkflow(run);
     }
   }
 }

@@ -2,6 +2,9 @@
 
 export type WorkflowType = 'sol' | 'eemt';
 
+/** Phases of an `eemt` run (see `WorkflowRun.eemtPhases`). */
+export type EemtPhases = 'all' | 'solar' | 'after-solar';
+
 /** Parameters of a run, named as in the service's submit form (SERVICE_SPEC.md). */
 export interface WorkflowParams {
   /** Time step of the daily integration [minutes], 3–60. */
@@ -33,8 +36,17 @@ export interface WorkflowRun {
   readonly onProgress?: ProgressListener;
   /** Aborting stops the run as soon as possible and rejects with an AbortError. */
   readonly signal?: AbortSignal;
-  /** `sol` only: the days of year to compute (default all 365; monthly sums for complete months only). */
+  /**
+   * The days of year to compute (default all 365; monthly sums for complete months only): for `sol` the run's days;
+   * for `eemt` the days of its solar phase when `eemtPhases` is 'solar'.
+   */
   readonly days?: readonly number[];
+  /**
+   * `eemt` only: the phases to run. 'all' (default) is the whole workflow; 'solar' only the solar phase, for `days`
+   * (its daily maps, monthly sums and flat-surface sums); 'after-solar' every other phase, the whole solar year's
+   * products being already in `outDir` (written by 'solar' runs of the same job).
+   */
+  readonly eemtPhases?: EemtPhases;
   /** `sol` only: side of the compute tiles = GeoTIFF tiles [cells], a multiple of 16 in 16–512 (default by DEM size). */
   readonly tileSize?: number;
   /** Largest DEM accepted [cells] (the service's `EEMT_MAX_DEM_CELLS`); no limit when absent. */

@@ -13,22 +13,28 @@
  *   4. terrain – slope, aspect, wetness index, α, northness;
  *   5. energy  – monthly climate grids and EEMT maps, annual sums, multi-year means;
  *   6. README.txt.
+ *
+ * A job split across workers runs the solar phase in parts (`runEemtSolarPhase` with `eemtPhases: 'solar'` and the
+ * part's days: inputs and solar only), then everything else in one run with `eemtPhases: 'after-solar'`, which checks
+ * that the whole solar year is in the output folder and uses it instead of computing it.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import { daymetClimateOnDem, resolveDaymetBaseUrl, type ClimateOnDem, type ClimateSource } from '../../climate/index.js';
 import { readDem } from '../../raster/index.js';
 import { demReadLimits } from '../demLimits.js';
 import { resolveEemtOptions, type EemtOptionsInput } from '../../science/eemt/index.js';
-import { computeSolarYear, kernelParams } from '../sol/pipeline.js';
+import { checkedDays } from '../sol/days.js';
+import { computeSolarYear, kernelParams, solarHorizonDirections, solarYearProductPaths } from '../sol/pipeline.js';
 import { DAYS_PER_YEAR } from '../sol/products.js';
-import type { WorkflowResult, WorkflowRun } from '../types.js';
+import type { EemtPhases, WorkflowResult, WorkflowRun } from '../types.js';
 import { downloadClimate, loadUserClimate, type ClimateDownloadSettings } from './climatePhase.js';
 import type { EemtDiagnostics } from './diagnostics.js';
 import { computeEnergy } from './energyPhase.js';
 import { checkEemtJobInputs, eemtYearRange } from './jobInputs.js';
 import { README_PATH } from './products.js';
-import { EemtProgress, eemtPhaseWeights } from './progress.js';
+import { EemtProgress, eemtPhaseWeights, type PhaseReporter } from './progress.js';
 import { eemtReadme } from './readme.js';
 import { computeTerrain } from './terrainPhase.js';
 
@@ -63,25 +69,20 @@ export interface EemtWorkflowResult extends WorkflowResult {
  * phase), or the signal's AbortError. */
 export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflowResult> {
   const started = performance.now();
+  const phases: EemtPhases = run.eemtPhases ?? 'all';
+  if (phases === 'solar') throw new RangeError("runEemtWorkflow runs 'all' or 'after-solar'; the solar phase alone is runEemtSolarPhase");
   const yearRange = eemtYearRange(run.params);
   const eemtOptions = resolveEemtOptions(run.eemtOptions);
   const baseUrl = resolveDaymetBaseUrl(run.daymetBaseUrl);
   const cacheDir = run.cacheDir ?? (process.env['EEMT_CACHE_DIR']?.trim() || DEFAULT_EEMT_CACHE_DIR);
   const yearCount = yearRange.end - yearRange.start + 1;
-  const progress = new EemtProgress(run.onProgress, eemtPhaseWeights(yearCount));
+  const progress = new EemtProgress(run.onProgress, eemtPhaseWeights(yearCount, phases));
   const signal = run.signal;
 
   // 1. Inputs: everything that can fail without network or computation.
-  const inputs = progress.phase('inputs');
-  inputs(0, `reading ${basename(run.demPath)}`);
-  const dem = await readDem(run.demPath, demReadLimits(run.maxDemCells));
-  const years = Array.from({ length: yearCount }, (_, i) => yearRange.start + i);
-  if (run.climateFile) {
-    inputs(1, `${dem.grid.width}×${dem.grid.height} cells; climate from ${run.climateFileName ?? basename(run.climateFile)}, years ${yearRange.start}–${yearRange.end}`);
-  } else {
-    const { coverage } = await checkEemtJobInputs(dem, yearRange, { maxPoints: run.daymetMaxPoints });
-    inputs(1, `${dem.grid.width}×${dem.grid.height} cells inside Daymet coverage; ${coverage.cells.length} Daymet cells, years ${yearRange.start}–${yearRange.end}`);
-  }
+  const { dem, years } = await checkInputs(run, progress.phase('inputs'));
+  // A run after the solar parts fails here, before any download, if one of them did not write its products.
+  const solarWritten = phases === 'after-solar' ? await solarYearWritten(run, dem) : null;
   signal?.throwIfAborted();
   await mkdir(run.outDir, { recursive: true });
 
@@ -115,16 +116,8 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
   try {
     signal?.throwIfAborted();
 
-    // 3. Solar year with the flat-surface monthly sums.
-    const solarReport = progress.phase('solar');
-    const solar = await computeSolarYear(dem, {
-      outDir: run.outDir,
-      params: kernelParams(run),
-      threads: run.params.num_threads,
-      flatMonthly: true,
-      onProgress: (update) => solarReport(update.fraction, update.message),
-      signal,
-    });
+    // 3. Solar year with the flat-surface monthly sums (or the products of its parts, computed before).
+    const solar = solarWritten ?? (await computeSolarPhase(run, dem, progress.phase('solar')));
     signal?.throwIfAborted();
 
     // 4. Terrain.
@@ -193,6 +186,63 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
   } finally {
     closeClimate();
   }
+}
+
+/** Reads the DEM and checks the job's inputs (for Daymet: coverage and point limit, without network). */
+async function checkInputs(run: EemtWorkflowRun, inputs: PhaseReporter) {
+  const yearRange = eemtYearRange(run.params);
+  inputs(0, `reading ${basename(run.demPath)}`);
+  const dem = await readDem(run.demPath, demReadLimits(run.maxDemCells));
+  const years = Array.from({ length: yearRange.end - yearRange.start + 1 }, (_, i) => yearRange.start + i);
+  if (run.climateFile) {
+    inputs(1, `${dem.grid.width}×${dem.grid.height} cells; climate from ${run.climateFileName ?? basename(run.climateFile)}, years ${yearRange.start}–${yearRange.end}`);
+  } else {
+    const { coverage } = await checkEemtJobInputs(dem, yearRange, { maxPoints: run.daymetMaxPoints });
+    inputs(1, `${dem.grid.width}×${dem.grid.height} cells inside Daymet coverage; ${coverage.cells.length} Daymet cells, years ${yearRange.start}–${yearRange.end}`);
+  }
+  return { dem, years };
+}
+
+type EemtDem = Awaited<ReturnType<typeof readDem>>;
+
+/** The solar phase: the run's days (default the whole year) with the flat-surface monthly sums. */
+function computeSolarPhase(run: EemtWorkflowRun, dem: EemtDem, report: PhaseReporter) {
+  return computeSolarYear(dem, {
+    outDir: run.outDir,
+    params: kernelParams(run),
+    threads: run.params.num_threads,
+    flatMonthly: true,
+    ...(run.days ? { days: run.days } : {}),
+    onProgress: (update) => report(update.fraction, update.message),
+    signal: run.signal,
+  });
+}
+
+/** The whole solar year as written into the output folder by earlier runs of the solar phase; fails if a file is missing. */
+async function solarYearWritten(run: EemtWorkflowRun, dem: EemtDem): Promise<{ files: string[]; threads: number; directions: number }> {
+  const files = solarYearProductPaths(true);
+  for (const file of files) {
+    await access(join(run.outDir, file)).catch(() => {
+      throw new Error(`The solar phase did not write ${file}; the EEMT maps need the whole solar year`);
+    });
+  }
+  return { files, threads: Math.max(1, Math.min(run.params.num_threads, availableParallelism())), directions: solarHorizonDirections(dem) };
+}
+
+/**
+ * The solar phase alone, for `run.days` (`eemtPhases: 'solar'`): a part of a job split across workers. Checks the
+ * inputs as the whole workflow does, then writes the days' daily maps and the sums of their complete months.
+ */
+export async function runEemtSolarPhase(run: EemtWorkflowRun): Promise<WorkflowResult> {
+  const started = performance.now();
+  checkedDays(run.days);
+  const progress = new EemtProgress(run.onProgress, eemtPhaseWeights(1, 'solar'));
+  const { dem } = await checkInputs(run, progress.phase('inputs'));
+  run.signal?.throwIfAborted();
+  await mkdir(run.outDir, { recursive: true });
+  const solar = await computeSolarPhase(run, dem, progress.phase('solar'));
+  progress.done(`solar radiation: ${solar.days} days written`);
+  return { files: solar.files, cells: dem.grid.width * dem.grid.height, validCells: dem.validCount, days: solar.days, seconds: (performance.now() - started) / 1000 };
 }
 
 function runWarnings(d: EemtDiagnostics): string[] {

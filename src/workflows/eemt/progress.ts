@@ -3,7 +3,7 @@
  * the run time, and reports its own progress 0–1 inside that slice. The overall fraction never
  * decreases, whatever the phases report.
  */
-import type { ProgressListener } from '../types.js';
+import type { EemtPhases, ProgressListener } from '../types.js';
 
 /** The phases of an eemt run, in order. */
 export const EEMT_PHASES = ['inputs', 'climate', 'solar', 'terrain', 'energy', 'readme'] as const;
@@ -25,9 +25,11 @@ export const EEMT_PHASE_LABELS: Readonly<Record<EemtPhase, string>> = {
  * Measured on a 60×60 cell crop of mcn_10m with 2 threads: solar ≈ 90 %, one year of EEMT maps ≈ 5 %,
  * terrain ≈ 1 %, a cached climate read ≈ 1 % (a real download takes longer: ~1 s per point).
  */
-export function eemtPhaseWeights(yearCount: number): Readonly<Record<EemtPhase, number>> {
+export function eemtPhaseWeights(yearCount: number, phases: EemtPhases = 'all'): Readonly<Record<EemtPhase, number>> {
   const years = Math.max(1, yearCount);
-  return {
+  // A run of the solar phase alone spends its time there (its inputs check is quick); a run after it has no solar phase.
+  if (phases === 'solar') return { inputs: 0.005, climate: 0, solar: 0.85, terrain: 0, energy: 0, readme: 0 };
+  const all = {
     inputs: 0.005,
     climate: 0.03 + 0.005 * years,
     solar: 0.85,
@@ -35,6 +37,13 @@ export function eemtPhaseWeights(yearCount: number): Readonly<Record<EemtPhase, 
     energy: 0.05 * years,
     readme: 0.002,
   };
+  return phases === 'after-solar' ? { ...all, solar: 0 } : all;
+}
+
+/** Share of the solar phase in a whole eemt run of `yearCount` years (what the solar parts of a split job weigh). */
+export function eemtSolarShare(yearCount: number): number {
+  const weights = eemtPhaseWeights(yearCount);
+  return weights.solar / EEMT_PHASES.reduce((sum, phase) => sum + weights[phase], 0);
 }
 
 /** Reports progress 0–1 inside the current phase, with a message. */

@@ -28,6 +28,7 @@ import { checkedDays } from './days.js';
 import { checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from './plan.js';
 import {
   completeMonths,
+  DAYS_PER_YEAR,
   dailyGlobalPath,
   dailyHoursPath,
   monthlyFlatGlobalPath,
@@ -79,6 +80,33 @@ export interface SolarYearResult {
   readonly phases: PhaseTimings;
 }
 
+/** The geodesy, cell sizes by row [m] and resident terrain of `dem` that the solar year starts from. */
+function solarTerrain(dem: Dem<Float32Array> | Dem<Float64Array>) {
+  const { height } = dem.grid;
+  const geodesy = createGeodesy(dem.grid);
+  const cellSizeX = new Float64Array(new SharedArrayBuffer(height * 8));
+  const cellSizeY = new Float64Array(new SharedArrayBuffer(height * 8));
+  for (let row = 0; row < height; row++) {
+    const size = geodesy.cellSizeM(row);
+    cellSizeX[row] = size.dx;
+    cellSizeY[row] = size.dy;
+  }
+  return { geodesy, cellSizeX, cellSizeY, terrain: residentTerrain(dem, cellSizeX, cellSizeY) };
+}
+
+/** Horizon directions the solar year uses on `dem` (to report a solar year whose days were computed elsewhere). */
+export function solarHorizonDirections(dem: Dem<Float32Array> | Dem<Float64Array>): number {
+  return horizonLayoutFor(solarTerrain(dem).terrain).directions;
+}
+
+/** Paths of every product of a whole solar year, relative to the output folder (with the flat-surface sums for eemt). */
+export function solarYearProductPaths(flatMonthly: boolean): string[] {
+  const paths: string[] = [];
+  for (let day = 1; day <= DAYS_PER_YEAR; day++) paths.push(dailyGlobalPath(day), dailyHoursPath(day));
+  for (let month = 0; month < 12; month++) paths.push(monthlyGlobalPath(month), ...(flatMonthly ? [monthlyFlatGlobalPath(month)] : []));
+  return paths.sort();
+}
+
 /** Runs the requested days of the solar model on `dem` and writes the `sol` products into `options.outDir`. */
 export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, options: SolarYearOptions): Promise<SolarYearResult> {
   const started = performance.now();
@@ -90,15 +118,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   options.signal?.throwIfAborted();
   report({ fraction: 0, message: 'preparing terrain' });
 
-  const geodesy = createGeodesy(grid);
-  const cellSizeX = new Float64Array(new SharedArrayBuffer(height * 8));
-  const cellSizeY = new Float64Array(new SharedArrayBuffer(height * 8));
-  for (let row = 0; row < height; row++) {
-    const size = geodesy.cellSizeM(row);
-    cellSizeX[row] = size.dx;
-    cellSizeY[row] = size.dy;
-  }
-  const terrain = residentTerrain(dem, cellSizeX, cellSizeY);
+  const { geodesy, cellSizeX, cellSizeY, terrain } = solarTerrain(dem);
   const layout = options.directions === 0 ? null : horizonLayoutFor(terrain);
   const midRow = Math.floor(height / 2);
   const sunSize = sunTileSize(Math.min(cellSizeX[midRow]!, cellSizeY[midRow]!));

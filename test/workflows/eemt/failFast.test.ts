@@ -252,3 +252,10 @@ test('an abort during the EEMT phase stops between months: no README, not every 
   assert.ok(maps.length > 0 && maps.length < 12, `${maps.length} EEMT maps`);
   assert.equal(existsSync(join(outDir, 'README.txt')), false);
 });
+
+test('a run after the solar parts fails before any download when the solar year is incomplete', async () => {
+  const before = server.requests.length;
+  const r = run(mcnCrop, { eemtPhases: 'after-solar' });
+  await assert.rejects(r.promise, /^Error: The solar phase did not write global\/daily\/total_sun_day_1\.tif; the EEMT maps need the whole solar year$/);
+  assert.equal(server.requests.length, before, 'no climate request');
+});

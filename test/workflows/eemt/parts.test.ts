@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createGeodesy } from '../../../src/raster/index.js';
 import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
-import { EEMT_PHASES, eemtPhaseWeights, EemtProgress } from '../../../src/workflows/eemt/progress.js';
+import { EEMT_PHASES, eemtPhaseWeights, eemtSolarShare, EemtProgress } from '../../../src/workflows/eemt/progress.js';
 import { convergenceOfCells, trueNorthAspectRad } from '../../../src/workflows/eemt/trueNorth.js';
 import { climateGridPath, daymetCsvPath, eemtAnnualPath, eemtMeanPath, eemtMonthlyPath } from '../../../src/workflows/eemt/products.js';
 import type { ProgressUpdate } from '../../../src/workflows/types.js';
@@ -72,4 +72,15 @@ test('product names', () => {
   assert.equal(eemtMeanPath('Topo', 2018, 2020), 'eemt/EEMT_Topo_mean_2018-2020.tif');
   assert.equal(climateGridPath('vp', 2020, 6), 'daymet/vp/vp_2020_jul.tif');
   assert.equal(daymetCsvPath('-576250_-687000/2020.csv'), 'daymet/-576250_-687000/2020.csv');
+});
+
+test('phase weights of a split run: the solar phase alone, or everything but it', () => {
+  const solarOnly = eemtPhaseWeights(2, 'solar');
+  const afterSolar = eemtPhaseWeights(2, 'after-solar');
+  const all = eemtPhaseWeights(2);
+  assert.equal(afterSolar.solar, 0);
+  assert.equal(solarOnly.climate + solarOnly.terrain + solarOnly.energy + solarOnly.readme, 0);
+  for (const phase of EEMT_PHASES) if (phase !== 'solar') assert.equal(afterSolar[phase], all[phase]);
+  const total = EEMT_PHASES.reduce((sum, phase) => sum + all[phase], 0);
+  assert.ok(Math.abs(eemtSolarShare(2) - all.solar / total) < 1e-15);
 });
