@@ -45,7 +45,7 @@ export async function admitJob(deps: AdmissionDeps, demPath: string, request: Jo
   if (climateFile !== null && request.type !== 'eemt') throw new JobError(400, 'climate_file is used by eemt jobs only');
   const unavailable = workflowUnavailableReason(request.type);
   if (unavailable) throw new JobError(400, unavailable);
-  const verdict = await deps.demChecker.check(demPath);
+  const verdict = await deps.demChecker.check(demPath, request.type);
   if (!verdict.ok) throw new JobError(400, `${NOT_GEOTIFF}: ${verdict.problem}`);
   const { parameters } = request;
   let climateSource: ClimateSource | null = null;

@@ -16,6 +16,8 @@ import { stat } from 'node:fs/promises';
 import { dataLimitPrefix } from '../util/processLimits.js';
 import { nodeArgsFor, siblingModuleUrl } from '../util/modules.js';
 import type { ClimateVerdict } from './climateRules.js';
+import { demCellLimitProblem, largestDemCellLimit, type DemCellLimits } from '../workflows/demLimits.js';
+import type { WorkflowType } from '../workflows/types.js';
 import type { DemRuleLimits, DemVerdict } from './demRules.js';
 
 export type { DemVerdict } from './demRules.js';
@@ -43,8 +45,11 @@ const CLIMATE_BYTES_PER_DEM_CELL = 64;
 const MAX_OUTPUT_BYTES = 4 * 1024 * 1024;
 
 export interface DemCheckOptions {
-  /** Largest DEM accepted [cells] (`EEMT_MAX_DEM_CELLS`). */
-  readonly maxCells: number;
+  /**
+   * Largest DEM accepted [cells] (`EEMT_MAX_DEM_CELLS`): one number for every workflow, or one per workflow
+   * (the file is walked against the largest, then held to its job's workflow).
+   */
+  readonly maxCells: number | DemCellLimits;
   readonly fullCheckMaxBytes?: number;
   readonly timeoutMs?: number;
   /** Deadline of a climate-file check [ms]; default 120 s. */
@@ -84,6 +89,9 @@ export function climateCheckMemoryBytes(maxCells: number): number {
 /** Runs DEM checks (and climate-file checks) in limited child processes, at most `concurrency` at a time. */
 export class DemChecker {
   private readonly limits: DemRuleLimits;
+  private readonly cellLimits: DemCellLimits | null;
+  /** Climate grids are checked for eemt jobs: their limit. */
+  private readonly climateMaxCells: number;
   private readonly timeoutMs: number;
   private readonly concurrency: number;
   private readonly memoryBytes: number | undefined;
@@ -95,7 +103,10 @@ export class DemChecker {
   private readonly waiting: (() => void)[] = [];
 
   constructor(options: DemCheckOptions) {
-    this.limits = { maxCells: options.maxCells, fullCheckMaxBytes: options.fullCheckMaxBytes ?? FULL_CHECK_MAX_BYTES };
+    const { maxCells } = options;
+    this.cellLimits = typeof maxCells === 'number' ? null : maxCells;
+    this.limits = { maxCells: typeof maxCells === 'number' ? maxCells : largestDemCellLimit(maxCells), fullCheckMaxBytes: options.fullCheckMaxBytes ?? FULL_CHECK_MAX_BYTES };
+    this.climateMaxCells = typeof maxCells === 'number' ? maxCells : maxCells.eemt;
     this.timeoutMs = options.timeoutMs ?? DEM_CHECK_TIMEOUT_MS;
     this.climateTimeoutMs = options.climateTimeoutMs ?? CLIMATE_CHECK_TIMEOUT_MS;
     this.concurrency = Math.max(1, options.concurrency ?? DEM_CHECKS_AT_ONCE);
@@ -103,16 +114,25 @@ export class DemChecker {
     this.log = options.log ?? (() => undefined);
   }
 
-  /** The verdict on the file at `path`: acceptable (with its grid), or the problem, said for the client. */
-  async check(path: string): Promise<DemVerdict> {
+  /**
+   * The verdict on the file at `path`: acceptable (with its grid), or the problem, said for the client. With
+   * `workflow`, a DEM over that workflow's own cell limit is refused too.
+   */
+  async check(path: string, workflow?: WorkflowType): Promise<DemVerdict> {
     await this.acquire();
+    let verdict: DemVerdict;
     try {
       const { size } = await stat(path);
       const memory = this.memoryBytes ?? demCheckMemoryBytes(this.limits.maxCells, size, this.limits.fullCheckMaxBytes);
-      return await this.runChild<DemVerdict>(this.entry, [path, JSON.stringify(this.limits)], memory, this.timeoutMs, `DEM check of ${path}`);
+      verdict = await this.runChild<DemVerdict>(this.entry, [path, JSON.stringify(this.limits)], memory, this.timeoutMs, `DEM check of ${path}`);
     } finally {
       this.release();
     }
+    if (verdict.ok && workflow && this.cellLimits) {
+      const problem = demCellLimitProblem(verdict.grid.width, verdict.grid.height, workflow, this.cellLimits);
+      if (problem) return { ok: false, problem };
+    }
+    return verdict;
   }
 
   /**
@@ -122,8 +142,8 @@ export class DemChecker {
   async checkClimate(zipPath: string, demPath: string, years: readonly number[]): Promise<ClimateVerdict> {
     await this.acquire();
     try {
-      const memory = this.memoryBytes ?? climateCheckMemoryBytes(this.limits.maxCells);
-      const args = [zipPath, demPath, JSON.stringify({ maxCells: this.limits.maxCells, years })];
+      const memory = this.memoryBytes ?? climateCheckMemoryBytes(this.climateMaxCells);
+      const args = [zipPath, demPath, JSON.stringify({ maxCells: this.climateMaxCells, years })];
       return await this.runChild<ClimateVerdict>(this.climateEntry, args, memory, this.climateTimeoutMs, `climate check of ${zipPath}`);
     } finally {
       this.release();

@@ -181,7 +181,7 @@ export class DockerRuntime implements JobRuntime {
       ...climateSpec(launch, launch.climatePath && `/input/${basename(launch.climatePath)}`),
       outDir: '/job/output',
       params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, this.limits.cpus) },
-      ...(this.limits.maxDemCells !== undefined ? { maxDemCells: this.limits.maxDemCells } : {}),
+      ...(this.limits.maxDemCells !== undefined ? { maxDemCells: this.limits.maxDemCells[launch.workflowType] } : {}),
       ...partSpec(launch),
     };
     await writeFile(join(launch.jobDir, specFileName(launch)), JSON.stringify(spec, null, 2) + '\n');

@@ -35,7 +35,7 @@ export async function writeHostSpec(launch: JobLaunch, limits: RuntimeLimits): P
     ...climateSpec(launch, launch.climatePath),
     outDir,
     params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, limits.cpus) },
-    ...(limits.maxDemCells !== undefined ? { maxDemCells: limits.maxDemCells } : {}),
+    ...(limits.maxDemCells !== undefined ? { maxDemCells: limits.maxDemCells[launch.workflowType] } : {}),
     ...partSpec(launch),
   };
   const specPath = join(launch.jobDir, specFileName(launch));

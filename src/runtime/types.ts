@@ -2,6 +2,7 @@
  * How a job is isolated. Every runtime runs the same job child (`jobChild.ts`) — in a Docker container,
  * a bubblewrap sandbox or a plain process — and reports the child's messages and log lines back.
  */
+import type { DemCellLimits } from '../workflows/demLimits.js';
 import type { EemtPhases, WorkflowParams, WorkflowType } from '../workflows/types.js';
 import type { ChildJobSpec, ChildMessage } from './protocol.js';
 
@@ -14,8 +15,8 @@ export interface RuntimeLimits {
   readonly cpus: number;
   /** Memory a job may use [bytes]. */
   readonly memoryBytes: number;
-  /** Largest DEM a job may read [cells] (`EEMT_MAX_DEM_CELLS`); no limit when absent. */
-  readonly maxDemCells?: number;
+  /** Largest DEM a job may read [cells], per workflow (`EEMT_MAX_DEM_CELLS`); no limit when absent. */
+  readonly maxDemCells?: DemCellLimits;
 }
 
 /** One job to launch. All paths are host paths; the runtime maps them into the sandbox. */

@@ -8,7 +8,7 @@ import { DEFAULT_SPLIT_MIN_CELLS, DEFAULT_SPLIT_PARTS } from '../jobs/partPlan.j
 import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
 import type { RuntimeChoice } from '../runtime/select.js';
 import { parseDecimal } from '../util/decimal.js';
-import { defaultMaxDemCells, MAX_DEM_CELLS_SETTING } from '../workflows/demLimits.js';
+import { defaultDemCellLimits, MAX_DEM_CELLS_SETTING, uniformDemCellLimits, type DemCellLimits } from '../workflows/demLimits.js';
 
 export interface ServiceConfig {
   readonly host: string;
@@ -39,8 +39,8 @@ export interface ServiceConfig {
   readonly daymetUrl: string;
   /** Largest number of Daymet cells an eemt job may need. */
   readonly daymetMaxPoints: number;
-  /** Largest DEM accepted [cells]: `EEMT_MAX_DEM_CELLS`, by default sized from the job memory limit. */
-  readonly maxDemCells: number;
+  /** Largest DEM accepted per workflow [cells]: `EEMT_MAX_DEM_CELLS` for all, by default sized from the job memory limit. */
+  readonly maxDemCells: DemCellLimits;
   /** Most open event streams (GET /api/jobs/{id}/events) of the service, and of one job. */
   readonly maxEventStreams: number;
   readonly maxEventStreamsPerJob: number;
@@ -199,7 +199,9 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     // service at start-up instead of failing every eemt submission or job later.
     daymetUrl: wrap('EEMT_DAYMET_URL', () => resolveDaymetBaseUrl(undefined, env)),
     daymetMaxPoints: integer(env, 'EEMT_DAYMET_MAX_POINTS', resolveDaymetMaxPoints(undefined, {}), 1, 1_000_000),
-    maxDemCells: integer(env, MAX_DEM_CELLS_SETTING, defaultMaxDemCells(memoryBytes), 9, Number.MAX_SAFE_INTEGER),
+    maxDemCells: env[MAX_DEM_CELLS_SETTING]?.trim()
+      ? uniformDemCellLimits(integer(env, MAX_DEM_CELLS_SETTING, 0, 9, Number.MAX_SAFE_INTEGER))
+      : defaultDemCellLimits(memoryBytes),
     redisUrl: redisUrl(env, 'EEMT_REDIS_URL'),
     splitMinCells: integer(env, 'EEMT_SPLIT_MIN_CELLS', DEFAULT_SPLIT_MIN_CELLS, 1, Number.MAX_SAFE_INTEGER),
     splitParts: integer(env, 'EEMT_SPLIT_PARTS', DEFAULT_SPLIT_PARTS, 1, 12),

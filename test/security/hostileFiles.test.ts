@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
 import { DemChecker } from '../../src/jobs/demCheck.js';
+import { JOB_BASE_BYTES, JOB_BYTES_PER_DEM_CELL } from '../../src/workflows/demLimits.js';
 import { ProcessRuntime } from '../../src/runtime/process.js';
 import type { ServiceConfig } from '../../src/server/config.js';
 import { gdal } from '../raster/gdal.js';
@@ -25,6 +26,9 @@ import {
   withTagValue,
 } from './hostileTiffs.js';
 import { startMonitor, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
+
+/** The sol workflow's default cell limit (the largest) for CONTAINER_MEMORY_LIMIT=2G. */
+const SOL_CELLS_AT_2G = Math.floor((2048 * 1024 ** 2 - JOB_BASE_BYTES) / JOB_BYTES_PER_DEM_CELL.sol);
 
 const MB = 1024 ** 2;
 const NOT_GEOTIFF = /^DEM file must be a GeoTIFF \(\.tif\): /;
@@ -45,7 +49,7 @@ describe('hostile GeoTIFFs against the running service', () => {
     mkdirSync(work);
     small = readFileSync(smallDem(work));
     service = await startServiceProcess(join(root, 'service'));
-    maxCells = (2048 - 256) * 1024; // the default for CONTAINER_MEMORY_LIMIT=2G
+    maxCells = SOL_CELLS_AT_2G; // the largest default limit for CONTAINER_MEMORY_LIMIT=2G: sol's
     // Warm up every path a refusal takes (upload, check process, error reply), then take the baseline.
     for (let i = 0; i < 3; i++) {
       const res = await submit(service.base, { workflow_type: 'sol' }, { name: 'flat.tif', bytes: fixture('nogeo_20x20.tif') });
@@ -78,7 +82,7 @@ describe('hostile GeoTIFFs against the running service', () => {
   const cases: [string, () => Buffer, RegExp][] = [
     ['IFD whose next offset points at itself (the 10 KB crash)', () => selfLoopingDirectory(small), /chain of image directories loops back to the directory at byte 8$/],
     ['GeoKeyDirectory count 0x3FFFFFFF', () => withTagCount(small, 34735, 0x3fffffff), /tag 34735 \(GeoKeyDirectory\) declares 1073741823 values \(2\.0 GB\) at byte \d+, which runs past the end of the 9\.\d KB file$/],
-    ['20000 × 20000 DEFLATE tiles of a constant (1.8 MB)', () => constantTiledDem(20000, 20000), /: 20000 × 20000 cells is more than the limit of 1835008 cells \(EEMT_MAX_DEM_CELLS\)$/],
+    ['20000 × 20000 DEFLATE tiles of a constant (1.8 MB)', () => constantTiledDem(20000, 20000), new RegExp(`: 20000 × 20000 cells is more than the limit of ${SOL_CELLS_AT_2G} cells \\(EEMT_MAX_DEM_CELLS\\)$`)],
     ['30000 × 30000 with every tile pointing at one (112 KB)', () => sharedTileDem(30000, 30000), /: 30000 × 30000 cells is more than the limit of \d+ cells \(EEMT_MAX_DEM_CELLS\)$/],
     ['a tile of 1024 × 1024 cells that inflates to 1 GiB', () => inflateBombDem(1024 ** 3), /decodes to more than the 4194304 bytes its cells hold$/],
     ['an LZW strip of 64 MiB declared as 256 × 256 cells', () => shrunkStripDem(work, 'LZW'), /decodes to more than the 65536 bytes its cells hold$/],
@@ -157,7 +161,7 @@ describe('a DEM that passes the submission check but not the job', () => {
   }
 
   test('over the job’s cell limit: the job says so', async () => {
-    const runtime = (c: ServiceConfig) => new ProcessRuntime({ limits: { cpus: c.cpuLimit, memoryBytes: c.memoryBytes, maxDemCells: 1000 } });
+    const runtime = (c: ServiceConfig) => new ProcessRuntime({ limits: { cpus: c.cpuLimit, memoryBytes: c.memoryBytes, maxDemCells: { sol: 1000, eemt: 1000 } } });
     assert.equal(await jobFailure({ runtime }, readFileSync(smallDem(dir))), '40 × 30 cells is more than the limit of 1000 cells (EEMT_MAX_DEM_CELLS)');
   });
 
