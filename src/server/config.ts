@@ -8,7 +8,7 @@ import { DEFAULT_SPLIT_MIN_CELLS, DEFAULT_SPLIT_PARTS } from '../jobs/partPlan.j
 import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
 import type { RuntimeChoice } from '../runtime/select.js';
 import { parseDecimal } from '../util/decimal.js';
-import { defaultDemCellLimits, MAX_DEM_CELLS_SETTING, uniformDemCellLimits, type DemCellLimits } from '../workflows/demLimits.js';
+import { demCellLimits, MAX_DEM_CELLS_SETTING, type DemCellLimits } from '../workflows/demLimits.js';
 
 export interface ServiceConfig {
   readonly host: string;
@@ -199,9 +199,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     // service at start-up instead of failing every eemt submission or job later.
     daymetUrl: wrap('EEMT_DAYMET_URL', () => resolveDaymetBaseUrl(undefined, env)),
     daymetMaxPoints: integer(env, 'EEMT_DAYMET_MAX_POINTS', resolveDaymetMaxPoints(undefined, {}), 1, 1_000_000),
-    maxDemCells: env[MAX_DEM_CELLS_SETTING]?.trim()
-      ? uniformDemCellLimits(integer(env, MAX_DEM_CELLS_SETTING, 0, 9, Number.MAX_SAFE_INTEGER))
-      : defaultDemCellLimits(memoryBytes),
+    maxDemCells: demCellLimits(memoryBytes, env[MAX_DEM_CELLS_SETTING]?.trim() ? integer(env, MAX_DEM_CELLS_SETTING, 0, 9, Number.MAX_SAFE_INTEGER) : null),
     redisUrl: redisUrl(env, 'EEMT_REDIS_URL'),
     splitMinCells: integer(env, 'EEMT_SPLIT_MIN_CELLS', DEFAULT_SPLIT_MIN_CELLS, 1, Number.MAX_SAFE_INTEGER),
     splitParts: integer(env, 'EEMT_SPLIT_PARTS', DEFAULT_SPLIT_PARTS, 1, 12),

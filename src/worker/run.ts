@@ -23,7 +23,7 @@ export async function runWorker(env: Record<string, string | undefined> = proces
   const paths = new JobPaths(settings.dirs);
   const { runtime, notes } = await selectRuntime({
     choice: settings.runtime,
-    limits: { cpus: settings.cpuLimit, memoryBytes: settings.memoryBytes },
+    limits: { cpus: settings.cpuLimit, memoryBytes: settings.memoryBytes, maxDemCells: settings.maxDemCells },
     image: settings.containerImage,
     hiddenPaths: [paths.dirs.uploadDir, paths.dirs.resultsDir, paths.dirs.tempDir],
   });

@@ -8,6 +8,7 @@ import type { DataDirs } from '../jobs/paths.js';
 import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
 import type { RuntimeChoice } from '../runtime/select.js';
 import { parseDecimal } from '../util/decimal.js';
+import { demCellLimits, MAX_DEM_CELLS_SETTING, type DemCellLimits } from '../workflows/demLimits.js';
 
 export interface WorkerSettings {
   readonly redisUrl: string;
@@ -18,6 +19,8 @@ export interface WorkerSettings {
   readonly containerImage: string;
   readonly cpuLimit: number;
   readonly memoryBytes: number;
+  /** `EEMT_MAX_DEM_CELLS` or the defaults of the memory limit: the largest DEM its jobs read, per workflow (as on the service). */
+  readonly maxDemCells: DemCellLimits;
   /** `EEMT_WORKER_LOCK_MS`: a part's lock; a dead worker's parts go to others once it expires. */
   readonly lockMs: number;
 }
@@ -56,6 +59,8 @@ export function workerSettingsFromEnv(env: Env = process.env): WorkerSettings {
   if (!['auto', 'docker', 'bubblewrap', 'process'].includes(runtime)) {
     throw new WorkerSettingsError(`EEMT_RUNTIME must be auto, docker, bubblewrap or process, got "${runtime}"`);
   }
+  const memoryBytes = parsed('CONTAINER_MEMORY_LIMIT', () => parseMemorySize(text(env, 'CONTAINER_MEMORY_LIMIT', '8G')));
+  const explicitCells = env[MAX_DEM_CELLS_SETTING]?.trim() ? integer(env, MAX_DEM_CELLS_SETTING, 0, 9, Number.MAX_SAFE_INTEGER) : null;
   return {
     redisUrl,
     dirs: {
@@ -68,7 +73,8 @@ export function workerSettingsFromEnv(env: Env = process.env): WorkerSettings {
     runtime: runtime as RuntimeChoice,
     containerImage: text(env, 'CONTAINER_IMAGE', 'eemt:ubuntu24.04'),
     cpuLimit: parsed('CONTAINER_CPU_LIMIT', () => parseCpuLimit(text(env, 'CONTAINER_CPU_LIMIT', '4'))),
-    memoryBytes: parsed('CONTAINER_MEMORY_LIMIT', () => parseMemorySize(text(env, 'CONTAINER_MEMORY_LIMIT', '8G'))),
+    memoryBytes,
+    maxDemCells: demCellLimits(memoryBytes, explicitCells),
     lockMs: integer(env, 'EEMT_WORKER_LOCK_MS', DEFAULT_LOCK_MS, 1000, 3_600_000),
   };
 }

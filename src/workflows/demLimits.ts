@@ -46,6 +46,11 @@ export function uniformDemCellLimits(maxCells: number): DemCellLimits {
   return { sol: maxCells, eemt: maxCells };
 }
 
+/** The limits of a job memory limit: `explicit` (an `EEMT_MAX_DEM_CELLS` that was set) for every workflow, else the defaults. */
+export function demCellLimits(memoryBytes: number, explicit: number | null): DemCellLimits {
+  return explicit === null ? defaultDemCellLimits(memoryBytes) : uniformDemCellLimits(explicit);
+}
+
 /** The largest of the limits: what any upload may be before its workflow is considered. */
 export function largestDemCellLimit(limits: DemCellLimits): number {
   return Math.max(limits.sol, limits.eemt);
