@@ -1,4 +1,8 @@
-/** Progress display of the CLI: a bar on a terminal, a line every 10 % otherwise (logs, CI). */
+/**
+ * Progress display of the CLI: a bar on a terminal; otherwise (logs, CI, batch jobs) a line every 10 %, and in
+ * between a line at most every `intervalMs` when the message has changed, so that a run of hours (a 100 M-cell
+ * DEM moves 0.1 % in minutes) still shows what it is doing.
+ */
 import cliProgress from 'cli-progress';
 import type { ProgressListener } from '../workflows/types.js';
 
@@ -7,7 +11,16 @@ export interface ProgressDisplay {
   stop(): void;
 }
 
-export function progressDisplay(stream: NodeJS.WriteStream = process.stderr): ProgressDisplay {
+/** Longest quiet time between progress lines when not on a terminal [ms]. */
+export const PROGRESS_LINE_INTERVAL_MS = 30_000;
+
+export interface ProgressDisplayOptions {
+  readonly intervalMs?: number;
+  /** Clock [ms] (tests). */
+  readonly now?: () => number;
+}
+
+export function progressDisplay(stream: NodeJS.WriteStream = process.stderr, options: ProgressDisplayOptions = {}): ProgressDisplay {
   if (stream.isTTY) {
     const bar = new cliProgress.SingleBar(
       { stream, format: ' {bar} {percentage}% | {message}', hideCursor: true, clearOnComplete: false },
@@ -19,14 +32,25 @@ export function progressDisplay(stream: NodeJS.WriteStream = process.stderr): Pr
       stop: () => bar.stop(),
     };
   }
+  const intervalMs = options.intervalMs ?? PROGRESS_LINE_INTERVAL_MS;
+  const now = options.now ?? Date.now;
   let lastDecile = -1;
+  let lastMessage = '';
+  let lastLineAt = now();
   return {
     listener: ({ fraction, message }) => {
       const decile = Math.floor(fraction * 10);
+      const at = now();
       if (decile > lastDecile) {
-        lastDecile = decile;
         stream.write(`${Math.round(fraction * 100)}% ${message}\n`);
+      } else if (message !== lastMessage && at - lastLineAt >= intervalMs) {
+        stream.write(`${(Math.floor(fraction * 1000) / 10).toFixed(1)}% ${message}\n`);
+      } else {
+        return;
       }
+      lastDecile = Math.max(lastDecile, decile);
+      lastMessage = message;
+      lastLineAt = at;
     },
     stop: () => {},
   };
