@@ -9,7 +9,8 @@
  * level deeper: the parent's child is its `after-solar` part, whose children are the solar parts.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import type { EemtPhases, WorkflowParams, WorkflowType } from '../workflows/types.js';
+import type { PartWork } from '../workflows/partWork.js';
+import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
 import type { WorkerInfo } from './queue.js';
 
 export const JOBS_QUEUE = 'eemt-jobs';
@@ -32,7 +33,7 @@ export interface PartData {
   readonly jobId: string;
   readonly workflowType: WorkflowType;
   readonly params: WorkflowParams;
-  readonly part: { readonly name: string; readonly days: readonly number[] | null; readonly eemtPhases?: EemtPhases };
+  readonly part: { readonly name: string } & PartWork;
   /** Name of the user's climate ZIP (an eemt job with its own grids, stored beside the DEM); absent for Daymet. */
   readonly climateFileName?: string;
 }

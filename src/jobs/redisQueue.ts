@@ -22,7 +22,8 @@ import {
   type PartProgress,
 } from './distributed.js';
 import { appendJobLog } from './jobLog.js';
-import { AFTER_SOLAR_PART, planParts, type PartPlan, type SplitSettings } from './partPlan.js';
+import { partWorkOf } from '../workflows/partWork.js';
+import { planParts, runsLast, type PartPlan, type SplitSettings } from './partPlan.js';
 import type { JobPaths } from './paths.js';
 import { QueueUnavailableError, type JobQueue, type QueuedJob, type QueueStatus } from './queue.js';
 import { CANCELLED_MESSAGE, workflowProgress, type SchedulerLogger } from './scheduler.js';
@@ -52,8 +53,9 @@ function partsOf(job: JobRecord, cells: number, split: SplitSettings): PartPlan[
 }
 
 /**
- * The BullMQ flow of `job`: the parent assembles, the children are the parts. A split eemt job's `after-solar` part
- * is the parent's only child and has the solar parts as its own children, so it starts once they have all finished.
+ * The BullMQ flow of `job`: the parent completes the job, the children are the parts. The last part of a split job
+ * (`assemble-products`, or eemt's `after-solar`) is the parent's only child and has the tile slices as its own children, so
+ * it starts once they have all finished.
  */
 function flowOf(job: JobRecord, parts: readonly PartPlan[]): FlowJob {
   const keep = { removeOnComplete: { age: KEEP_FINISHED_S }, removeOnFail: { age: KEEP_FINISHED_S } };
@@ -64,13 +66,13 @@ function flowOf(job: JobRecord, parts: readonly PartPlan[]): FlowJob {
       jobId: job.id,
       workflowType: job.workflow_type,
       params: workflowParamsOf(job),
-      part: { name: part.name, days: part.days, ...(part.eemtPhases ? { eemtPhases: part.eemtPhases } : {}) },
+      part: { name: part.name, ...partWorkOf(part) },
       ...(climate?.type === 'user' ? { climateFileName: climate.archive.name } : {}),
     };
     const opts = { jobId: partJobId(job.id, part.name), failParentOnFailure: true, attempts: 1, ...keep };
     return { name: part.name, queueName: PARTS_QUEUE, data, opts, ...(children ? { children } : {}) };
   };
-  const after = parts.find((part) => part.name === AFTER_SOLAR_PART);
+  const after = parts.find(runsLast);
   const children = after ? [partFlow(after, parts.filter((part) => part !== after).map((part) => partFlow(part)))] : parts.map((part) => partFlow(part));
   return { name: 'assemble', queueName: JOBS_QUEUE, data: parent, opts: { jobId: job.id, ...keep }, children };
 }

@@ -8,7 +8,8 @@
  * close, at most `maxOpenFiles` files at a time. `finish` writes the remaining tiles and then assembles the
  * Cloud Optimized GeoTIFF `<path>.cog.part` from them (`cogFile.ts`: overviews built from the tiles,
  * directory first, tiles in COG order), renames it to its final name and removes `<path>.part`; `abort`
- * removes every unfinished file's parts. No file ever appears under its final name incomplete.
+ * removes every unfinished file's parts. No file ever appears under its final name incomplete. `seal` instead
+ * keeps a file's tiles in its `.part` file for another run to assemble (a job split into tile slices).
  */
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -47,7 +48,13 @@ interface StreamedFile {
   /** Where the next appended tile goes. */
   end: number;
   queue: { tile: number; bytes: Uint8Array }[];
-  state: 'open' | 'finished';
+  state: 'open' | 'finished' | 'sealed';
+}
+
+/** The tiles a sealed file holds: its `.part` file and, per tile written, [tile index, offset, byte count]. */
+export interface SealedTiles {
+  readonly part: string;
+  readonly tiles: readonly (readonly [number, number, number])[];
 }
 
 /** Statistics of what was written, for benchmarks. */
@@ -196,6 +203,26 @@ export class GeoTiffStreams {
     file.state = 'finished';
   }
 
+  /**
+   * Writes the remaining tiles of file `id` and leaves them in `<path>.part` instead of assembling a COG (a file
+   * filled by several runs, each writing some of its tiles): returns where each tile is (offset 0 and size 0 for a
+   * tile never written). The part file is the caller's from then on; `abort` no longer removes it.
+   */
+  async seal(id: number): Promise<SealedTiles> {
+    this.checkUsable();
+    const file = this.file(id);
+    if (file.state !== 'open') throw new Error(`${file.path} is already ${file.state}`);
+    await this.flushing;
+    this.checkUsable();
+    const queued = file.queue.reduce((n, q) => n + q.bytes.length, 0);
+    await this.timed(() => this.writeQueue(file));
+    this.queuedBytes -= queued;
+    file.state = 'sealed';
+    const tiles: [number, number, number][] = [];
+    for (let tile = 0; tile < file.received.length; tile++) if (file.received[tile] === 1) tiles.push([tile, file.offsets[tile]!, file.byteCounts[tile]!]);
+    return { part: file.part, tiles };
+  }
+
   /** Finishes files `ids`, at most `maxOpenFiles` at a time; `onFinished` after each. */
   async finishAll(ids: readonly number[], onFinished: (id: number) => void = () => {}): Promise<void> {
     await forEachLimited(ids, this.maxOpenFiles, async (id) => {
@@ -293,7 +320,7 @@ function countReceived(received: Uint8Array): number {
 }
 
 /** Runs `work` on every item with at most `limit` running at once; rejects with the first failure. */
-async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachLimited<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   let failure: unknown = null;
   const lane = async () => {

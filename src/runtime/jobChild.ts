@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { format } from 'node:util';
 import { explainedByMessage, runWorkflow } from '../workflows/index.js';
+import { partWorkOf } from '../workflows/partWork.js';
 import { encodeMessage, PARENT_PID_VARIABLE, type ChildJobSpec, type ChildMessage } from './protocol.js';
 
 const writeProtocol = process.stdout.write.bind(process.stdout);
@@ -64,8 +65,7 @@ async function main(): Promise<number> {
       outDir: spec.outDir,
       params: spec.params,
       ...(spec.maxDemCells !== undefined ? { maxDemCells: spec.maxDemCells } : {}),
-      ...(spec.days ? { days: spec.days } : {}),
-      ...(spec.eemtPhases ? { eemtPhases: spec.eemtPhases } : {}),
+      ...partWorkOf(spec),
       signal: controller.signal,
       onProgress: (update) => {
         lastFraction = Math.max(lastFraction, Math.min(1, Math.max(0, update.fraction)));

@@ -2,7 +2,8 @@
  * Messages the job child sends to the service: one JSON object per line on the child's stdout.
  * Anything else the child prints (or writes to stderr) is log output and goes to the job's log file.
  */
-import type { EemtPhases, WorkflowParams, WorkflowType } from '../workflows/types.js';
+import type { PartWork } from '../workflows/partWork.js';
+import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
 
 /** The workflow has started (the DEM is about to be read). */
 export interface StartedMessage {
@@ -33,8 +34,11 @@ export interface ErrorMessage {
 
 export type ChildMessage = StartedMessage | ProgressMessage | DoneMessage | ErrorMessage;
 
-/** What the job child is asked to do. Written as `job.json` into the job folder; paths as the child sees them. */
-export interface ChildJobSpec {
+/**
+ * What the job child is asked to do. Written as `job.json` into the job folder (`part-<name>.json` for a part of a split
+ * job, with its `PartWork`); paths as the child sees them.
+ */
+export interface ChildJobSpec extends PartWork {
   readonly jobId: string;
   readonly workflowType: WorkflowType;
   readonly demPath: string;
@@ -45,10 +49,6 @@ export interface ChildJobSpec {
   readonly params: WorkflowParams;
   /** Largest DEM the job may read [cells]; no limit when absent. */
   readonly maxDemCells?: number;
-  /** Days of year to compute (a part of a split sol job, or a solar part of an eemt job); all when absent. */
-  readonly days?: readonly number[];
-  /** eemt: the phases to run (a part of a split job); the whole workflow when absent. */
-  readonly eemtPhases?: EemtPhases;
 }
 
 /** Environment variable with the pid of the process that started a plain-process job child (its watchdog's parent). */

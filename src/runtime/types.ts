@@ -3,7 +3,8 @@
  * a bubblewrap sandbox or a plain process — and reports the child's messages and log lines back.
  */
 import type { DemCellLimits } from '../workflows/demLimits.js';
-import type { EemtPhases, WorkflowParams, WorkflowType } from '../workflows/types.js';
+import { partWorkOf, type PartWork } from '../workflows/partWork.js';
+import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
 import type { ChildJobSpec, ChildMessage } from './protocol.js';
 
 export type RuntimeName = 'docker' | 'bubblewrap' | 'process';
@@ -42,20 +43,14 @@ export interface JobLaunch {
   readonly part?: JobPart;
 }
 
-/**
- * A part of a job: a name unique within the job, the days of year it computes (a sol part, or a solar part of an
- * eemt job), and for eemt which phases it runs ('solar' for the days, 'after-solar' for the rest of the job).
- */
-export interface JobPart {
+/** A part of a job: a name unique within the job and what it computes (`PartWork`). */
+export interface JobPart extends PartWork {
   readonly name: string;
-  readonly days?: readonly number[];
-  readonly eemtPhases?: EemtPhases;
 }
 
 /** What the child's job description says of `launch`'s part (nothing for a whole job). */
-export function partSpec(launch: JobLaunch): Pick<ChildJobSpec, 'days' | 'eemtPhases'> {
-  const part = launch.part;
-  return { ...(part?.days ? { days: part.days } : {}), ...(part?.eemtPhases ? { eemtPhases: part.eemtPhases } : {}) };
+export function partSpec(launch: JobLaunch): PartWork {
+  return partWorkOf(launch.part);
 }
 
 /** The job description file of `launch` in its job folder: `job.json`, or `part-<name>.json` for a part. */

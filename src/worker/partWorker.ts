@@ -29,6 +29,8 @@ import type { WorkerInfo } from '../jobs/queue.js';
 import { resultFiles } from '../jobs/results.js';
 import { CANCELLED_MESSAGE } from '../jobs/scheduler.js';
 import type { ChildMessage } from '../runtime/protocol.js';
+import { isSplitPart, partWorkOf } from '../workflows/partWork.js';
+import { removeSolarSlices } from '../workflows/sol/slices.js';
 import { containerName, type JobExit, type JobLaunch, type JobRuntime, type RunningJob } from '../runtime/types.js';
 
 /** How often a running part checks whether its job was cancelled [ms]. */
@@ -220,7 +222,7 @@ export class PartWorker {
       // eemt jobs with their own climate grids, and the solar parts of eemt jobs, need neither the Daymet cache nor the network
       cacheDir: needsDaymet ? paths.dirs.cacheDir : null,
       network: needsDaymet,
-      ...(part.days || part.eemtPhases ? { part: { name: part.name, ...(part.days ? { days: part.days } : {}), ...(part.eemtPhases ? { eemtPhases: part.eemtPhases } : {}) } } : {}),
+      ...(isSplitPart(part) ? { part: { name: part.name, ...partWorkOf(part) } } : {}),
     };
     const timer = setInterval(() => {
       void report();
@@ -249,10 +251,11 @@ export class PartWorker {
     }
   }
 
-  /** The parent of a job's parts: every part has finished; checks the job's outputs are there. */
+  /** The parent of a job's parts: every part has finished; removes the tile slices and checks the job's outputs are there. */
   private async assemble(job: Job<AssembleData>): Promise<{ files: number }> {
     const { jobId, parts } = job.data;
     if (await this.cancelled(jobId)) throw new UnrecoverableError(CANCELLED_MESSAGE);
+    await removeSolarSlices(this.options.paths.outputDir(jobId));
     const files = await resultFiles(this.options.paths.outputDir(jobId));
     if (files.length === 0) throw new UnrecoverableError('The workflow finished without producing any output');
     await appendJobLog(this.options.paths.logPath(jobId), [`[assemble on ${this.id}] ${parts.length} part(s) done, ${files.length} result files`]);

@@ -2,6 +2,12 @@
 
 export type WorkflowType = 'sol' | 'eemt';
 
+/** Slice `index` (0-based) of `count` slices of a solar year's compute tiles (`sol/slices.ts`). */
+export interface TileSlice {
+  readonly index: number;
+  readonly count: number;
+}
+
 /** Phases of an `eemt` run (see `WorkflowRun.eemtPhases`). */
 export type EemtPhases = 'all' | 'solar' | 'after-solar';
 
@@ -47,6 +53,16 @@ export interface WorkflowRun {
    * products being already in `outDir` (written by 'solar' runs of the same job).
    */
   readonly eemtPhases?: EemtPhases;
+  /**
+   * A slice of the solar year's compute tiles (a part of a job split across workers; `sol`, or `eemt` with
+   * `eemtPhases: 'solar'`): only its tiles are computed, and left under `outDir` for the run that assembles them.
+   */
+  readonly tileSlice?: TileSlice;
+  /**
+   * The solar year was computed by this many tile slices (runs with `tileSlice`): `sol` only assembles their
+   * products; `eemt` with `eemtPhases: 'after-solar'` assembles them first.
+   */
+  readonly assembleSlices?: number;
   /** `sol` only: side of the compute tiles = GeoTIFF tiles [cells], a multiple of 16 in 16–512 (default by DEM size). */
   readonly tileSize?: number;
   /** Largest DEM accepted [cells] (the service's `EEMT_MAX_DEM_CELLS`); no limit when absent. */

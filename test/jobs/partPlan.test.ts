@@ -1,46 +1,54 @@
-/** How a job is split: whole months, every day of the year exactly once, weights by days, small DEMs whole, eemt's solar phase. */
+/** How a job is split: tile slices covering the tiles once, a last part assembling them, weights summing to 1, small DEMs whole. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AFTER_SOLAR_PART, monthRanges, planParts } from '../../src/jobs/partPlan.js';
+import { AFTER_SOLAR_PART, ASSEMBLE_PART, ASSEMBLY_SHARE, planParts, runsLast } from '../../src/jobs/partPlan.js';
 import { eemtSolarShare } from '../../src/workflows/eemt/progress.js';
 
 const SPLIT = { minCells: 1000, parts: 4 };
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
-test('a large sol job: month ranges covering days 1–365 once, in order, weights summing to 1', () => {
-  for (let parts = 1; parts <= 12; parts++) {
+test('a large sol job: N tile slices, then the part assembling them; weights sum to 1', () => {
+  for (let parts = 2; parts <= 12; parts++) {
     const plan = planParts('sol', 5000, { minCells: 1000, parts });
-    assert.equal(plan.length, parts === 1 ? 1 : parts);
-    if (parts === 1) continue;
-    const days = plan.flatMap((p) => p.days!);
-    assert.deepEqual(days, Array.from({ length: 365 }, (_, i) => i + 1));
-    assert.ok(Math.abs(plan.reduce((s, p) => s + p.weight, 0) - 1) < 1e-12);
+    assert.equal(plan.length, parts + 1);
+    assert.deepEqual(plan.slice(0, parts).map((p) => p.tileSlice), Array.from({ length: parts }, (_, index) => ({ index, count: parts })));
+    assert.deepEqual(plan.map(runsLast), [...Array.from({ length: parts }, () => false), true]);
+    assert.equal(plan.at(-1)!.assembleSlices, parts);
+    assert.ok(Math.abs(sum(plan.map((p) => p.weight)) - 1) < 1e-12);
     assert.equal(new Set(plan.map((p) => p.name)).size, plan.length);
   }
   assert.deepEqual(
-    planParts('sol', 5000, SPLIT).map((p) => [p.name, p.days!.length]),
-    [['m01-03', 90], ['m04-06', 91], ['m07-09', 92], ['m10-12', 92]],
+    planParts('sol', 5000, SPLIT).map((p) => [p.name, Number(p.weight.toFixed(6))]),
+    [
+      ['tiles-1-of-4', Number(((1 - ASSEMBLY_SHARE) / 4).toFixed(6))],
+      ['tiles-2-of-4', Number(((1 - ASSEMBLY_SHARE) / 4).toFixed(6))],
+      ['tiles-3-of-4', Number(((1 - ASSEMBLY_SHARE) / 4).toFixed(6))],
+      ['tiles-4-of-4', Number(((1 - ASSEMBLY_SHARE) / 4).toFixed(6))],
+      [ASSEMBLE_PART, ASSEMBLY_SHARE],
+    ],
   );
-  assert.deepEqual(monthRanges(2), [[0, 5], [6, 11]]);
-  assert.equal(monthRanges(12).length, 12);
+  assert.ok(planParts('sol', 5000, SPLIT).every((p) => p.eemtPhases === undefined));
 });
 
-test('small DEMs are one part, sol or eemt', () => {
-  assert.deepEqual(planParts('sol', 999, SPLIT), [{ name: 'all', days: null, weight: 1 }]);
-  assert.deepEqual(planParts('eemt', 999, SPLIT, 3), [{ name: 'all', days: null, weight: 1 }]);
+test('small DEMs, or one part asked, are one part, sol or eemt', () => {
+  assert.deepEqual(planParts('sol', 999, SPLIT), [{ name: 'all', weight: 1 }]);
+  assert.deepEqual(planParts('eemt', 999, SPLIT, 3), [{ name: 'all', weight: 1 }]);
+  assert.deepEqual(planParts('sol', 5000, { minCells: 1000, parts: 1 }), [{ name: 'all', weight: 1 }]);
 });
 
-test('a large eemt job: solar parts by month ranges weighted by the solar share, then the rest of the job last', () => {
+test('a large eemt job: solar tile slices weighted by the solar share, then the rest of the job, assembling them, last', () => {
   for (const years of [1, 5]) {
     const plan = planParts('eemt', 5000, SPLIT, years);
     const solarShare = eemtSolarShare(years);
-    assert.deepEqual(plan.map((p) => [p.name, p.eemtPhases]), [
-      ['m01-03', 'solar'], ['m04-06', 'solar'], ['m07-09', 'solar'], ['m10-12', 'solar'], [AFTER_SOLAR_PART, 'after-solar'],
+    assert.deepEqual(plan.map((p) => [p.name, p.eemtPhases, p.tileSlice?.index, p.assembleSlices]), [
+      ['tiles-1-of-4', 'solar', 0, undefined],
+      ['tiles-2-of-4', 'solar', 1, undefined],
+      ['tiles-3-of-4', 'solar', 2, undefined],
+      ['tiles-4-of-4', 'solar', 3, undefined],
+      [AFTER_SOLAR_PART, 'after-solar', undefined, 4],
     ]);
-    assert.deepEqual(plan.slice(0, 4).flatMap((p) => p.days!), Array.from({ length: 365 }, (_, i) => i + 1));
-    assert.equal(plan.at(-1)!.days, null);
-    assert.ok(Math.abs(plan.slice(0, 4).reduce((s, p) => s + p.weight, 0) - solarShare) < 1e-12);
-    assert.ok(Math.abs(plan.reduce((s, p) => s + p.weight, 0) - 1) < 1e-12);
-    assert.ok(Math.abs(plan[0]!.weight - (90 / 365) * solarShare) < 1e-12);
+    assert.ok(Math.abs(sum(plan.slice(0, 4).map((p) => p.weight)) - solarShare) < 1e-12);
+    assert.ok(Math.abs(sum(plan.map((p) => p.weight)) - 1) < 1e-12);
   }
   // More climate years make the rest of the job a larger share.
   assert.ok(eemtSolarShare(1) > eemtSolarShare(5) && eemtSolarShare(5) > 0.5);

@@ -15,8 +15,9 @@
  *   6. README.txt.
  *
  * A job split across workers runs the solar phase in parts (`runEemtSolarPhase` with `eemtPhases: 'solar'` and the
- * part's days: inputs and solar only), then everything else in one run with `eemtPhases: 'after-solar'`, which checks
- * that the whole solar year is in the output folder and uses it instead of computing it.
+ * part's tile slice, or its days: inputs and solar only), then everything else in one run with `eemtPhases:
+ * 'after-solar'`, which assembles the solar year from the slices (`assembleSlices`), or checks that the whole solar
+ * year is in the output folder, and uses it instead of computing it.
  */
 import { access, mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -28,6 +29,7 @@ import { resolveEemtOptions, type EemtOptionsInput } from '../../science/eemt/in
 import { checkedDays } from '../sol/days.js';
 import { computeSolarYear, kernelParams, solarHorizonDirections, solarYearProductPaths } from '../sol/pipeline.js';
 import { DAYS_PER_YEAR } from '../sol/products.js';
+import { assembleSolarYear, readSliceManifests } from '../sol/slices.js';
 import type { EemtPhases, WorkflowResult, WorkflowRun } from '../types.js';
 import { downloadClimate, loadUserClimate, type ClimateDownloadSettings } from './climatePhase.js';
 import type { EemtDiagnostics } from './diagnostics.js';
@@ -76,13 +78,15 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
   const baseUrl = resolveDaymetBaseUrl(run.daymetBaseUrl);
   const cacheDir = run.cacheDir ?? (process.env['EEMT_CACHE_DIR']?.trim() || DEFAULT_EEMT_CACHE_DIR);
   const yearCount = yearRange.end - yearRange.start + 1;
-  const progress = new EemtProgress(run.onProgress, eemtPhaseWeights(yearCount, phases));
+  const assembling = phases === 'after-solar' && run.assembleSlices !== undefined;
+  const progress = new EemtProgress(run.onProgress, eemtPhaseWeights(yearCount, phases, assembling));
   const signal = run.signal;
 
   // 1. Inputs: everything that can fail without network or computation.
   const { dem, years } = await checkInputs(run, progress.phase('inputs'));
   // A run after the solar parts fails here, before any download, if one of them did not write its products.
-  const solarWritten = phases === 'after-solar' ? await solarYearWritten(run, dem) : null;
+  const solarWritten = phases === 'after-solar' && !assembling ? await solarYearWritten(run, dem) : null;
+  if (assembling) await readSliceManifests(run.outDir, run.assembleSlices!);
   signal?.throwIfAborted();
   await mkdir(run.outDir, { recursive: true });
 
@@ -117,7 +121,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
     signal?.throwIfAborted();
 
     // 3. Solar year with the flat-surface monthly sums (or the products of its parts, computed before).
-    const solar = solarWritten ?? (await computeSolarPhase(run, dem, progress.phase('solar')));
+    const solar = solarWritten ?? (assembling ? await assembleSolarPhase(run, dem, progress.phase('solar')) : await computeSolarPhase(run, dem, progress.phase('solar')));
     signal?.throwIfAborted();
 
     // 4. Terrain.
@@ -213,9 +217,19 @@ function computeSolarPhase(run: EemtWorkflowRun, dem: EemtDem, report: PhaseRepo
     threads: run.params.num_threads,
     flatMonthly: true,
     ...(run.days ? { days: run.days } : {}),
+    ...(run.tileSlice ? { slice: run.tileSlice } : {}),
     onProgress: (update) => report(update.fraction, update.message),
     signal: run.signal,
   });
+}
+
+/** The solar year assembled from the tile slices computed by earlier runs of the solar phase (`run.assembleSlices`). */
+async function assembleSolarPhase(run: EemtWorkflowRun, dem: EemtDem, report: PhaseReporter) {
+  const assembled = await assembleSolarYear(run.outDir, dem.grid, run.assembleSlices!, {
+    onProgress: (update) => report(update.fraction, update.message),
+    ...(run.signal ? { signal: run.signal } : {}),
+  });
+  return { files: assembled.files, threads: Math.max(1, Math.min(run.params.num_threads, availableParallelism())), directions: assembled.directions };
 }
 
 /** The whole solar year as written into the output folder by earlier runs of the solar phase; fails if a file is missing. */
@@ -241,7 +255,7 @@ export async function runEemtSolarPhase(run: EemtWorkflowRun): Promise<WorkflowR
   run.signal?.throwIfAborted();
   await mkdir(run.outDir, { recursive: true });
   const solar = await computeSolarPhase(run, dem, progress.phase('solar'));
-  progress.done(`solar radiation: ${solar.days} days written`);
+  progress.done(run.tileSlice ? `solar radiation: tile slice ${run.tileSlice.index + 1} of ${run.tileSlice.count} computed (${solar.days} days)` : `solar radiation: ${solar.days} days written`);
   return { files: solar.files, cells: dem.grid.width * dem.grid.height, validCells: dem.validCount, days: solar.days, seconds: (performance.now() - started) / 1000 };
 }
 

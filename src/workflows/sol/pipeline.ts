@@ -11,10 +11,11 @@
  * tiles waiting to be written are bounded by the writer's budget (workers wait for it).
  */
 import { availableParallelism } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGeodesy } from '../../raster/geodesy.js';
 import { GeoTiffStreams } from '../../raster/geoTiffStreams.js';
-import { readDem } from '../../raster/readGeoTiff.js';
+import { readDem, readDemGrid } from '../../raster/readGeoTiff.js';
 import { demReadLimits } from '../demLimits.js';
 import type { Dem, GridSpec } from '../../raster/types.js';
 import { rasterTiling, tileCompression } from '../../raster/writeGeoTiff.js';
@@ -35,6 +36,7 @@ import {
   monthlyGlobalPath,
 } from './products.js';
 import { TileProgress } from './progress.js';
+import { assembleSolarYear, checkTileSlice, sliceFolder, sliceTiles, writeSliceManifest, type SliceProduct, type TileSlice } from './slices.js';
 
 import { WorkerPool, abortError } from './workerPool.js';
 
@@ -65,12 +67,19 @@ export interface SolarYearOptions {
   readonly flatMonthly?: boolean;
   /** zlib level of the GeoTIFF tiles (default: the writer's). */
   readonly deflateLevel?: number;
+  /**
+   * Compute only this slice of the tiles and leave them in the slice's folder under `outDir` for
+   * `assembleSolarYear` (slices.ts), instead of writing the products (a job split across workers).
+   */
+  readonly slice?: TileSlice;
   readonly onProgress?: ProgressListener;
   readonly signal?: AbortSignal;
 }
 
 export interface SolarYearResult {
+  /** The products written (none for a slice: its tiles wait for assembly). */
   readonly files: string[];
+  /** Valid cells of the DEM (of the slice's tiles for a slice). */
   readonly validCells: number;
   readonly threads: number;
   readonly directions: number;
@@ -129,6 +138,10 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     convergenceRad: options.azimuthReference === 'grid-north' ? 0 : geodesy.convergenceRad(col, row),
   }));
   const tiles = planComputeTiles(tiling, sunSize, sunTiles, terrain.elevation);
+  const slice = options.slice ? checkTileSlice(options.slice) : null;
+  const runTiles = slice ? sliceTiles(tiles, slice) : tiles;
+  const positionOf = new Map(tiles.map((tile, k) => [tile, k]));
+  const writeDir = slice ? sliceFolder(options.outDir, slice) : options.outDir;
   const compression = tileCompression({ level: options.deflateLevel });
   const setup: WorkerSetup = {
     terrain,
@@ -152,16 +165,18 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     NEAR_FIELD_STEPS: String(layout?.nearSteps ?? 0),
   };
 
-  const threads = Math.max(1, Math.min(options.threads, availableParallelism(), tiles.length));
+  const threads = Math.max(1, Math.min(options.threads, availableParallelism(), Math.max(1, runTiles.length)));
   const pool = new WorkerPool(threads, setup, options.signal);
   const streams = new GeoTiffStreams();
   const totals = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
   try {
-    const files = await createProducts(streams, options.outDir, grid, tileSize, days, months, setup.flat, metadata);
+    // a slice run again (its worker was lost) starts from nothing
+    if (slice) await rm(writeDir, { recursive: true, force: true });
+    const files = await createProducts(streams, writeDir, grid, tileSize, days, months, setup.flat, metadata);
     options.signal?.throwIfAborted();
-    const progress = new TileProgress(tiles, days.length, 1 - FINISH_PROGRESS_SHARE, report);
+    const progress = new TileProgress(runTiles, days.length, 1 - FINISH_PROGRESS_SHARE, report);
     await pool.run(
-      tiles.map((_, tile): WorkerTask => ({ type: 'tile', tile })),
+      runTiles.map((tile): WorkerTask => ({ type: 'tile', tile: positionOf.get(tile)! })),
       (reply) => {
         const tile = 'tile' in reply ? tiles[reply.tile]! : null;
         if (reply.type === 'horizons') progress.horizons(tile!, reply.fraction);
@@ -181,11 +196,17 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
       () => streams.ready(),
     );
     options.signal?.throwIfAborted();
-    await finishProducts(streams, files.ids, report);
+    const validCells = slice ? runTiles.reduce((n, tile) => n + tile.validCells, 0) : dem.validCount;
+    if (slice) {
+      const products = await sealProducts(streams, files);
+      await writeSliceManifest(writeDir, { slice, width, height, tileSize, days: days.length, directions: layout?.directions ?? 0, validCells, products });
+    } else {
+      await finishProducts(streams, files.ids, report);
+    }
     const writes = streams.stats();
     return {
-      files: files.paths.sort(),
-      validCells: dem.validCount,
+      files: slice ? [] : files.paths.sort(),
+      validCells,
       threads,
       directions: layout?.directions ?? 0,
       days: days.length,
@@ -233,6 +254,8 @@ interface ProductFiles {
   readonly monthly: Map<number, { global: number; flat: number | null }>;
   readonly ids: number[];
   readonly paths: string[];
+  /** Band description and metadata by id. */
+  readonly tags: { description: string; metadata: Record<string, string> }[];
 }
 
 /** Creates every product file (as an empty `.part` that collects its tiles). */
@@ -279,7 +302,7 @@ async function createProducts(
     grid,
     specs.map((spec) => ({ path: join(outDir, spec.path), options: { tileSize, description: spec.description, metadata: spec.metadata } })),
   );
-  const files: ProductFiles = { daily: new Map(), monthly: new Map(), ids, paths: specs.map((spec) => spec.path) };
+  const files: ProductFiles = { daily: new Map(), monthly: new Map(), ids, paths: specs.map((spec) => spec.path), tags: specs };
   let k = 0;
   for (const day of days) {
     files.daily.set(day, { global: ids[k]!, hours: ids[k + 1]! });
@@ -304,6 +327,16 @@ async function finishProducts(streams: GeoTiffStreams, ids: readonly number[], r
   });
 }
 
+/** Keeps every product's tiles in its part file (a slice's products), listing where they are for the assembly. */
+async function sealProducts(streams: GeoTiffStreams, files: ProductFiles): Promise<SliceProduct[]> {
+  const products: SliceProduct[] = [];
+  for (let k = 0; k < files.ids.length; k++) {
+    const sealed = await streams.seal(files.ids[k]!);
+    products.push({ path: files.paths[k]!, description: files.tags[k]!.description, metadata: files.tags[k]!.metadata, tiles: sealed.tiles });
+  }
+  return products;
+}
+
 function addTimings(totals: { horizonSeconds: number; kernelSeconds: number; encodeSeconds: number; rawBytes: number }, t: TileTimings): void {
   totals.horizonSeconds += t.horizonSeconds;
   totals.kernelSeconds += t.kernelSeconds;
@@ -322,6 +355,13 @@ export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> 
   validateWorkflowParams(run.params);
   checkedDays(run.days);
   if (run.tileSize !== undefined) checkTileSize(run.tileSize);
+  if (run.assembleSlices !== undefined) {
+    // the slices computed everything: only the DEM's grid is needed
+    const grid = await readDemGrid(run.demPath, demReadLimits(run.maxDemCells));
+    const assembled = await assembleSolarYear(run.outDir, grid, run.assembleSlices, { ...(run.onProgress ? { onProgress: run.onProgress } : {}), ...(run.signal ? { signal: run.signal } : {}) });
+    run.onProgress?.({ fraction: 1, message: 'sol products assembled' });
+    return { files: assembled.files, cells: grid.width * grid.height, validCells: assembled.validCells, days: assembled.days, seconds: (performance.now() - started) / 1000 };
+  }
   const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
@@ -329,10 +369,11 @@ export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> 
     threads: run.params.num_threads,
     ...(run.days ? { days: run.days } : {}),
     ...(run.tileSize !== undefined ? { tileSize: run.tileSize } : {}),
+    ...(run.tileSlice ? { slice: run.tileSlice } : {}),
     onProgress: run.onProgress,
     signal: run.signal,
   });
-  run.onProgress?.({ fraction: 1, message: 'sol products written' });
+  run.onProgress?.({ fraction: 1, message: run.tileSlice ? `tile slice ${run.tileSlice.index + 1} of ${run.tileSlice.count} computed` : 'sol products written' });
   return {
     files: result.files,
     cells: dem.grid.width * dem.grid.height,

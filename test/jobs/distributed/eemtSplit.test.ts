@@ -1,6 +1,6 @@
 // Needs: gdal, redis
 /**
- * A large eemt job on the distributed queue: its solar phase is split into month-range parts on two workers, then
+ * A large eemt job on the distributed queue: its solar phase is split into tile-slice parts on two workers, then
  * one worker runs the rest of the job (Daymet climate from a local stand-in, terrain, EEMT maps, README) with the
  * solar year the parts wrote. Every GeoTIFF equals a single-host run of the same job; progress is combined and
  * monotonic.
@@ -75,11 +75,11 @@ describe('distributed queue: a split eemt job', () => {
     assert.ok(new Set(progress.filter((p) => p > 10 && p < 90)).size >= 2, `combined progress moved within 10–90: ${[...new Set(progress)].join(',')}`);
 
     // The solar parts ran on both workers and had all ended before the rest of the job started, once.
-    const solarHosts = new Set([...log.matchAll(/\[part m\d\d-\d\d on ([^\]]+)\] started/g)].map((m) => m[1]));
+    const solarHosts = new Set([...log.matchAll(/\[part tiles-\d+-of-\d+ on ([^\]]+)\] started/g)].map((m) => m[1]));
     assert.equal(solarHosts.size, 2, `solar parts ran on both workers:\n${log}`);
     const afterStarts = [...log.matchAll(/\[part after-solar on [^\]]+\] started/g)];
     assert.equal(afterStarts.length, 1, log);
-    const lastSolarExit = Math.max(...[...log.matchAll(/\[part m\d\d-\d\d on [^\]]+\] job process exited/g)].map((m) => m.index));
+    const lastSolarExit = Math.max(...[...log.matchAll(/\[part tiles-\d+-of-\d+ on [^\]]+\] job process exited/g)].map((m) => m.index));
     assert.ok(lastSolarExit < afterStarts[0]!.index, `the rest started after the solar parts:\n${log}`);
 
     const output = join(data, 'results', id, 'output');

@@ -2,7 +2,7 @@
 /**
  * The distributed queue end to end on one machine: a real redis-server (AOF on) on a free loopback port, the
  * service with EEMT_REDIS_URL, and `eemt worker` processes on the same data folders. A large sol job is split into
- * month-range parts run by two workers; its products equal a single-host run. Redis down at submission, Redis
+ * tile-slice parts run by two workers and assembled; its products equal a single-host run. Redis down at submission, Redis
  * restarted under a running job, cancel reaching the worker and a service restart are each checked here.
  */
 import assert from 'node:assert/strict';
@@ -82,7 +82,7 @@ describe('distributed queue (Redis, two workers)', () => {
 
     assert.equal(await assertSameProducts(join(data, 'results', id, 'output'), reference), 742);
     const log = readFileSync(join(data, 'results', id, 'job.log'), 'utf8');
-    const hosts = new Set([...log.matchAll(/\[part m\d\d-\d\d on ([^\]]+)\] started/g)].map((m) => m[1]));
+    const hosts = new Set([...log.matchAll(/\[part tiles-\d+-of-\d+ on ([^\]]+)\] started/g)].map((m) => m[1]));
     assert.equal(hosts.size, 2, `parts ran on both workers:\n${log}`);
     assert.ok(!existsSync(join(data, 'temp', id)), 'scratch space removed');
   });
@@ -170,8 +170,8 @@ describe('distributed queue (Redis, two workers)', () => {
     const { job } = await follow(id, 180_000);
     assert.equal(job.status, 'completed', job.error_message);
     const log = readFileSync(join(data, 'results', id, 'job.log'), 'utf8');
-    const starts = [...log.matchAll(/\[part (m\d\d-\d\d) on [^\]]+\] started/g)].map((m) => m[1]);
-    assert.deepEqual([...starts].sort(), ['m01-03', 'm04-06', 'm07-09', 'm10-12'], `each part started once:\n${log}`);
+    const starts = [...log.matchAll(/\[part (tiles-\d+-of-\d+|assemble-products) on [^\]]+\] started/g)].map((m) => m[1]);
+    assert.deepEqual([...starts].sort(), ['assemble-products', 'tiles-1-of-4', 'tiles-2-of-4', 'tiles-3-of-4', 'tiles-4-of-4'], `each part started once:\n${log}`);
     assert.equal(await assertSameProducts(join(data, 'results', id, 'output'), reference), 742);
   });
 });

@@ -259,3 +259,10 @@ test('a run after the solar parts fails before any download when the solar year 
   await assert.rejects(r.promise, /^Error: The solar phase did not write global\/daily\/total_sun_day_1\.tif; the EEMT maps need the whole solar year$/);
   assert.equal(server.requests.length, before, 'no climate request');
 });
+
+test('a run after solar tile slices fails before any download when a slice did not finish', async () => {
+  const before = server.requests.length;
+  const r = run(mcnCrop, { eemtPhases: 'after-solar', assembleSlices: 2 });
+  await assert.rejects(r.promise, /Tile slice [12] of 2 did not finish \(no manifest in \.solar-slices\); the solar year cannot be assembled/);
+  assert.equal(server.requests.length, before, 'no climate request');
+});

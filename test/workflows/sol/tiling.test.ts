@@ -1,15 +1,18 @@
 /**
  * Tile borders must not show: a run cut into 16-cell tiles writes exactly what a run in one tile writes, on
- * terrain whose long low-sun shadows cross many tile borders.
+ * terrain whose long low-sun shadows cross many tile borders; and a run split into tile slices (computed apart,
+ * as workers of the distributed queue do, then assembled) writes the same files, byte for byte.
  */
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRaster } from '../../../src/raster/index.js';
 import type { Dem } from '../../../src/raster/types.js';
 import { computeSolarYear } from '../../../src/workflows/sol/index.js';
+import { assembleSolarYear, removeSolarSlices, sliceTiles, SLICES_FOLDER } from '../../../src/workflows/sol/slices.js';
+import type { ComputeTile } from '../../../src/workflows/sol/plan.js';
 import { utm13Grid } from '../../helpers/grids.js';
 
 const params = { stepMinutes: 20, linkeTurbidity: 3, albedo: 0.2 };
@@ -85,4 +88,51 @@ test('a run in 16-cell tiles equals a run in one tile, value for value, while sh
     for (let col = 0; col < WIDTH; col++) if (hours[row * WIDTH + col]! < openHours[row * WIDTH + col]! - 0.1) shadedFarNorth++;
   }
   assert.ok(shadedFarNorth > 100, `${shadedFarNorth} cells 16–24 rows north of the wall lose sun to it`);
+});
+
+test('tile slices: every tile in exactly one slice, the slices\' valid cells within one tile of each other', () => {
+  const tile = (index: number, validCells: number) => ({ index, validCells }) as unknown as ComputeTile;
+  const tiles = [900, 256, 256, 0, 256, 100, 256, 256, 30, 256, 256].map((cells, k) => tile(k, cells));
+  for (const count of [1, 2, 3, 4, 11, 15]) {
+    const slices = Array.from({ length: count }, (_, index) => sliceTiles(tiles, { index, count }));
+    const owners = tiles.map((t) => slices.filter((s) => s.includes(t)).length);
+    assert.deepEqual(owners, tiles.map(() => 1), `${count} slices`);
+    for (const s of slices) assert.deepEqual(s.map((t) => t.index), [...s.map((t) => t.index)].sort((a, b) => a - b), 'in plan order');
+    const loads = slices.map((s) => s.reduce((n, t) => n + Math.max(1, t.validCells), 0));
+    // longest-processing-time first: no slice has more than the lightest one plus the largest tile
+    assert.ok(Math.max(...loads) - Math.min(...loads) <= 900, `${count} slices: ${loads.join(', ')}`);
+  }
+  assert.deepEqual(sliceTiles(tiles, { index: 0, count: 2 }).map((t) => t.index), [0, 7, 10]);
+  assert.throws(() => sliceTiles(tiles, { index: 2, count: 2 }), /0 ≤ index < count/);
+  assert.throws(() => sliceTiles(tiles, { index: 0, count: 0 }), /0 ≤ index < count/);
+});
+
+test('a run in 3 tile slices, assembled, writes the files of a single run byte for byte; a missing slice is named', async () => {
+  const dem = wallDem();
+  const days = [...Array.from({ length: 31 }, (_, i) => i + 1), 355];
+  const single = join(work, 'single');
+  const split = join(work, 'split');
+  const reference = await computeSolarYear(dem, { outDir: single, params, threads: 2, days, tileSize: 16, flatMonthly: true });
+  const count = 3;
+  const slices = [];
+  for (let index = 0; index < count; index++) {
+    slices.push(await computeSolarYear(dem, { outDir: split, params, threads: 1, days, tileSize: 16, flatMonthly: true, slice: { index, count } }));
+  }
+  assert.ok(slices.every((s) => s.files.length === 0), 'a slice writes no product');
+  assert.equal(slices.reduce((n, s) => n + s.validCells, 0), dem.validCount);
+  // a slice lost with its worker runs again from nothing
+  await computeSolarYear(dem, { outDir: split, params, threads: 2, days, tileSize: 16, flatMonthly: true, slice: { index: 1, count } });
+
+  await assert.rejects(assembleSolarYear(split, dem.grid, 4), /Tile slice \d of 4 did not finish/);
+  const assembled = await assembleSolarYear(split, dem.grid, count);
+  assert.deepEqual(assembled.files, reference.files);
+  assert.ok(assembled.files.includes('global/monthly/flat_total_sun_jan_sum.tif'));
+  assert.equal(assembled.validCells, dem.validCount);
+  for (const file of reference.files) assert.ok(readFileSync(join(split, file)).equals(readFileSync(join(single, file))), `${file} differs`);
+  // an assembly stopped half way runs again; the slices stay until the job removes them
+  await assembleSolarYear(split, dem.grid, count);
+  assert.ok(readFileSync(join(split, reference.files[0]!)).equals(readFileSync(join(single, reference.files[0]!))));
+  await removeSolarSlices(split);
+  assert.ok(!existsSync(join(split, SLICES_FOLDER)));
+  await assert.rejects(assembleSolarYear(split, dem.grid, count), /Tile slice 1 of 3 did not finish/);
 });

@@ -1,0 +1,175 @@
+/**
+ * A solar year split into tile slices, for a job run by several workers (the distributed queue). Each slice
+ * computes some of the compute tiles, for every requested day, and leaves their compressed tiles in a folder of its
+ * own under the output folder (`.solar-slices/slice-K-of-N/`: one `.part` file of tiles per product and a manifest
+ * written last). One more run then assembles every product from the slices' tiles (`assembleSolarYear`) and
+ * removes the slices. A tile is computed exactly as in a single run — its horizons depend only on the resident
+ * DEM, its sun only on the sun tiles — so the assembled files are the files of a single run. Unlike a split by
+ * days, no slice repeats another's horizons. The slices are removed when the job is complete (`removeSolarSlices`).
+ */
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { GeoTiffStreams, forEachLimited } from '../../raster/geoTiffStreams.js';
+import type { GridSpec } from '../../raster/types.js';
+import type { ProgressListener, TileSlice } from '../types.js';
+import type { ComputeTile } from './plan.js';
+
+export type { TileSlice } from '../types.js';
+
+/** Folder under the output folder holding the slices until they are assembled. */
+export const SLICES_FOLDER = '.solar-slices';
+const MANIFEST = 'manifest.json';
+/** Most slices of one job. */
+export const MAX_TILE_SLICES = 256;
+
+/** Checks a slice: integers with 0 ≤ index < count ≤ MAX_TILE_SLICES. */
+export function checkTileSlice(slice: TileSlice): TileSlice {
+  const { index, count } = slice;
+  if (!Number.isInteger(count) || count < 1 || count > MAX_TILE_SLICES || !Number.isInteger(index) || index < 0 || index >= count) {
+    throw new RangeError(`tile slice must be 0 ≤ index < count ≤ ${MAX_TILE_SLICES}, got ${index} of ${count}`);
+  }
+  return slice;
+}
+
+/** The folder of `slice`'s tiles under `outDir`. */
+export function sliceFolder(outDir: string, slice: TileSlice): string {
+  return join(outDir, SLICES_FOLDER, `slice-${slice.index + 1}-of-${slice.count}`);
+}
+
+/**
+ * The compute tiles of `slice`: the tiles are dealt out largest first (by valid cells, the measure of their work)
+ * to the slice with the fewest cells so far, ties to the lower index — longest-processing-time-first, so the
+ * slices' work differs by at most one tile. Every tile belongs to exactly one slice.
+ */
+export function sliceTiles(tiles: readonly ComputeTile[], slice: TileSlice): ComputeTile[] {
+  checkTileSlice(slice);
+  const order = tiles.map((tile, k) => ({ tile, k })).sort((a, b) => b.tile.validCells - a.tile.validCells || a.k - b.k);
+  const load = new Array<number>(slice.count).fill(0);
+  const mine: { tile: ComputeTile; k: number }[] = [];
+  for (const entry of order) {
+    let target = 0;
+    for (let s = 1; s < slice.count; s++) if (load[s]! < load[target]!) target = s;
+    // an empty tile still costs its padding: count it as one cell
+    load[target]! += Math.max(1, entry.tile.validCells);
+    if (target === slice.index) mine.push(entry);
+  }
+  return mine.sort((a, b) => a.k - b.k).map((entry) => entry.tile);
+}
+
+/** One product file as a slice holds it: its path under the output folder, tags, and its tiles in the `.part` file. */
+export interface SliceProduct {
+  readonly path: string;
+  readonly description: string;
+  readonly metadata: Readonly<Record<string, string>>;
+  /** [tile index, offset in the part file, byte count] per tile the slice computed. */
+  readonly tiles: readonly (readonly [number, number, number])[];
+}
+
+/** What a finished slice wrote. */
+export interface SliceManifest {
+  readonly slice: TileSlice;
+  readonly width: number;
+  readonly height: number;
+  readonly tileSize: number;
+  readonly days: number;
+  readonly directions: number;
+  readonly validCells: number;
+  readonly products: readonly SliceProduct[];
+}
+
+/** The part file of `product` in the slice folder `folder`. */
+export function slicePartPath(folder: string, productPath: string): string {
+  return join(folder, `${productPath}.part`);
+}
+
+/** Writes the manifest of a finished slice (last, and atomically: a slice without one is unfinished). */
+export async function writeSliceManifest(folder: string, manifest: SliceManifest): Promise<void> {
+  const target = join(folder, MANIFEST);
+  await writeFile(`${target}.tmp`, JSON.stringify(manifest));
+  await rename(`${target}.tmp`, target);
+}
+
+/** The manifests of the `count` slices under `outDir`; fails naming the first slice that did not finish. */
+export function readSliceManifests(outDir: string, count: number): Promise<SliceManifest[]> {
+  return Promise.all(Array.from({ length: count }, (_, index) => readSliceManifest(outDir, checkTileSlice({ index, count }))));
+}
+
+async function readSliceManifest(outDir: string, slice: TileSlice): Promise<SliceManifest> {
+  const path = join(sliceFolder(outDir, slice), MANIFEST);
+  let manifest: SliceManifest;
+  try {
+    manifest = JSON.parse(await readFile(path, 'utf8')) as SliceManifest;
+  } catch {
+    throw new Error(`Tile slice ${slice.index + 1} of ${slice.count} did not finish (no manifest in ${SLICES_FOLDER}); the solar year cannot be assembled`);
+  }
+  if (manifest.slice?.index !== slice.index || manifest.slice?.count !== slice.count || !Array.isArray(manifest.products)) {
+    throw new Error(`${path} is not the manifest of tile slice ${slice.index + 1} of ${slice.count}`);
+  }
+  return manifest;
+}
+
+/** Removes the tile slices under `outDir` (once the job that assembled them is complete). */
+export async function removeSolarSlices(outDir: string): Promise<void> {
+  await rm(join(outDir, SLICES_FOLDER), { recursive: true, force: true });
+}
+
+export interface AssembledSolarYear {
+  /** Product paths relative to the output folder, sorted. */
+  readonly files: string[];
+  readonly days: number;
+  readonly directions: number;
+  readonly validCells: number;
+}
+
+/**
+ * Assembles every product of the solar year from the tiles of `count` slices under `outDir` on `grid`, as Cloud
+ * Optimized GeoTIFFs under their final names. Fails naming the slice when one is missing or incomplete, or when the
+ * slices do not cover every tile of every product exactly once. The slices stay (an assembly stopped half way can
+ * run again) until the job is complete: `removeSolarSlices`.
+ */
+export async function assembleSolarYear(
+  outDir: string,
+  grid: GridSpec,
+  count: number,
+  options: { readonly onProgress?: ProgressListener; readonly signal?: AbortSignal } = {},
+): Promise<AssembledSolarYear> {
+  const manifests = await readSliceManifests(outDir, count);
+  const slices = manifests.map((m) => m.slice);
+  const first = manifests[0]!;
+  for (const m of manifests) {
+    const same = m.width === grid.width && m.height === grid.height && m.tileSize === first.tileSize && m.days === first.days && m.directions === first.directions;
+    if (!same || m.products.length !== first.products.length || m.products.some((p, k) => p.path !== first.products[k]!.path)) {
+      throw new Error(`Tile slice ${m.slice.index + 1} of ${count} was computed with other settings than slice 1; the solar year cannot be assembled`);
+    }
+  }
+  const report = options.onProgress ?? (() => {});
+  const streams = new GeoTiffStreams();
+  let done = 0;
+  try {
+    await forEachLimited(first.products, 8, async (product) => {
+      options.signal?.throwIfAborted();
+      const k = first.products.indexOf(product);
+      const id = await streams.create(join(outDir, product.path), grid, { tileSize: first.tileSize, description: product.description, metadata: product.metadata });
+      for (let s = 0; s < count; s++) {
+        const bytes = await readFile(slicePartPath(sliceFolder(outDir, slices[s]!), product.path));
+        for (const [tile, offset, length] of manifests[s]!.products[k]!.tiles) {
+          if (!(offset >= 0 && length > 0 && offset + length <= bytes.length)) throw new Error(`Tile slice ${s + 1} of ${count}: tile ${tile} of ${product.path} lies outside its part file`);
+          streams.add(id, tile, bytes.subarray(offset, offset + length));
+        }
+        await streams.ready();
+      }
+      await streams.finish(id);
+      done++;
+      report({ fraction: done / first.products.length, message: `assembling the solar year: ${done}/${first.products.length} files` });
+    });
+  } catch (error) {
+    await streams.abort();
+    throw error;
+  }
+  return {
+    files: first.products.map((p) => p.path).sort(),
+    days: first.days,
+    directions: first.directions,
+    validCells: manifests.reduce((n, m) => n + m.validCells, 0),
+  };
+}
