@@ -1,13 +1,14 @@
 // `npm run bench -- --scale-out` (or `node bench/scale-out.bench.mjs` after `npm run build`): the distributed
 // queue with one worker against two workers, each worker one part at a time with one thread, on the same `sol`
-// job (the 912 × 844 DEM bench/data/mcn_2m5.tif, made by sol.bench.mjs; split into --parts month ranges).
+// job (the 912 × 844 DEM bench/data/mcn_2m5.tif, made by sol.bench.mjs; split into --parts tile slices and the
+// part that assembles them).
 // Starts its own redis-server (temp folder, free loopback port) and the built service (dist/server/main.js)
 // with EEMT_REDIS_URL; the workers are `node dist/worker/main.js` processes on this machine (one host: on a
 // 2-core machine two workers with one thread each use both cores). Prints one JSON report.
 //
 //   --dem PATH     another DEM (default bench/data/mcn_2m5.tif)
 //   --step N       time step in minutes (default 15)
-//   --parts N      parts of the job (EEMT_SPLIT_PARTS, default 4)
+//   --parts N      tile slices of the job (EEMT_SPLIT_PARTS, default 4)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';

@@ -29,13 +29,21 @@ export const DEFAULT_LOCK_MS = 60_000;
 /** Times a part may be recovered after its worker stopped renewing its lock before it fails. */
 export const MAX_STALLED_COUNT = 2;
 
+/** A part's name and work. */
+export type PartSpec = { readonly name: string } & PartWork;
+
 export interface PartData {
   readonly jobId: string;
   readonly workflowType: WorkflowType;
   readonly params: WorkflowParams;
-  readonly part: { readonly name: string } & PartWork;
+  readonly part: PartSpec & {
+    /** The last part of a split sol job: the other shares of the assembly, added to the queue as its children when it starts. */
+    readonly helpers?: readonly PartSpec[];
+  };
   /** Name of the user's climate ZIP (an eemt job with its own grids, stored beside the DEM); absent for Daymet. */
   readonly climateFileName?: string;
+  /** Set by the last part once its own share is assembled: run again, it only waits for the other shares. */
+  readonly ownShareDone?: boolean;
 }
 
 export interface AssembleData {
@@ -53,6 +61,19 @@ export interface PartProgress {
 }
 
 export const partJobId = (jobId: string, part: string) => `${jobId}_${part}`;
+
+/** Finished flows stay this long in Redis (the database keeps the record) [s]. */
+export const KEEP_FINISHED_S = 7 * 24 * 3600;
+
+/** BullMQ removal settings of finished jobs. */
+export function finishedJobsKept() {
+  return { removeOnComplete: { age: KEEP_FINISHED_S }, removeOnFail: { age: KEEP_FINISHED_S } };
+}
+
+/** BullMQ options of part `part` of job `jobId`: its id, one attempt (stalled parts are recovered apart), failing the job with it. */
+export function partJobOptions(jobId: string, part: string) {
+  return { jobId: partJobId(jobId, part), failParentOnFailure: true, attempts: 1, ...finishedJobsKept() };
+}
 export const cancelledKey = (jobId: string) => `${CANCELLED_KEY_PREFIX}${jobId}`;
 export const workerKey = (workerId: string) => `${WORKER_KEY_PREFIX}${workerId}`;
 

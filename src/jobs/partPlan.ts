@@ -1,13 +1,15 @@
 /**
  * How a job is split into parts for the distributed queue. A large `sol` job is split into tile slices: each part
  * computes a share of the compute tiles for every day (no part repeats another's horizons) and leaves their
- * compressed tiles on the shared storage; one more part, `assemble-products`, runs after them and writes every product
- * from the slices' tiles — the files of a single run, value for value (`workflows/sol/slices.ts`). A large `eemt`
+ * compressed tiles on the shared storage; the part `assemble-products` runs after them and writes the products from
+ * the slices' tiles — the files of a single run, byte for byte (`workflows/sol/slices.ts`). The products are
+ * assembled in as many shares as there are slices: `assemble-products` adds the other shares to the queue when it
+ * starts, so the workers assemble side by side, and completes once they have all finished. A large `eemt`
  * job splits its solar phase the same way; its last part, `after-solar`, assembles the solar year and does the
  * rest of the job (climate, terrain, EEMT maps, README). DEMs under the split threshold are one part.
  */
 import { eemtSolarShare } from '../workflows/eemt/progress.js';
-import type { PartWork } from '../workflows/partWork.js';
+import { MAX_TILE_SLICES, type PartWork } from '../workflows/partWork.js';
 import type { WorkflowType } from '../workflows/types.js';
 
 /** Default of `EEMT_SPLIT_MIN_CELLS`: DEMs from this many cells (about 700 × 700) are split. */
@@ -26,10 +28,15 @@ export const DEFAULT_SPLIT_PARTS = 4;
 export const ASSEMBLY_SHARE = 0.03;
 
 export interface PartPlan extends PartWork {
-  /** Unique within the job: `all`, `tiles-K-of-N`, `assemble-products` or `after-solar`. */
+  /** Unique within the job: `all`, `tiles-K-of-N`, `assemble-products[-K-of-N]` or `after-solar`. */
   readonly name: string;
   /** Share of the job's work, for the combined progress. */
   readonly weight: number;
+  /**
+   * Added by the job's last part when it starts (`assemble-products` adds the other shares of the assembly, so
+   * every idle worker helps); not in the queue before, as they need every slice.
+   */
+  readonly addedByLastPart?: boolean;
 }
 
 /** Name of the part of a split sol job that assembles the products from the slices. */
@@ -42,9 +49,9 @@ export interface SplitSettings {
   readonly parts: number;
 }
 
-/** Whether `part` runs after every other part of its job (it assembles their slices). */
+/** Whether `part` is the last part of its job's flow: it starts once every slice has finished (it assembles them). */
 export function runsLast(part: PartPlan): boolean {
-  return part.assembleSlices !== undefined;
+  return part.assembleSlices !== undefined && !part.addedByLastPart;
 }
 
 /**
@@ -52,7 +59,7 @@ export function runsLast(part: PartPlan): boolean {
  * A split job lists its tile slices first and the part that assembles them last (it runs once they have all finished).
  */
 export function planParts(type: WorkflowType, cells: number, split: SplitSettings, yearCount = 1): PartPlan[] {
-  const count = Math.min(256, Math.floor(split.parts));
+  const count = Math.min(MAX_TILE_SLICES, Math.floor(split.parts));
   if (cells < split.minCells || !(count > 1)) return [{ name: 'all', weight: 1 }];
   const solarShare = type === 'eemt' ? eemtSolarShare(yearCount) : 1 - ASSEMBLY_SHARE;
   const parts: PartPlan[] = Array.from({ length: count }, (_, index) => ({
@@ -61,7 +68,20 @@ export function planParts(type: WorkflowType, cells: number, split: SplitSetting
     tileSlice: { index, count },
     ...(type === 'eemt' ? { eemtPhases: 'solar' as const } : {}),
   }));
-  const last = type === 'eemt' ? { name: AFTER_SOLAR_PART, eemtPhases: 'after-solar' as const } : { name: ASSEMBLE_PART };
-  parts.push({ ...last, weight: 1 - solarShare, assembleSlices: count });
+  if (type === 'eemt') {
+    // its last part assembles the solar year, then runs the rest of the job
+    parts.push({ name: AFTER_SOLAR_PART, eemtPhases: 'after-solar', weight: 1 - solarShare, assembleSlices: count });
+    return parts;
+  }
+  // the assembly in `count` shares: the first is the flow's last part, which adds the others when it starts
+  for (let index = 0; index < count; index++) {
+    parts.push({
+      name: index === 0 ? ASSEMBLE_PART : `${ASSEMBLE_PART}-${index + 1}-of-${count}`,
+      weight: ASSEMBLY_SHARE / count,
+      assembleSlices: count,
+      assemblyShare: { index, count },
+      ...(index > 0 ? { addedByLastPart: true } : {}),
+    });
+  }
   return parts;
 }

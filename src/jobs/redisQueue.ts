@@ -14,7 +14,10 @@ import {
   PARTS_QUEUE,
   cancelledKey,
   liveWorkers,
+  KEEP_FINISHED_S,
+  finishedJobsKept,
   partJobId,
+  partJobOptions,
   redisAddress,
   redisConnection,
   type AssembleData,
@@ -34,8 +37,6 @@ import { workflowParamsOf, type JobRecord } from './types.js';
 const RECONCILE_INTERVAL_MS = 1000;
 /** Longest wait for Redis to take a new flow before the submission is refused [ms]. */
 const ENQUEUE_TIMEOUT_MS = 5000;
-/** Finished flows stay in Redis this long [s] (the database keeps the record). */
-const KEEP_FINISHED_S = 7 * 24 * 3600;
 
 export interface RedisJobQueueOptions {
   readonly store: JobStore;
@@ -55,25 +56,27 @@ function partsOf(job: JobRecord, cells: number, split: SplitSettings): PartPlan[
 /**
  * The BullMQ flow of `job`: the parent completes the job, the children are the parts. The last part of a split job
  * (`assemble-products`, or eemt's `after-solar`) is the parent's only child and has the tile slices as its own children, so
- * it starts once they have all finished.
+ * it starts once they have all finished; `assemble-products` adds the other shares of the assembly as its own
+ * children when it starts (the worker, `partJobOptions`).
  */
 function flowOf(job: JobRecord, parts: readonly PartPlan[]): FlowJob {
-  const keep = { removeOnComplete: { age: KEEP_FINISHED_S }, removeOnFail: { age: KEEP_FINISHED_S } };
+  const keep = finishedJobsKept();
   const parent: AssembleData = { jobId: job.id, workflowType: job.workflow_type, parts: parts.map((p) => ({ name: p.name, weight: p.weight })) };
   const climate = job.parameters.climate_source;
+  const helpers = parts.filter((part) => part.addedByLastPart).map((part) => ({ name: part.name, ...partWorkOf(part) }));
   const partFlow = (part: PartPlan, children?: FlowJob[]): FlowJob => {
     const data: PartData = {
       jobId: job.id,
       workflowType: job.workflow_type,
       params: workflowParamsOf(job),
-      part: { name: part.name, ...partWorkOf(part) },
+      part: { name: part.name, ...partWorkOf(part), ...(children && helpers.length > 0 ? { helpers } : {}) },
       ...(climate?.type === 'user' ? { climateFileName: climate.archive.name } : {}),
     };
-    const opts = { jobId: partJobId(job.id, part.name), failParentOnFailure: true, attempts: 1, ...keep };
-    return { name: part.name, queueName: PARTS_QUEUE, data, opts, ...(children ? { children } : {}) };
+    return { name: part.name, queueName: PARTS_QUEUE, data, opts: partJobOptions(job.id, part.name), ...(children ? { children } : {}) };
   };
   const after = parts.find(runsLast);
-  const children = after ? [partFlow(after, parts.filter((part) => part !== after).map((part) => partFlow(part)))] : parts.map((part) => partFlow(part));
+  const slices = parts.filter((part) => part !== after && !part.addedByLastPart);
+  const children = after ? [partFlow(after, slices.map((part) => partFlow(part)))] : parts.map((part) => partFlow(part));
   return { name: 'assemble', queueName: JOBS_QUEUE, data: parent, opts: { jobId: job.id, ...keep }, children };
 }
 
@@ -263,7 +266,8 @@ export class RedisJobQueue implements JobQueue {
     let latest: PartProgress | null = null;
     for (const part of parent.data.parts) {
       const child = await this.partsQueue.getJob(partJobId(job.id, part.name));
-      const childState = child ? await child.getState() : 'completed';
+      // a share of the assembly is added when the assembly starts: not there yet means not started
+      const childState = child ? await child.getState() : 'waiting';
       const progress = typeof child?.progress === 'object' ? (child.progress as unknown as PartProgress) : null;
       if (childState === 'completed') {
         fraction += part.weight;

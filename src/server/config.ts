@@ -5,6 +5,7 @@
 import { isIP } from 'node:net';
 import { resolveDaymetBaseUrl, resolveDaymetMaxPoints } from '../climate/daymetSettings.js';
 import { DEFAULT_SPLIT_MIN_CELLS, DEFAULT_SPLIT_PARTS } from '../jobs/partPlan.js';
+import { MAX_TILE_SLICES } from '../workflows/partWork.js';
 import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
 import type { RuntimeChoice } from '../runtime/select.js';
 import { parseDecimal } from '../util/decimal.js';
@@ -202,7 +203,7 @@ export function configFromEnv(env: Env = process.env): ServiceConfig {
     maxDemCells: demCellLimits(memoryBytes, env[MAX_DEM_CELLS_SETTING]?.trim() ? integer(env, MAX_DEM_CELLS_SETTING, 0, 9, Number.MAX_SAFE_INTEGER) : null),
     redisUrl: redisUrl(env, 'EEMT_REDIS_URL'),
     splitMinCells: integer(env, 'EEMT_SPLIT_MIN_CELLS', DEFAULT_SPLIT_MIN_CELLS, 1, Number.MAX_SAFE_INTEGER),
-    splitParts: integer(env, 'EEMT_SPLIT_PARTS', DEFAULT_SPLIT_PARTS, 1, 12),
+    splitParts: integer(env, 'EEMT_SPLIT_PARTS', DEFAULT_SPLIT_PARTS, 1, MAX_TILE_SLICES),
     maxEventStreams: integer(env, 'EEMT_MAX_EVENT_STREAMS', 200, 1, 100_000),
     maxEventStreamsPerJob: integer(env, 'EEMT_MAX_EVENT_STREAMS_PER_JOB', 20, 1, 100_000),
     eventHeartbeatSeconds: integer(env, 'EEMT_EVENT_HEARTBEAT_S', 15, 1, 3600),

@@ -5,7 +5,7 @@
  * stops a part within seconds when its job is cancelled, and assembles finished jobs (`eemt-jobs` queue). A
  * heartbeat key in Redis tells the service it is alive. It never opens the service's database.
  */
-import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
+import { Queue, UnrecoverableError, WaitingChildrenError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { rm } from 'node:fs/promises';
 import { availableParallelism, hostname, totalmem } from 'node:os';
@@ -17,11 +17,13 @@ import {
   MAX_STALLED_COUNT,
   PARTS_QUEUE,
   cancelledKey,
+  partJobOptions,
   redisConnection,
   workerKey,
   type AssembleData,
   type PartData,
   type PartProgress,
+  type PartSpec,
 } from '../jobs/distributed.js';
 import { appendJobLog } from '../jobs/jobLog.js';
 import type { JobPaths } from '../jobs/paths.js';
@@ -72,6 +74,7 @@ export class PartWorker {
   private readonly parts: Worker<PartData>;
   private readonly assembler: Worker<AssembleData>;
   private readonly jobsQueue: Queue;
+  private readonly partsQueue: Queue<PartData>;
   /** Running parts by their BullMQ id. */
   private readonly active = new Map<string, ActivePart>();
   private heartbeat: NodeJS.Timeout | null = null;
@@ -90,9 +93,10 @@ export class PartWorker {
       stalledInterval: options.lockMs,
       maxStalledCount: MAX_STALLED_COUNT,
     };
-    this.parts = new Worker<PartData>(PARTS_QUEUE, (job) => this.runPart(job), { ...settings, concurrency: options.concurrency });
+    this.parts = new Worker<PartData>(PARTS_QUEUE, (job, token) => this.runPart(job, token), { ...settings, concurrency: options.concurrency });
     this.assembler = new Worker<AssembleData>(JOBS_QUEUE, (job) => this.assemble(job), { ...settings, concurrency: 1 });
     this.jobsQueue = new Queue(JOBS_QUEUE, { connection });
+    this.partsQueue = new Queue<PartData>(PARTS_QUEUE, { connection });
     // Logged once per problem (ioredis reports every reconnection attempt while Redis is away).
     let lastError: string | null = null;
     const onError = (error: Error) => {
@@ -106,6 +110,7 @@ export class PartWorker {
     this.parts.on('error', onError);
     this.assembler.on('error', onError);
     this.jobsQueue.on('error', onError);
+    this.partsQueue.on('error', onError);
     this.redis.on('error', onError);
     // A part whose lock could not be renewed may already be another worker's: stop it here, never run it twice.
     this.parts.on('lockRenewalFailed', (ids: string[]) => {
@@ -177,10 +182,34 @@ export class PartWorker {
     }
   }
 
+  /**
+   * Adds the other shares of the assembly as children of `job` (the last part of a split sol job), so idle workers
+   * assemble side by side with it. Their ids are fixed: adding them again (the part run again) changes nothing.
+   */
+  private async addHelpers(job: Job<PartData>, helpers: readonly PartSpec[]): Promise<void> {
+    const parent = { id: job.id!, queue: job.queueQualifiedName };
+    for (const helper of helpers) {
+      const data: PartData = { jobId: job.data.jobId, workflowType: job.data.workflowType, params: job.data.params, part: helper, ...(job.data.climateFileName !== undefined ? { climateFileName: job.data.climateFileName } : {}) };
+      await this.partsQueue.add(helper.name, data, { ...partJobOptions(job.data.jobId, helper.name), parent });
+    }
+  }
+
+  /** Once the last part's own share is done: completes when the other shares have, else waits for them (not holding this worker). */
+  private async waitForHelpers(job: Job<PartData>, token: string | undefined): Promise<void> {
+    if (!job.data.ownShareDone) await job.updateData({ ...job.data, ownShareDone: true });
+    if (token !== undefined && (await job.moveToWaitingChildren(token))) throw new WaitingChildrenError();
+  }
+
   /** Runs one part in the job child; resolves when it wrote its products, throws with the user's message otherwise. */
-  private async runPart(job: Job<PartData>): Promise<{ files: number }> {
+  private async runPart(job: Job<PartData>, token?: string): Promise<{ files: number }> {
     const { jobId, workflowType, params, part, climateFileName } = job.data;
     if (await this.cancelled(jobId)) throw new UnrecoverableError(CANCELLED_MESSAGE);
+    const helpers = part.helpers ?? [];
+    if (job.data.ownShareDone) {
+      await this.waitForHelpers(job, token);
+      return { files: 1 };
+    }
+    if (helpers.length > 0) await this.addHelpers(job, helpers);
     const { paths, runtime } = this.options;
     const bullId = job.id!;
     const active: ActivePart = { jobId, handle: null, stopReason: null };
@@ -237,7 +266,8 @@ export class PartWorker {
       if (await this.cancelled(jobId)) throw new UnrecoverableError(CANCELLED_MESSAGE);
       if (active.stopReason) throw new Error(`The part ${part.name} was stopped: ${active.stopReason}`);
       if (exit.code === 0 && done) {
-        progress = { ...progress, fraction: 1, message: 'part done' };
+        progress = { ...progress, fraction: 1, message: helpers.length > 0 ? 'share assembled; the other shares follow' : 'part done' };
+        if (helpers.length > 0) await this.waitForHelpers(job, token);
         return { files: 1 };
       }
       // The workflow's own errors (bad input) would fail again elsewhere: no retry.
@@ -280,7 +310,7 @@ export class PartWorker {
       this.redis.disconnect();
       return;
     }
-    await Promise.allSettled([this.parts.close(), this.assembler.close(), this.jobsQueue.close()]);
+    await Promise.allSettled([this.parts.close(), this.assembler.close(), this.jobsQueue.close(), this.partsQueue.close()]);
     this.redis.disconnect();
   }
 }

@@ -52,6 +52,11 @@ export async function checkWorkflowInputs(
 export async function runWorkflow(type: WorkflowType, run: WorkflowRun): Promise<WorkflowResult> {
   const reason = workflowUnavailableReason(type);
   if (reason) throw new WorkflowUnavailableError(reason);
+  if (run.assemblyShare) {
+    // a share of a split job's solar products, whatever the workflow (the slices hold them)
+    const { runSolarAssembly } = await import('./sol/index.js');
+    return runSolarAssembly(run);
+  }
   switch (type) {
     case 'sol': {
       // Loaded on first use: the service process never needs the pipeline, only the job child does.

@@ -63,6 +63,8 @@ export interface WorkflowRun {
    * products; `eemt` with `eemtPhases: 'after-solar'` assembles them first.
    */
   readonly assembleSlices?: number;
+  /** `sol` with `assembleSlices`: assemble only this share of the products (shares run side by side on several workers). */
+  readonly assemblyShare?: TileSlice;
   /** `sol` only: side of the compute tiles = GeoTIFF tiles [cells], a multiple of 16 in 16–512 (default by DEM size). */
   readonly tileSize?: number;
   /** Largest DEM accepted [cells] (the service's `EEMT_MAX_DEM_CELLS`); no limit when absent. */

@@ -7,25 +7,24 @@ import { eemtSolarShare } from '../../src/workflows/eemt/progress.js';
 const SPLIT = { minCells: 1000, parts: 4 };
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 
-test('a large sol job: N tile slices, then the part assembling them; weights sum to 1', () => {
+test('a large sol job: N tile slices, then the assembly in N shares, the first one last in the flow; weights sum to 1', () => {
   for (let parts = 2; parts <= 12; parts++) {
     const plan = planParts('sol', 5000, { minCells: 1000, parts });
-    assert.equal(plan.length, parts + 1);
+    assert.equal(plan.length, 2 * parts);
     assert.deepEqual(plan.slice(0, parts).map((p) => p.tileSlice), Array.from({ length: parts }, (_, index) => ({ index, count: parts })));
-    assert.deepEqual(plan.map(runsLast), [...Array.from({ length: parts }, () => false), true]);
-    assert.equal(plan.at(-1)!.assembleSlices, parts);
+    const shares = plan.slice(parts);
+    assert.deepEqual(shares.map((p) => p.assemblyShare), Array.from({ length: parts }, (_, index) => ({ index, count: parts })));
+    assert.ok(shares.every((p) => p.assembleSlices === parts && p.tileSlice === undefined));
+    // the first share is the flow's last part; it adds the others when it starts
+    assert.deepEqual(plan.map(runsLast), plan.map((_, k) => k === parts));
+    assert.deepEqual(plan.map((p) => p.addedByLastPart === true), plan.map((_, k) => k > parts));
     assert.ok(Math.abs(sum(plan.map((p) => p.weight)) - 1) < 1e-12);
+    assert.ok(Math.abs(sum(shares.map((p) => p.weight)) - ASSEMBLY_SHARE) < 1e-12);
     assert.equal(new Set(plan.map((p) => p.name)).size, plan.length);
   }
   assert.deepEqual(
-    planParts('sol', 5000, SPLIT).map((p) => [p.name, Number(p.weight.toFixed(6))]),
-    [
-      ['tiles-1-of-4', Number(((1 - ASSEMBLY_SHARE) / 4).toFixed(6))],
-      ['tiles-2-of-4', Number(((1 - ASSEMBLY_SHARE) / 4).toFixed(6))],
-      ['tiles-3-of-4', Number(((1 - ASSEMBLY_SHARE) / 4).toFixed(6))],
-      ['tiles-4-of-4', Number(((1 - ASSEMBLY_SHARE) / 4).toFixed(6))],
-      [ASSEMBLE_PART, ASSEMBLY_SHARE],
-    ],
+    planParts('sol', 5000, SPLIT).map((p) => p.name),
+    ['tiles-1-of-4', 'tiles-2-of-4', 'tiles-3-of-4', 'tiles-4-of-4', ASSEMBLE_PART, `${ASSEMBLE_PART}-2-of-4`, `${ASSEMBLE_PART}-3-of-4`, `${ASSEMBLE_PART}-4-of-4`],
   );
   assert.ok(planParts('sol', 5000, SPLIT).every((p) => p.eemtPhases === undefined));
 });

@@ -38,7 +38,7 @@ const INVALID: [string, string][] = [
   ['EEMT_REDIS_URL', 'http://127.0.0.1:6379'],
   ['EEMT_REDIS_URL', 'redis://127.0.0.1:6379/queue'],
   ['EEMT_SPLIT_MIN_CELLS', '0'],
-  ['EEMT_SPLIT_PARTS', '13'],
+  ['EEMT_SPLIT_PARTS', '257'],
 ];
 
 test('every invalid setting is refused with a message that names its variable', () => {

@@ -344,6 +344,23 @@ function addTimings(totals: { horizonSeconds: number; kernelSeconds: number; enc
   totals.rawBytes += t.rawBytes;
 }
 
+/**
+ * Assembles the products of a solar year (of `sol`, or eemt's solar phase) from `run.assembleSlices` tile slices
+ * computed before, or `run.assemblyShare` of them. The slices computed everything: only the DEM's grid is read.
+ */
+export async function runSolarAssembly(run: WorkflowRun): Promise<WorkflowResult> {
+  const started = performance.now();
+  if (run.assembleSlices === undefined) throw new RangeError('runSolarAssembly needs assembleSlices');
+  const grid = await readDemGrid(run.demPath, demReadLimits(run.maxDemCells));
+  const assembled = await assembleSolarYear(run.outDir, grid, run.assembleSlices, {
+    ...(run.onProgress ? { onProgress: run.onProgress } : {}),
+    ...(run.signal ? { signal: run.signal } : {}),
+    ...(run.assemblyShare ? { share: run.assemblyShare } : {}),
+  });
+  run.onProgress?.({ fraction: 1, message: `${assembled.files.length} solar products assembled` });
+  return { files: assembled.files, cells: grid.width * grid.height, validCells: assembled.validCells, days: assembled.days, seconds: (performance.now() - started) / 1000 };
+}
+
 /** Kernel parameters from the service/CLI parameters. */
 export function kernelParams(run: WorkflowRun): KernelParams {
   return { stepMinutes: run.params.step, linkeTurbidity: run.params.linke_value, albedo: run.params.albedo_value };
@@ -355,13 +372,7 @@ export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> 
   validateWorkflowParams(run.params);
   checkedDays(run.days);
   if (run.tileSize !== undefined) checkTileSize(run.tileSize);
-  if (run.assembleSlices !== undefined) {
-    // the slices computed everything: only the DEM's grid is needed
-    const grid = await readDemGrid(run.demPath, demReadLimits(run.maxDemCells));
-    const assembled = await assembleSolarYear(run.outDir, grid, run.assembleSlices, { ...(run.onProgress ? { onProgress: run.onProgress } : {}), ...(run.signal ? { signal: run.signal } : {}) });
-    run.onProgress?.({ fraction: 1, message: 'sol products assembled' });
-    return { files: assembled.files, cells: grid.width * grid.height, validCells: assembled.validCells, days: assembled.days, seconds: (performance.now() - started) / 1000 };
-  }
+  if (run.assembleSlices !== undefined) return runSolarAssembly(run);
   const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,

@@ -11,6 +11,7 @@ import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GeoTiffStreams, forEachLimited } from '../../raster/geoTiffStreams.js';
 import type { GridSpec } from '../../raster/types.js';
+import { MAX_TILE_SLICES } from '../partWork.js';
 import type { ProgressListener, TileSlice } from '../types.js';
 import type { ComputeTile } from './plan.js';
 
@@ -19,8 +20,6 @@ export type { TileSlice } from '../types.js';
 /** Folder under the output folder holding the slices until they are assembled. */
 export const SLICES_FOLDER = '.solar-slices';
 const MANIFEST = 'manifest.json';
-/** Most slices of one job. */
-export const MAX_TILE_SLICES = 256;
 
 /** Checks a slice: integers with 0 ≤ index < count ≤ MAX_TILE_SLICES. */
 export function checkTileSlice(slice: TileSlice): TileSlice {
@@ -114,7 +113,7 @@ export async function removeSolarSlices(outDir: string): Promise<void> {
 }
 
 export interface AssembledSolarYear {
-  /** Product paths relative to the output folder, sorted. */
+  /** Paths of the products assembled, relative to the output folder, sorted. */
   readonly files: string[];
   readonly days: number;
   readonly directions: number;
@@ -123,7 +122,8 @@ export interface AssembledSolarYear {
 
 /**
  * Assembles every product of the solar year from the tiles of `count` slices under `outDir` on `grid`, as Cloud
- * Optimized GeoTIFFs under their final names. Fails naming the slice when one is missing or incomplete, or when the
+ * Optimized GeoTIFFs under their final names (with `share` {index, count}: the products k with k mod count = index,
+ * so several runs can assemble one solar year side by side). Fails naming the slice when one is missing or incomplete, or when the
  * slices do not cover every tile of every product exactly once. The slices stay (an assembly stopped half way can
  * run again) until the job is complete: `removeSolarSlices`.
  */
@@ -131,7 +131,7 @@ export async function assembleSolarYear(
   outDir: string,
   grid: GridSpec,
   count: number,
-  options: { readonly onProgress?: ProgressListener; readonly signal?: AbortSignal } = {},
+  options: { readonly onProgress?: ProgressListener; readonly signal?: AbortSignal; readonly share?: TileSlice } = {},
 ): Promise<AssembledSolarYear> {
   const manifests = await readSliceManifests(outDir, count);
   const slices = manifests.map((m) => m.slice);
@@ -143,12 +143,13 @@ export async function assembleSolarYear(
     }
   }
   const report = options.onProgress ?? (() => {});
+  const share = options.share ? checkTileSlice(options.share) : { index: 0, count: 1 };
+  const mine = first.products.map((product, k) => ({ product, k })).filter(({ k }) => k % share.count === share.index);
   const streams = new GeoTiffStreams();
   let done = 0;
   try {
-    await forEachLimited(first.products, 8, async (product) => {
+    await forEachLimited(mine, 8, async ({ product, k }) => {
       options.signal?.throwIfAborted();
-      const k = first.products.indexOf(product);
       const id = await streams.create(join(outDir, product.path), grid, { tileSize: first.tileSize, description: product.description, metadata: product.metadata });
       for (let s = 0; s < count; s++) {
         const bytes = await readFile(slicePartPath(sliceFolder(outDir, slices[s]!), product.path));
@@ -160,14 +161,14 @@ export async function assembleSolarYear(
       }
       await streams.finish(id);
       done++;
-      report({ fraction: done / first.products.length, message: `assembling the solar year: ${done}/${first.products.length} files` });
+      report({ fraction: done / mine.length, message: `assembling the solar year: ${done}/${mine.length} files` });
     });
   } catch (error) {
     await streams.abort();
     throw error;
   }
   return {
-    files: first.products.map((p) => p.path).sort(),
+    files: mine.map(({ product }) => product.path).sort(),
     days: first.days,
     directions: first.directions,
     validCells: manifests.reduce((n, m) => n + m.validCells, 0),

@@ -65,7 +65,7 @@ describe('workers on two hosts (network namespaces)', () => {
     const orphans = victim.jobChildren();
     const heldPart = await waitFor('the held part in the job log', () => {
       if (!existsSync(logPath)) return null;
-      const starts = [...readFileSync(logPath, 'utf8').matchAll(/\[part (tiles-\d+-of-\d+|assemble-products) on ([^\]]+)\] started/g)];
+      const starts = [...readFileSync(logPath, 'utf8').matchAll(/\[part (tiles-\d+-of-\d+|assemble-products(?:-\d+-of-\d+)?) on ([^\]]+)\] started/g)];
       return starts.find((m) => m[2]!.endsWith(`-${victim.pid}`))?.[1];
     });
     process.kill(victim.pid, 'SIGKILL');

@@ -129,9 +129,12 @@ test('a run in 3 tile slices, assembled, writes the files of a single run byte f
   assert.ok(assembled.files.includes('global/monthly/flat_total_sun_jan_sum.tif'));
   assert.equal(assembled.validCells, dem.validCount);
   for (const file of reference.files) assert.ok(readFileSync(join(split, file)).equals(readFileSync(join(single, file))), `${file} differs`);
-  // an assembly stopped half way runs again; the slices stay until the job removes them
-  await assembleSolarYear(split, dem.grid, count);
-  assert.ok(readFileSync(join(split, reference.files[0]!)).equals(readFileSync(join(single, reference.files[0]!))));
+  // an assembly stopped half way runs again, here in two shares side by side; the slices stay until the job removes them
+  rmSync(join(split, reference.files[0]!));
+  const shares = await Promise.all([0, 1].map((index) => assembleSolarYear(split, dem.grid, count, { share: { index, count: 2 } })));
+  assert.deepEqual([...shares[0]!.files, ...shares[1]!.files].sort(), reference.files);
+  assert.ok(Math.abs(shares[0]!.files.length - shares[1]!.files.length) <= 1);
+  for (const file of reference.files) assert.ok(readFileSync(join(split, file)).equals(readFileSync(join(single, file))), `${file} differs after the shares`);
   await removeSolarSlices(split);
   assert.ok(!existsSync(join(split, SLICES_FOLDER)));
   await assert.rejects(assembleSolarYear(split, dem.grid, count), /Tile slice 1 of 3 did not finish/);
