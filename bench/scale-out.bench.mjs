@@ -25,6 +25,18 @@ const demPath = args.dem ?? here('./data/mcn_2m5.tif');
 if (!existsSync(demPath)) throw new Error(`${demPath} not found (npm run bench makes bench/data/mcn_2m5.tif on first use)`);
 const JOB_TIMEOUT_MS = 4 * 3600_000;
 
+/** Start and end [s since the epoch] of every part run in a job log (`<time> [part NAME on WORKER] started …` / `job process exited`). */
+function partTimes(log) {
+  const runs = [];
+  const open = new Map();
+  for (const m of log.matchAll(/^(\S+) \[part (\S+) on ([^\]]+)\] (started|job process exited)/gm)) {
+    const time = Date.parse(m[1]) / 1000;
+    if (m[4] === 'started') open.set(m[2], { part: m[2], worker: m[3], start: time });
+    else if (open.has(m[2])) runs.push({ ...open.get(m[2]), end: time }), open.delete(m[2]);
+  }
+  return runs;
+}
+
 async function freePort() {
   const server = createServer();
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -115,7 +127,19 @@ try {
     const log = readFileSync(join(root, 'results', submitted.job_id, 'job.log'), 'utf8');
     const hosts = new Set([...log.matchAll(/\[part \S+ on ([^\]]+)\] started/g)].map((m) => m[1]));
     for (const worker of workers) await worker.stop();
-    return { workers: workerCount, threads_per_worker: 1, seconds: Number(seconds.toFixed(1)), workers_used: hosts.size };
+    const parts = partTimes(log);
+    const assembly = parts.filter((p) => p.part.startsWith('assemble'));
+    const span = (list) => (list.length === 0 ? 0 : Math.max(...list.map((p) => p.end)) - Math.min(...list.map((p) => p.start)));
+    return {
+      workers: workerCount,
+      threads_per_worker: 1,
+      seconds: Number(seconds.toFixed(1)),
+      workers_used: hosts.size,
+      // wall time from the first slice's start to the last slice's end, and of the assembly shares
+      slices_seconds: Number(span(parts.filter((p) => p.part.startsWith('tiles'))).toFixed(1)),
+      assembly_seconds: Number(span(assembly).toFixed(1)),
+      parts: parts.map((p) => ({ part: p.part, worker: p.worker, seconds: Number((p.end - p.start).toFixed(1)) })),
+    };
   }
 
   const one = await runWith(1);

@@ -3,7 +3,7 @@
  * computes a share of the compute tiles for every day (no part repeats another's horizons) and leaves their
  * compressed tiles on the shared storage; the part `assemble-products` runs after them and writes the products from
  * the slices' tiles — the files of a single run, byte for byte (`workflows/sol/slices.ts`). The products are
- * assembled in as many shares as there are slices: `assemble-products` adds the other shares to the queue when it
+ * assembled in as many shares as there are slices (dealt by size): `assemble-products` adds the other shares to the queue when it
  * starts, so the workers assemble side by side, and completes once they have all finished. A large `eemt`
  * job splits its solar phase the same way; its last part, `after-solar`, assembles the solar year and does the
  * rest of the job (climate, terrain, EEMT maps, README). DEMs under the split threshold are one part.
@@ -22,10 +22,11 @@ export const DEFAULT_SPLIT_MIN_CELLS = 500_000;
 export const DEFAULT_SPLIT_PARTS = 4;
 
 /**
- * Share of a split `sol` job's work in its `assemble` part (reading the slices' tiles and writing the COGs with their
- * overviews: measured 2–4 % of the computing on the 2.5 m and 1 m DEMs).
+ * Share of a split `sol` job's work in the assembly (reading the slices' tiles and writing the 742 COGs with their
+ * overviews): measured 35 s of 364 s on one worker for the 912 × 844 DEM at step 15 (bench/scale-out.bench.mjs);
+ * smaller on finer DEMs, whose horizons cost more per cell.
  */
-export const ASSEMBLY_SHARE = 0.03;
+export const ASSEMBLY_SHARE = 0.08;
 
 export interface PartPlan extends PartWork {
   /** Unique within the job: `all`, `tiles-K-of-N`, `assemble-products[-K-of-N]` or `after-solar`. */

@@ -29,7 +29,7 @@ export const EEMT_PHASE_LABELS: Readonly<Record<EemtPhase, string>> = {
 export function eemtPhaseWeights(yearCount: number, phases: EemtPhases = 'all', assemblingSlices = false): Readonly<Record<EemtPhase, number>> {
   const years = Math.max(1, yearCount);
   // A run of the solar phase alone spends its time there (its inputs check is quick); a run after it has no solar
-  // phase, or only the assembly of the solar year's files from tile slices (measured ≈ 3 % of the solar phase).
+  // phase, or only the assembly of the solar year's files from tile slices (measured ≈ 10 % of the solar phase).
   if (phases === 'solar') return { inputs: 0.005, climate: 0, solar: 0.85, terrain: 0, energy: 0, readme: 0 };
   const all = {
     inputs: 0.005,
@@ -39,7 +39,7 @@ export function eemtPhaseWeights(yearCount: number, phases: EemtPhases = 'all', 
     energy: 0.05 * years,
     readme: 0.002,
   };
-  return phases === 'after-solar' ? { ...all, solar: assemblingSlices ? 0.03 : 0 } : all;
+  return phases === 'after-solar' ? { ...all, solar: assemblingSlices ? 0.085 : 0 } : all;
 }
 
 /** Share of the solar phase in a whole eemt run of `yearCount` years (what the solar parts of a split job weigh). */

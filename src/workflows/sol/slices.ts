@@ -42,17 +42,27 @@ export function sliceFolder(outDir: string, slice: TileSlice): string {
  */
 export function sliceTiles(tiles: readonly ComputeTile[], slice: TileSlice): ComputeTile[] {
   checkTileSlice(slice);
-  const order = tiles.map((tile, k) => ({ tile, k })).sort((a, b) => b.tile.validCells - a.tile.validCells || a.k - b.k);
-  const load = new Array<number>(slice.count).fill(0);
-  const mine: { tile: ComputeTile; k: number }[] = [];
-  for (const entry of order) {
+  // an empty tile still costs its padding: count it as one cell
+  const owner = dealLargestFirst(tiles.map((tile) => Math.max(1, tile.validCells)), slice.count);
+  return tiles.filter((_, k) => owner[k] === slice.index);
+}
+
+/**
+ * Which of `count` bins each item goes to: items by decreasing weight (ties: lower index first) each to the bin
+ * with the least weight so far (ties: lower bin) — longest-processing-time-first, so the bins differ by at most
+ * the largest item. Deterministic: every run that deals the same weights gets the same bins.
+ */
+export function dealLargestFirst(weights: readonly number[], count: number): number[] {
+  const order = weights.map((weight, k) => ({ weight, k })).sort((a, b) => b.weight - a.weight || a.k - b.k);
+  const load = new Array<number>(count).fill(0);
+  const owner = new Array<number>(weights.length);
+  for (const { weight, k } of order) {
     let target = 0;
-    for (let s = 1; s < slice.count; s++) if (load[s]! < load[target]!) target = s;
-    // an empty tile still costs its padding: count it as one cell
-    load[target]! += Math.max(1, entry.tile.validCells);
-    if (target === slice.index) mine.push(entry);
+    for (let s = 1; s < count; s++) if (load[s]! < load[target]!) target = s;
+    load[target]! += weight;
+    owner[k] = target;
   }
-  return mine.sort((a, b) => a.k - b.k).map((entry) => entry.tile);
+  return owner;
 }
 
 /** One product file as a slice holds it: its path under the output folder, tags, and its tiles in the `.part` file. */
@@ -122,8 +132,8 @@ export interface AssembledSolarYear {
 
 /**
  * Assembles every product of the solar year from the tiles of `count` slices under `outDir` on `grid`, as Cloud
- * Optimized GeoTIFFs under their final names (with `share` {index, count}: the products k with k mod count = index,
- * so several runs can assemble one solar year side by side). Fails naming the slice when one is missing or incomplete, or when the
+ * Optimized GeoTIFFs under their final names (with `share` {index, count}: that share of the products, dealt by
+ * their compressed size, so several runs can assemble one solar year side by side). Fails naming the slice when one is missing or incomplete, or when the
  * slices do not cover every tile of every product exactly once. The slices stay (an assembly stopped half way can
  * run again) until the job is complete: `removeSolarSlices`.
  */
@@ -144,7 +154,10 @@ export async function assembleSolarYear(
   }
   const report = options.onProgress ?? (() => {});
   const share = options.share ? checkTileSlice(options.share) : { index: 0, count: 1 };
-  const mine = first.products.map((product, k) => ({ product, k })).filter(({ k }) => k % share.count === share.index);
+  // shares by the products' compressed bytes (what assembling a file costs), dealt largest first
+  const bytes = first.products.map((_, k) => manifests.reduce((n, m) => n + m.products[k]!.tiles.reduce((b, tile) => b + tile[2], 0), 0));
+  const owner = dealLargestFirst(bytes, share.count);
+  const mine = first.products.map((product, k) => ({ product, k })).filter(({ k }) => owner[k] === share.index);
   const streams = new GeoTiffStreams();
   let done = 0;
   try {
