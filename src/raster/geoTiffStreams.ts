@@ -177,13 +177,9 @@ export class GeoTiffStreams {
     this.checkUsable();
     const file = this.file(id);
     if (file.state !== 'open') return;
-    await this.flushing;
-    this.checkUsable();
-    const queued = file.queue.reduce((n, q) => n + q.bytes.length, 0);
     const missing = file.received.length - countReceived(file.received);
     if (missing > 0) throw new Error(`${file.path}: ${missing} of ${file.tiling.count} tiles were never written`);
-    await this.timed(() => this.writeQueue(file));
-    this.queuedBytes -= queued;
+    await this.writeRemaining(file);
     const assembly = `${file.path}${ASSEMBLY_SUFFIX}`;
     await this.timed(async () => {
       try {
@@ -205,18 +201,14 @@ export class GeoTiffStreams {
 
   /**
    * Writes the remaining tiles of file `id` and leaves them in `<path>.part` instead of assembling a COG (a file
-   * filled by several runs, each writing some of its tiles): returns where each tile is (offset 0 and size 0 for a
-   * tile never written). The part file is the caller's from then on; `abort` no longer removes it.
+   * filled by several runs, each writing some of its tiles): returns where each tile written is. The part file is
+   * the caller's from then on; `abort` no longer removes it.
    */
   async seal(id: number): Promise<SealedTiles> {
     this.checkUsable();
     const file = this.file(id);
     if (file.state !== 'open') throw new Error(`${file.path} is already ${file.state}`);
-    await this.flushing;
-    this.checkUsable();
-    const queued = file.queue.reduce((n, q) => n + q.bytes.length, 0);
-    await this.timed(() => this.writeQueue(file));
-    this.queuedBytes -= queued;
+    await this.writeRemaining(file);
     file.state = 'sealed';
     const tiles: [number, number, number][] = [];
     for (let tile = 0; tile < file.received.length; tile++) if (file.received[tile] === 1) tiles.push([tile, file.offsets[tile]!, file.byteCounts[tile]!]);
@@ -279,6 +271,15 @@ export class GeoTiffStreams {
         this.flushing = null;
       }
     })();
+  }
+
+  /** Waits for a flush in progress, then appends the file's tiles still queued (`finish`, `seal`). */
+  private async writeRemaining(file: StreamedFile): Promise<void> {
+    await this.flushing;
+    this.checkUsable();
+    const queued = file.queue.reduce((n, q) => n + q.bytes.length, 0);
+    await this.timed(() => this.writeQueue(file));
+    this.queuedBytes -= queued;
   }
 
   /** Appends the file's queued tiles at its end. One open. */

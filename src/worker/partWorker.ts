@@ -189,8 +189,8 @@ export class PartWorker {
   private async addHelpers(job: Job<PartData>, helpers: readonly PartSpec[]): Promise<void> {
     const parent = { id: job.id!, queue: job.queueQualifiedName };
     for (const helper of helpers) {
-      const data: PartData = { jobId: job.data.jobId, workflowType: job.data.workflowType, params: job.data.params, part: helper, ...(job.data.climateFileName !== undefined ? { climateFileName: job.data.climateFileName } : {}) };
-      await this.partsQueue.add(helper.name, data, { ...partJobOptions(job.data.jobId, helper.name), parent });
+      // the job's data with the helper's part (this part has not finished its own share: no `ownShareDone`)
+      await this.partsQueue.add(helper.name, { ...job.data, part: helper }, { ...partJobOptions(job.data.jobId, helper.name), parent });
     }
   }
 

@@ -165,7 +165,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     NEAR_FIELD_STEPS: String(layout?.nearSteps ?? 0),
   };
 
-  const threads = Math.max(1, Math.min(options.threads, availableParallelism(), Math.max(1, runTiles.length)));
+  const threads = Math.max(1, Math.min(options.threads, availableParallelism(), runTiles.length));
   const pool = new WorkerPool(threads, setup, options.signal);
   const streams = new GeoTiffStreams();
   const totals = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };

@@ -133,9 +133,9 @@ export interface AssembledSolarYear {
 /**
  * Assembles every product of the solar year from the tiles of `count` slices under `outDir` on `grid`, as Cloud
  * Optimized GeoTIFFs under their final names (with `share` {index, count}: that share of the products, dealt by
- * their compressed size, so several runs can assemble one solar year side by side). Fails naming the slice when one is missing or incomplete, or when the
- * slices do not cover every tile of every product exactly once. The slices stay (an assembly stopped half way can
- * run again) until the job is complete: `removeSolarSlices`.
+ * their compressed size, so several runs can assemble one solar year side by side). Fails naming the slice when
+ * one is missing or incomplete, or when the slices do not cover every tile of every product exactly once. The
+ * slices stay (an assembly stopped half way can run again) until the job is complete: `removeSolarSlices`.
  */
 export async function assembleSolarYear(
   outDir: string,
@@ -144,7 +144,6 @@ export async function assembleSolarYear(
   options: { readonly onProgress?: ProgressListener; readonly signal?: AbortSignal; readonly share?: TileSlice } = {},
 ): Promise<AssembledSolarYear> {
   const manifests = await readSliceManifests(outDir, count);
-  const slices = manifests.map((m) => m.slice);
   const first = manifests[0]!;
   for (const m of manifests) {
     const same = m.width === grid.width && m.height === grid.height && m.tileSize === first.tileSize && m.days === first.days && m.directions === first.directions;
@@ -164,10 +163,10 @@ export async function assembleSolarYear(
     await forEachLimited(mine, 8, async ({ product, k }) => {
       options.signal?.throwIfAborted();
       const id = await streams.create(join(outDir, product.path), grid, { tileSize: first.tileSize, description: product.description, metadata: product.metadata });
-      for (let s = 0; s < count; s++) {
-        const bytes = await readFile(slicePartPath(sliceFolder(outDir, slices[s]!), product.path));
-        for (const [tile, offset, length] of manifests[s]!.products[k]!.tiles) {
-          if (!(offset >= 0 && length > 0 && offset + length <= bytes.length)) throw new Error(`Tile slice ${s + 1} of ${count}: tile ${tile} of ${product.path} lies outside its part file`);
+      for (const m of manifests) {
+        const bytes = await readFile(slicePartPath(sliceFolder(outDir, m.slice), product.path));
+        for (const [tile, offset, length] of m.products[k]!.tiles) {
+          if (!(offset >= 0 && length > 0 && offset + length <= bytes.length)) throw new Error(`Tile slice ${m.slice.index + 1} of ${count}: tile ${tile} of ${product.path} lies outside its part file`);
           streams.add(id, tile, bytes.subarray(offset, offset + length));
         }
         await streams.ready();
