@@ -11,10 +11,10 @@
  * i = (row − B.rowStart)·(B.colEnd − B.colStart) + (col − B.colStart), and its values of direction k sit at
  * i·N + k (far, litBound) or i·K + k (near bounds); angles in units of HORIZON_ANGLE_UNIT_RAD.
  */
-import { farHorizon, type FarHorizon } from './farHorizon.js';
-import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS, horizonUnits, rayDirection } from './horizon.js';
+import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS } from './horizon.js';
 import { nearCandidates, nearHorizonBounds, nearScratchLength, type NearCandidates } from './nearHorizonBounds.js';
 import type { SurfaceTerms } from './surface.js';
+import { sweepScratch, sweptFarHorizons, type SweepScratch } from './sweptHorizon.js';
 import type { TerrainModel } from './terrainModel.js';
 
 /** How horizons are stored: N far directions, K near sectors (a multiple of N), n near-field steps. */
@@ -85,6 +85,8 @@ export interface HorizonTracer {
   readonly layout: HorizonLayout;
   /** Near-field candidates for the row's cell size (listed once per band of similar rows). */
   candidatesForRow(row: number): NearCandidates;
+  /** The far-field sweep's hull. */
+  readonly sweep: SweepScratch;
 }
 
 export function horizonTracer(model: TerrainModel, layout: HorizonLayout): HorizonTracer {
@@ -94,6 +96,7 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout): Horiz
   return {
     model,
     layout,
+    sweep: sweepScratch(),
     candidatesForRow(row) {
       const dx = model.cellSizeX[row]!;
       const dy = model.cellSizeY[row]!;
@@ -112,49 +115,41 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout): Horiz
  * block's surface terms in the same tile-local order. Nodata cells get open horizons.
  */
 export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons): void {
+  tileFarHorizons(tracer, block, out);
+  tileNearHorizons(tracer, block, surface, out);
+}
+
+/** The far-field horizons of the cells of `block` (swept, sweptHorizon.ts), all directions at once. */
+export function tileFarHorizons(tracer: HorizonTracer, block: CellBlock, out: TileHorizons): void {
+  const { directions, nearSteps } = tracer.layout;
+  checkCapacity(block, out);
+  sweptFarHorizons(tracer.model, block, directions, nearSteps, out.far, tracer.sweep);
+}
+
+/**
+ * The rest of the horizon data of the cells of `block` once their far field is in `out`: near-field bounds,
+ * lit and dark bounds; nodata cells get open horizons. Any band of rows of a block can be done on its own.
+ */
+export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons): void {
   const { model, layout } = tracer;
-  const { width, height, elevation } = model;
+  const { width, elevation } = model;
   const { directions, nearSectors, nearSteps } = layout;
   const blockWidth = block.colEnd - block.colStart;
-  const cells = blockWidth * (block.rowEnd - block.rowStart);
-  if (cells > out.capacity) throw new RangeError(`tile of ${cells} cells exceeds the horizon arrays' ${out.capacity}`);
-  const sines = Float64Array.from({ length: directions }, (_, k) => Math.sin((2 * Math.PI * k) / directions));
-  const cosines = Float64Array.from({ length: directions }, (_, k) => Math.cos((2 * Math.PI * k) / directions));
-  const colPerStep = new Float64Array(directions);
-  const northPerStep = new Float64Array(directions);
-  // where the left neighbour (or the first cell of the row above) found its far horizon, per direction
-  const seed = new Float64Array(directions).fill(-1);
-  const rowSeed = new Float64Array(directions).fill(-1);
-  const result: FarHorizon = { tangent: 0, step: 0 };
+  const cells = checkCapacity(block, out);
   let scratch = new Float64Array(0);
   for (let row = block.rowStart; row < block.rowEnd; row++) {
-    const dx = model.cellSizeX[row]!;
-    const dy = model.cellSizeY[row]!;
-    const stepM = 0.5 * (dx + dy);
-    for (let k = 0; k < directions; k++) {
-      colPerStep[k] = (stepM * sines[k]!) / dx;
-      northPerStep[k] = (stepM * cosines[k]!) / dy;
-    }
     const candidates = nearSteps > 0 ? tracer.candidatesForRow(row) : null;
     if (candidates && scratch.length < nearScratchLength(candidates)) scratch = new Float64Array(nearScratchLength(candidates));
-    seed.set(rowSeed);
     for (let col = block.colStart; col < block.colEnd; col++) {
       const local = (row - block.rowStart) * blockWidth + (col - block.colStart);
-      const farBase = local * directions;
       const nearBase = local * nearSectors;
       if (Number.isNaN(elevation[row * width + col]!)) {
-        out.far.fill(-MAX_HORIZON_UNITS, farBase, farBase + directions);
+        out.far.fill(-MAX_HORIZON_UNITS, local * directions, (local + 1) * directions);
         out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         continue;
       }
-      for (let k = 0; k < directions; k++) {
-        farHorizon(model, row, col, colPerStep[k]!, northPerStep[k]!, nearSteps + 1, seed[k]!, result);
-        seed[k] = result.step;
-        out.far[farBase + k] = horizonUnits(result.tangent);
-      }
-      if (col === block.colStart) rowSeed.set(seed);
-      if (candidates) nearHorizonBounds(elevation, width, height, row, col, candidates, out.nearUpper, out.nearLower, nearBase, scratch);
+      if (candidates) nearHorizonBounds(elevation, width, model.height, row, col, candidates, out.nearUpper, out.nearLower, nearBase, scratch);
       else {
         out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
@@ -167,6 +162,12 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
     sunlitBounds(surface, out.far, out.nearUpper, directions, nearSectors, cell, fine);
     groupBounds(surface, out, layout, perGroup, cell, fine);
   }
+}
+
+function checkCapacity(block: CellBlock, out: TileHorizons): number {
+  const cells = (block.colEnd - block.colStart) * (block.rowEnd - block.rowStart);
+  if (cells > out.capacity) throw new RangeError(`tile of ${cells} cells exceeds the horizon arrays' ${out.capacity}`);
+  return cells;
 }
 
 /**

@@ -23,7 +23,8 @@ import {
   allocateTileHorizons,
   groupSectors,
   horizonTracer,
-  tileHorizons,
+  tileFarHorizons,
+  tileNearHorizons,
   type CellBlock,
   type HorizonLayout,
   type HorizonTracer,
@@ -79,7 +80,9 @@ export class TileEngine {
     const surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth);
     if (this.tracer && this.layout) {
       if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells);
-      // in bands of rows (a cell's horizons do not depend on the block it is traced in), for progress
+      // the far field swept for the whole tile at once, the rest in bands of rows (a cell's horizons do not
+      // depend on the block it is done in), for progress
+      tileFarHorizons(this.tracer, tile, this.horizons);
       const rows = tile.rowEnd - tile.rowStart;
       const bands = Math.min(HORIZON_BANDS, rows);
       for (let b = 0; b < bands; b++) {
@@ -88,7 +91,7 @@ export class TileEngine {
         const first = (rowStart - tile.rowStart) * tileWidth;
         const last = (rowEnd - tile.rowStart) * tileWidth;
         const band: CellBlock = { rowStart, rowEnd, colStart: tile.colStart, colEnd: tile.colEnd };
-        tileHorizons(this.tracer, band, surfaceCells(surface, first, last), horizonCells(this.horizons, this.layout, first, last));
+        tileNearHorizons(this.tracer, band, surfaceCells(surface, first, last), horizonCells(this.horizons, this.layout, first, last));
         if (b < bands - 1) onProgress((b + 1) / bands);
       }
     }

@@ -1,0 +1,192 @@
+/**
+ * Far-field horizons of a block of cells by profile sweeps with an upper convex hull (Dozier, Bruno &
+ * Downey 1981; Dozier & Frew 1990; Dozier 2022): for one direction, the grid is cut into digital lines
+ * parallel to it; each line is swept from the grid's edge on the side the rays look toward, keeping the
+ * upper convex hull of the terrain already passed. The horizon of a cell is the steepest view back to that
+ * hull, its tangent point, so each line costs one push per cell and a binary search per queried cell —
+ * constant work per cell and direction, however long the rays, where tracing each cell's ray costs more
+ * the longer it is.
+ *
+ * The model is r.sun's ray (horizon.ts) with two approximations, both well inside the direction
+ * interpolation the far field already carries:
+ *  - a cell's ray samples its own digital line: the cells of line λ are (a, λ + round(κ·a)) along the major
+ *    axis a (the one the direction advances faster in) with κ the minor cells per major cell, so a sample
+ *    lies at most one cell sideways of the cell's own ray — an azimuth error below 1/m rad at m cells;
+ *  - distances are measured along the line (the projection of the cells' offset), and every row uses the
+ *    block's cell size (geographic grids: the cell size changes by a fraction of a percent over a block's
+ *    rays).
+ * Earth curvature is exact to the series term the oracle uses: with z′ = z − u²/(2R) (u along the line),
+ * (z_j − z_i − d²/(2R))/d = (z′_j − z′_i)/d − u_i/R, d = u_i − u_j, so the steepest view in (u, z′) is the
+ * steepest view over the curved earth and the hull of (u, z′) answers it.
+ *
+ * The far field starts at the major offset of ray step n + 1 (the near field, steps 1 … n, is traced
+ * exactly elsewhere): a point is pushed on the hull only when the sweep is that many cells past it.
+ */
+import { EARTH_RADIUS_M, horizonUnits } from './horizon.js';
+import type { TerrainModel } from './terrainModel.js';
+
+/** A rectangular block of cells [rowStart, rowEnd) × [colStart, colEnd) in grid coordinates. */
+export interface SweepBlock {
+  readonly rowStart: number;
+  readonly rowEnd: number;
+  readonly colStart: number;
+  readonly colEnd: number;
+}
+
+/** The hull of one line (reused across lines and blocks). */
+export interface SweepScratch {
+  u: Float64Array;
+  z: Float64Array;
+}
+
+export function sweepScratch(): SweepScratch {
+  return { u: new Float64Array(1024), z: new Float64Array(1024) };
+}
+
+/**
+ * Writes the far-field horizon [HORIZON_ANGLE_UNIT_RAD] of every cell of `block` in `directions` directions
+ * (direction k looks toward grid azimuth k·2π/N) to `far`, cell-major and tile-local: cell (row, col) at
+ * ((row − rowStart)·blockWidth + col − colStart)·N + k. Open horizons are −MAX_HORIZON_UNITS.
+ */
+export function sweptFarHorizons(model: TerrainModel, block: SweepBlock, directions: number, nearSteps: number, far: Int16Array, scratch: SweepScratch): void {
+  const midRow = (block.rowStart + block.rowEnd - 1) >> 1;
+  const dx = model.cellSizeX[midRow]!;
+  const dy = model.cellSizeY[midRow]!;
+  for (let k = 0; k < directions; k++) sweepDirection(model, block, (2 * Math.PI * k) / directions, k, directions, nearSteps, dx, dy, far, scratch);
+}
+
+/** Converts the grid to the sweep's frame for one direction and sweeps every line that crosses the block. */
+function sweepDirection(
+  model: TerrainModel,
+  block: SweepBlock,
+  azimuthRad: number,
+  k: number,
+  directions: number,
+  nearSteps: number,
+  dx: number,
+  dy: number,
+  far: Int16Array,
+  scratch: SweepScratch,
+): void {
+  const stepM = 0.5 * (dx + dy);
+  const colPerStep = (stepM * Math.sin(azimuthRad)) / dx;
+  const rowPerStep = -(stepM * Math.cos(azimuthRad)) / dy;
+  const colMajor = Math.abs(colPerStep) >= Math.abs(rowPerStep);
+  const majorPerStep = colMajor ? colPerStep : rowPerStep;
+  const slope = (colMajor ? rowPerStep : colPerStep) / majorPerStep; // κ: minor cells per major cell
+  const toward = majorPerStep > 0 ? 1 : -1; // the major direction the rays look toward
+  const majorSize = colMajor ? model.width : model.height;
+  const minorSize = colMajor ? model.height : model.width;
+  const [majorLo, majorHi, minorLo, minorHi] = colMajor
+    ? [block.colStart, block.colEnd - 1, block.rowStart, block.rowEnd - 1]
+    : [block.rowStart, block.rowEnd - 1, block.colStart, block.colEnd - 1];
+  const alongM = Math.hypot(colMajor ? dx : dy, slope * (colMajor ? dy : dx)); // metres per major cell
+  const lag = Math.max(1, Math.floor((nearSteps + 1) * Math.abs(majorPerStep) + 0.5));
+  const shift = (a: number) => Math.floor(slope * a + 0.5);
+  const lineLo = minorLo - Math.max(shift(majorLo), shift(majorHi));
+  const lineHi = minorHi - Math.min(shift(majorLo), shift(majorHi));
+  // the sweep runs against the look direction: from the grid's edge on that side to the block's far side
+  const first = toward > 0 ? majorSize - 1 : 0;
+  const last = toward > 0 ? majorLo : majorHi;
+  const count = Math.abs(last - first) + 1;
+  if (scratch.u.length < count) {
+    scratch.u = new Float64Array(count);
+    scratch.z = new Float64Array(count);
+  }
+  const geometry: LineGeometry = {
+    colMajor,
+    slope,
+    toward,
+    first,
+    count,
+    lag,
+    alongM,
+    minorSize,
+    majorLo,
+    majorHi,
+    minorLo,
+    minorHi,
+    blockWidth: block.colEnd - block.colStart,
+  };
+  for (let line = lineLo; line <= lineHi; line++) sweepLine(model, geometry, line, k, directions, block, far, scratch);
+}
+
+interface LineGeometry {
+  readonly colMajor: boolean;
+  readonly slope: number;
+  readonly toward: number;
+  readonly first: number;
+  readonly count: number;
+  readonly lag: number;
+  readonly alongM: number;
+  readonly minorSize: number;
+  readonly majorLo: number;
+  readonly majorHi: number;
+  readonly minorLo: number;
+  readonly minorHi: number;
+  readonly blockWidth: number;
+}
+
+const INVERSE_TWO_R = 1 / (2 * EARTH_RADIUS_M);
+
+/** Sweeps line λ: pushes each valid cell `lag` cells after passing it, queries the block's cells on the way. */
+function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number, directions: number, block: SweepBlock, far: Int16Array, scratch: SweepScratch): void {
+  const { elevation, width } = model;
+  const { colMajor, slope, toward, first, count, lag, alongM, minorSize, majorLo, majorHi, minorLo, minorHi, blockWidth } = g;
+  const hullU = scratch.u;
+  const hullZ = scratch.z;
+  let size = 0;
+  for (let t = 0; t < count; t++) {
+    // push the cell `lag` positions back (farther along the look direction), if on the grid and valid
+    const back = t - lag;
+    if (back >= 0) {
+      const a = first - toward * back;
+      const b = line + Math.floor(slope * a + 0.5);
+      if (b >= 0 && b < minorSize) {
+        const z = colMajor ? elevation[b * width + a]! : elevation[a * width + b]!;
+        if (!Number.isNaN(z)) {
+          const u = back * alongM;
+          const zc = z - u * u * INVERSE_TWO_R;
+          // upper hull: drop the last point while it lies on or below the chord to the new one
+          while (size >= 2) {
+            const u1 = hullU[size - 1]!;
+            const z1 = hullZ[size - 1]!;
+            const u0 = hullU[size - 2]!;
+            const z0 = hullZ[size - 2]!;
+            if ((u1 - u0) * (zc - z0) - (z1 - z0) * (u - u0) >= 0) size--;
+            else break;
+          }
+          hullU[size] = u;
+          hullZ[size] = zc;
+          size++;
+        }
+      }
+    }
+    const a = first - toward * t;
+    if (a < majorLo || a > majorHi) continue;
+    const b = line + Math.floor(slope * a + 0.5);
+    if (b < minorLo || b > minorHi) continue;
+    const row = colMajor ? b : a;
+    const col = colMajor ? a : b;
+    const zObs = elevation[row * width + col]!;
+    if (Number.isNaN(zObs)) continue;
+    const out = ((row - block.rowStart) * blockWidth + (col - block.colStart)) * directions + k;
+    if (size === 0) {
+      far[out] = horizonUnits(-Infinity);
+      continue;
+    }
+    const u = t * alongM;
+    const zc = zObs - u * u * INVERSE_TWO_R;
+    // the hull vertex of steepest view: the views along the hull rise to it and fall after it
+    let lo = 0;
+    let hi = size - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const v0 = (hullZ[mid]! - zc) / (u - hullU[mid]!);
+      const v1 = (hullZ[mid + 1]! - zc) / (u - hullU[mid + 1]!);
+      if (v1 >= v0) lo = mid + 1;
+      else hi = mid;
+    }
+    far[out] = horizonUnits((hullZ[lo]! - zc) / (u - hullU[lo]!) - u * 2 * INVERSE_TWO_R);
+  }
+}

@@ -1,0 +1,142 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { farHorizon } from '../../../src/science/solar/farHorizon.js';
+import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS, curvatureOverDistance, horizonTangentAlongRay, horizonUnits, rayDirection } from '../../../src/science/solar/horizon.js';
+import { sweepScratch, sweptFarHorizons } from '../../../src/science/solar/sweptHorizon.js';
+import { buildTerrainModel, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
+
+const DEG = Math.PI / 180;
+
+/** Terrain model from a function of (x east, y north) in metres at cell centres, row 0 north. */
+function terrain(width: number, height: number, dx: number, dy: number, f: (x: number, y: number) => number): TerrainModel {
+  const z = new Float32Array(width * height);
+  for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) z[r * width + c] = f(c * dx, (height - 1 - r) * dy);
+  return buildTerrainModel(z, width, height, new Float64Array(height).fill(dx), new Float64Array(height).fill(dy));
+}
+
+function random(seed: number): () => number {
+  let s = seed;
+  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
+}
+
+function swept(model: TerrainModel, block: { rowStart: number; rowEnd: number; colStart: number; colEnd: number }, directions: number, nearSteps: number): Int16Array {
+  const far = new Int16Array((block.rowEnd - block.rowStart) * (block.colEnd - block.colStart) * directions).fill(12345);
+  sweptFarHorizons(model, block, directions, nearSteps, far, sweepScratch());
+  return far;
+}
+
+test('along the grid axes and diagonals the sweep samples r.sun\'s own ray: equal to the traced far field', () => {
+  const next = random(3);
+  const model = terrain(70, 60, 5, 5, (x, y) => 200 + 30 * Math.sin(x / 40) * Math.cos(y / 55) + 6 * next());
+  for (let i = 0; i < 25; i++) model.elevation[Math.floor(next() * 70 * 60)] = NaN;
+  const withHoles = buildTerrainModel(model.elevation, 70, 60, model.cellSizeX, model.cellSizeY);
+  const block = { rowStart: 5, rowEnd: 55, colStart: 8, colEnd: 61 };
+  for (const nearSteps of [0, 4, 16]) {
+    const far = swept(withHoles, block, 8, nearSteps);
+    let checked = 0;
+    for (let row = block.rowStart; row < block.rowEnd; row++) {
+      for (let col = block.colStart; col < block.colEnd; col++) {
+        if (Number.isNaN(withHoles.elevation[row * 70 + col]!)) continue;
+        for (let k = 0; k < 8; k++) {
+          const exact = horizonUnits(horizonTangentAlongRay(withHoles, row, col, k * 45 * DEG, nearSteps + 1));
+          const got = far[((row - block.rowStart) * 53 + col - block.colStart) * 8 + k]!;
+          // the same samples; only the curvature arithmetic differs (≤ one unit of rounding)
+          assert.ok(Math.abs(got - exact) <= 1, `row ${row} col ${col} direction ${k} from step ${nearSteps + 1}: ${got} vs ${exact}`);
+          checked++;
+        }
+      }
+    }
+    assert.ok(checked > 15000);
+  }
+});
+
+test('a straight ridge is seen at its crest angle, curvature included, from every cell in every direction that reaches it', () => {
+  // a 400 m wall along row 10 of a flat 1 m grid; cells south of it look north across it
+  const width = 300;
+  const height = 900;
+  const model = terrain(width, height, 1, 1, () => 0);
+  for (let c = 0; c < width; c++) model.elevation[10 * width + c] = 400;
+  const rebuilt = buildTerrainModel(model.elevation, width, height, model.cellSizeX, model.cellSizeY);
+  const block = { rowStart: 600, rowEnd: 640, colStart: 130, colEnd: 170 };
+  const directions = 64;
+  const far = swept(rebuilt, block, directions, 8);
+  for (let k = 0; k < directions; k++) {
+    const azimuth = (2 * Math.PI * k) / directions;
+    for (let row = block.rowStart; row < block.rowEnd; row += 13) {
+      for (let col = block.colStart; col < block.colEnd; col += 11) {
+        const got = far[((row - block.rowStart) * 40 + col - block.colStart) * directions + k]! * HORIZON_ANGLE_UNIT_RAD;
+        const north = row - 10; // metres to the wall
+        const reaches = Math.cos(azimuth) > 0 && Math.abs(north * Math.tan(azimuth)) < Math.min(col, width - 1 - col) - 2;
+        if (!reaches) continue;
+        const d = north / Math.cos(azimuth);
+        const expected = Math.atan(400 / d - curvatureOverDistance(d));
+        // the wall cell the ray meets may be half a cell aside: its distance differs by < 1 m
+        const slack = Math.atan(400 / (d - 1)) - Math.atan(400 / (d + 1));
+        assert.ok(Math.abs(got - expected) <= slack + 2 * HORIZON_ANGLE_UNIT_RAD, `direction ${k} row ${row} col ${col}: ${got} vs ${expected}`);
+      }
+    }
+  }
+  // looking south there is nothing but the flat plain falling away with the earth's curvature
+  const south = far[(5 * 40 + 5) * directions + directions / 2]! * HORIZON_ANGLE_UNIT_RAD;
+  assert.ok(south <= 0 && south >= -HORIZON_ANGLE_UNIT_RAD, `south ${south}`);
+});
+
+test('on steep terrain the swept far field errs less than the interpolation between stored directions', () => {
+  const next = random(11);
+  const width = 260;
+  const height = 240;
+  // slopes up to ~2 (ridges of 25 m every 145 m) on a broad swell: where lateral offsets cost most
+  const model = terrain(width, height, 2, 2, (x, y) => 500 + 60 * Math.sin(x / 70 + 0.3) * Math.cos(y / 90) + 25 * Math.sin((x + 2 * y) / 23) + 0.5 * next());
+  const block = { rowStart: 90, rowEnd: 150, colStart: 100, colEnd: 170 };
+  const directions = 96;
+  const nearSteps = 16;
+  const far = swept(model, block, directions, nearSteps);
+  const sweepErrors: number[] = [];
+  const interpolationErrors: number[] = [];
+  const out = { tangent: 0, step: 0 };
+  const exactAt = (row: number, col: number, azimuth: number) => {
+    const { colPerStep, northPerStep } = rayDirection(2, 2, azimuth);
+    return Math.atan(farHorizon(model, row, col, colPerStep, northPerStep, nearSteps + 1, -1, out).tangent);
+  };
+  for (let row = block.rowStart; row < block.rowEnd; row += 3) {
+    for (let col = block.colStart; col < block.colEnd; col += 3) {
+      const exact = Array.from({ length: directions }, (_, k) => exactAt(row, col, (2 * Math.PI * k) / directions));
+      for (let k = 0; k < directions; k++) {
+        const got = far[((row - block.rowStart) * 70 + col - block.colStart) * directions + k]!;
+        assert.ok(got > -MAX_HORIZON_UNITS);
+        sweepErrors.push(Math.abs(got * HORIZON_ANGLE_UNIT_RAD - exact[k]!));
+        // what the kernel's interpolation between exact directions k and k + 1 misses halfway between them
+        const between = exactAt(row, col, (2 * Math.PI * (k + 0.5)) / directions);
+        interpolationErrors.push(Math.abs(0.5 * (exact[k]! + exact[(k + 1) % directions]!) - between));
+      }
+    }
+  }
+  const quantile = (values: number[], p: number) => values.sort((a, b) => a - b)[Math.floor(p * (values.length - 1))]! / DEG;
+  for (const p of [0.5, 0.9, 0.95]) {
+    const sweep = quantile(sweepErrors, p);
+    const interpolation = quantile(interpolationErrors, p);
+    assert.ok(sweep < interpolation, `quantile ${p}: sweep ${sweep.toFixed(3)}° vs interpolation ${interpolation.toFixed(3)}°`);
+  }
+  assert.ok(quantile(sweepErrors, 0.99) <= 1.1 * quantile(interpolationErrors, 0.99));
+  assert.ok(quantile(sweepErrors, 0.5) < 0.1, 'most swept horizons are within 0.1° of the traced ones');
+});
+
+test('a cell\'s swept horizons do not depend on the block it is swept in', () => {
+  const next = random(17);
+  const model = terrain(90, 80, 3, 3, (x, y) => 100 + 20 * Math.sin(x / 17) + 15 * Math.cos(y / 13) + 4 * next());
+  const whole = { rowStart: 0, rowEnd: 80, colStart: 0, colEnd: 90 };
+  const part = { rowStart: 31, rowEnd: 47, colStart: 60, colEnd: 83 };
+  const directions = 48;
+  const a = swept(model, whole, directions, 6);
+  const b = swept(model, part, directions, 6);
+  for (let row = part.rowStart; row < part.rowEnd; row++) {
+    for (let col = part.colStart; col < part.colEnd; col++) {
+      for (let k = 0; k < directions; k++) {
+        assert.equal(b[((row - part.rowStart) * 23 + col - part.colStart) * directions + k], a[(row * 90 + col) * directions + k]);
+      }
+    }
+  }
+  // every cell of the whole grid got a value (edge cells looking out: open)
+  assert.ok(!a.includes(12345));
+  assert.equal(a[(0 * 90 + 40) * directions + 0], -MAX_HORIZON_UNITS); // row 0 looking north
+});
