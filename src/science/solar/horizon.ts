@@ -14,8 +14,9 @@
  * This module holds the definitions and the readable reference tracer. The engine splits each ray:
  *  - the near field (steps 1 … n) is traced at the exact sun azimuth when needed (`forEachNearFieldStep`),
  *    bounded per direction sector beforehand (nearHorizonBounds.ts);
- *  - the far field (steps > n) is computed in N stored directions (farHorizon.ts, exact with a maximum
- *    pyramid) and interpolated between them (`horizonAt`).
+ *  - the far field (steps > n) is computed in N stored directions by profile sweeps (sweptHorizon.ts; the
+ *    exact per-cell ray over a maximum pyramid, farHorizon.ts, is its reference) and interpolated between
+ *    them (`horizonAt`).
  * n and N follow from the error budget in horizonBudget.ts.
  *
  * Directions are grid azimuths, clockwise from grid north.

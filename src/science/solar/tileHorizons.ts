@@ -1,11 +1,12 @@
 /**
  * Horizon data of a tile of cells, computed from the resident terrain model alone, so tiles can be done in
  * any order and in bounded memory: per cell
- *  - the far-field horizon (ray steps > n) in N directions (farHorizon.ts, exact),
+ *  - the far-field horizon (ray steps > n) in N directions (sweptHorizon.ts, swept for the whole tile),
  *  - upper and lower bounds of the near-field horizon (steps 1 … n) in K = N·m sectors
  *    (nearHorizonBounds.ts),
  *  - per far sector, the sun altitude from which the surface is certainly lit (`sunlitBounds`).
- * A cell's values never depend on the tile it was computed in.
+ * A cell's values never depend on the tile it was computed in (on geographic grids the far field takes the
+ * cell size of the tile's middle row).
  *
  * Arrays are tile-local and cell-major: cell (row, col) of block B has index
  * i = (row − B.rowStart)·(B.colEnd − B.colStart) + (col − B.colStart), and its values of direction k sit at

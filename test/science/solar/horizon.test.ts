@@ -15,23 +15,11 @@ import { nearCandidates, nearHorizonBounds, nearScratchLength } from '../../../s
 import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
 import { surfaceTerms } from '../../../src/science/solar/surface.js';
 import { buildTerrainModel, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
+import { random, terrain } from '../../helpers/syntheticTerrain.js';
 import { sweepScratch, sweptFarHorizons } from '../../../src/science/solar/sweptHorizon.js';
 import { allocateTileHorizons, groupSectors, horizonTracer, tileHorizons, type HorizonLayout } from '../../../src/science/solar/tileHorizons.js';
 
 const DEG = Math.PI / 180;
-
-/** Terrain model from a function of (x east, y north) in metres at cell centres, row 0 north. */
-function terrain(width: number, height: number, dx: number, dy: number, f: (x: number, y: number) => number): TerrainModel {
-  const z = new Float32Array(width * height);
-  for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) z[r * width + c] = f(c * dx, (height - 1 - r) * dy);
-  return buildTerrainModel(z, width, height, new Float64Array(height).fill(dx), new Float64Array(height).fill(dy));
-}
-
-/** A pseudo-random generator (deterministic). */
-function random(seed: number): () => number {
-  let s = seed;
-  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
 
 /** r.sun's ray marched the way the oracle does, with its own arithmetic (the independent reference). */
 function oracleRayTangent(model: TerrainModel, row: number, col: number, gridAzimuthRad: number, firstStep = 1): number {

@@ -4,20 +4,9 @@ import { farHorizon } from '../../../src/science/solar/farHorizon.js';
 import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS, curvatureOverDistance, horizonTangentAlongRay, horizonUnits, rayDirection } from '../../../src/science/solar/horizon.js';
 import { sweepScratch, sweptFarHorizons } from '../../../src/science/solar/sweptHorizon.js';
 import { buildTerrainModel, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
+import { random, terrain } from '../../helpers/syntheticTerrain.js';
 
 const DEG = Math.PI / 180;
-
-/** Terrain model from a function of (x east, y north) in metres at cell centres, row 0 north. */
-function terrain(width: number, height: number, dx: number, dy: number, f: (x: number, y: number) => number): TerrainModel {
-  const z = new Float32Array(width * height);
-  for (let r = 0; r < height; r++) for (let c = 0; c < width; c++) z[r * width + c] = f(c * dx, (height - 1 - r) * dy);
-  return buildTerrainModel(z, width, height, new Float64Array(height).fill(dx), new Float64Array(height).fill(dy));
-}
-
-function random(seed: number): () => number {
-  let s = seed;
-  return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
 
 function swept(model: TerrainModel, block: { rowStart: number; rowEnd: number; colStart: number; colEnd: number }, directions: number, nearSteps: number): Int16Array {
   const far = new Int16Array((block.rowEnd - block.rowStart) * (block.colEnd - block.colStart) * directions).fill(12345);
