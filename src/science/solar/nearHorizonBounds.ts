@@ -31,8 +31,8 @@ export interface NearCandidates {
   readonly reachRows: number;
   /** Every distinct candidate cell once, and each list's entries as indices into it (for cells far from the edge). */
   readonly disc: CandidateCells;
-  readonly upperDisc: Int32Array;
-  readonly lowerDisc: Int32Array;
+  readonly upperDisc: Uint16Array | Int32Array;
+  readonly lowerDisc: Uint16Array | Int32Array;
 }
 
 /** Offsets of candidate cells with their 1/d and curvature slope. */
@@ -85,8 +85,12 @@ export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: 
       }
       return at;
     });
-  const upperDisc = discIndex(upper.cells);
-  const lowerDisc = discIndex(lower.cells);
+  // the indices as 16-bit when the disc allows (half the memory traffic of the inner loops)
+  const upperWide = discIndex(upper.cells);
+  const lowerWide = discIndex(lower.cells);
+  const narrow = (indices: Int32Array) => (cols.length <= 65536 ? Uint16Array.from(indices) : indices);
+  const upperDisc = narrow(upperWide);
+  const lowerDisc = narrow(lowerWide);
   return {
     sectors,
     steps,
@@ -253,6 +257,17 @@ export function nearHorizonBounds(
   }
 }
 
+/** The disc's cells as index offsets in a grid `width` cells wide (listed once per width). */
+const offsetsByWidth = new WeakMap<NearCandidates, { width: number; offsets: Int32Array }>();
+function discOffsets(candidates: NearCandidates, width: number): Int32Array {
+  const known = offsetsByWidth.get(candidates);
+  if (known && known.width === width) return known.offsets;
+  const { colOffset, rowOffset } = candidates.disc;
+  const offsets = Int32Array.from(colOffset, (c, i) => rowOffset[i]! * width + c);
+  offsetsByWidth.set(candidates, { width, offsets });
+  return offsets;
+}
+
 /** Scratch size `nearHorizonBounds` needs for `candidates`. */
 export function nearScratchLength(candidates: NearCandidates): number {
   return candidates.disc.colOffset.length;
@@ -271,9 +286,10 @@ function boundsFromDisc(
   view: Float64Array,
 ): void {
   const { sectors, steps, upperStart, lowerStart, disc, upperDisc, lowerDisc } = candidates;
-  const { colOffset, rowOffset, inverseDistance, curvatureSlope } = disc;
-  for (let i = 0, n = colOffset.length; i < n; i++) {
-    const t = (elevation[cell + rowOffset[i]! * width + colOffset[i]!]! - z0) * inverseDistance[i]! - curvatureSlope[i]!;
+  const { inverseDistance, curvatureSlope } = disc;
+  const offset = discOffsets(candidates, width);
+  for (let i = 0, n = offset.length; i < n; i++) {
+    const t = (elevation[cell + offset[i]!]! - z0) * inverseDistance[i]! - curvatureSlope[i]!;
     // nodata: transparent for the upper bound, and its step may see nothing (lower bound)
     view[i] = Number.isNaN(t) ? -Infinity : t;
   }
@@ -289,7 +305,11 @@ function boundsFromDisc(
       let flattest = Infinity;
       for (let i = lowerStart[s]!, end = lowerStart[s + 1]!; i < end; i++) {
         const t = view[lowerDisc[i]!]!;
-        if (t < flattest) flattest = t;
+        if (t < flattest) {
+          flattest = t;
+          // this step's minimum can only fall further: it cannot raise the bound any more
+          if (flattest <= lowest) break;
+        }
       }
       if (flattest > lowest) lowest = flattest;
     }

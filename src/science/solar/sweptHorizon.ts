@@ -182,9 +182,8 @@ function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number
     let hi = size - 1;
     while (lo < hi) {
       const mid = (lo + hi) >> 1;
-      const v0 = (hullZ[mid]! - zc) / (u - hullU[mid]!);
-      const v1 = (hullZ[mid + 1]! - zc) / (u - hullU[mid + 1]!);
-      if (v1 >= v0) lo = mid + 1;
+      // view to mid + 1 at least the view to mid, both distances positive: compared without dividing
+      if ((hullZ[mid + 1]! - zc) * (u - hullU[mid]!) >= (hullZ[mid]! - zc) * (u - hullU[mid + 1]!)) lo = mid + 1;
       else hi = mid;
     }
     far[out] = horizonUnits((hullZ[lo]! - zc) / (u - hullU[lo]!) - u * 2 * INVERSE_TWO_R);
