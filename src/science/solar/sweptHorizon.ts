@@ -98,7 +98,6 @@ function sweepDirection(
     slope,
     toward,
     first,
-    count,
     lag,
     alongM,
     minorSize,
@@ -116,7 +115,6 @@ interface LineGeometry {
   readonly slope: number;
   readonly toward: number;
   readonly first: number;
-  readonly count: number;
   readonly lag: number;
   readonly alongM: number;
   readonly minorSize: number;
@@ -132,38 +130,42 @@ const INVERSE_TWO_R = 1 / (2 * EARTH_RADIUS_M);
 /** Sweeps line λ: pushes each valid cell `lag` cells after passing it, queries the block's cells on the way. */
 function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number, directions: number, block: SweepBlock, far: Int16Array, scratch: SweepScratch): void {
   const { elevation, width } = model;
-  const { colMajor, slope, toward, first, count, lag, alongM, minorSize, majorLo, majorHi, minorLo, minorHi, blockWidth } = g;
+  const { colMajor, slope, toward, first, lag, alongM, minorSize, majorLo, majorHi, minorLo, minorHi, blockWidth } = g;
   const hullU = scratch.u;
   const hullZ = scratch.z;
+  const majorStride = colMajor ? 1 : width;
+  const minorStride = colMajor ? width : 1;
+  // the positions (in sweep order) of the block's major range: queries happen there only
+  const tA = toward * (first - majorLo);
+  const tB = toward * (first - majorHi);
+  const queryFrom = tA < tB ? tA : tB;
+  const queryTo = tA < tB ? tB : tA;
   let size = 0;
-  for (let t = 0; t < count; t++) {
-    // push the cell `lag` positions back (farther along the look direction), if on the grid and valid
-    const back = t - lag;
-    if (back >= 0) {
-      const a = first - toward * back;
+  let next = 0; // the next position to push
+  for (let t = queryFrom; t <= queryTo; t++) {
+    // push every valid cell at least `lag` positions back (farther along the look direction)
+    for (const end = t - lag; next <= end; next++) {
+      const a = first - toward * next;
       const b = line + Math.floor(slope * a + 0.5);
-      if (b >= 0 && b < minorSize) {
-        const z = colMajor ? elevation[b * width + a]! : elevation[a * width + b]!;
-        if (!Number.isNaN(z)) {
-          const u = back * alongM;
-          const zc = z - u * u * INVERSE_TWO_R;
-          // upper hull: drop the last point while it lies on or below the chord to the new one
-          while (size >= 2) {
-            const u1 = hullU[size - 1]!;
-            const z1 = hullZ[size - 1]!;
-            const u0 = hullU[size - 2]!;
-            const z0 = hullZ[size - 2]!;
-            if ((u1 - u0) * (zc - z0) - (z1 - z0) * (u - u0) >= 0) size--;
-            else break;
-          }
-          hullU[size] = u;
-          hullZ[size] = zc;
-          size++;
-        }
+      if (b < 0 || b >= minorSize) continue;
+      const z = elevation[a * majorStride + b * minorStride]!;
+      if (Number.isNaN(z)) continue;
+      const u = next * alongM;
+      const zc = z - u * u * INVERSE_TWO_R;
+      // upper hull: drop the last point while it lies on or below the chord to the new one
+      while (size >= 2) {
+        const u1 = hullU[size - 1]!;
+        const z1 = hullZ[size - 1]!;
+        const u0 = hullU[size - 2]!;
+        const z0 = hullZ[size - 2]!;
+        if ((u1 - u0) * (zc - z0) - (z1 - z0) * (u - u0) >= 0) size--;
+        else break;
       }
+      hullU[size] = u;
+      hullZ[size] = zc;
+      size++;
     }
     const a = first - toward * t;
-    if (a < majorLo || a > majorHi) continue;
     const b = line + Math.floor(slope * a + 0.5);
     if (b < minorLo || b > minorHi) continue;
     const row = colMajor ? b : a;
