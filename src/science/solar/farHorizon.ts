@@ -25,10 +25,6 @@ export interface FarHorizon {
  * tan H of the far field of cell (row, col): the steepest view over ray steps ≥ firstStep along the
  * direction with `colPerStep` / `northPerStep` cells per step (see `rayDirection`, made for this row's cell
  * size); −Infinity if no such step lands on a valid cell. Written into `out`, which is returned.
- *
- * `seedStep` (optional, e.g. where the neighbouring cell found its horizon in this direction) says where
- * the maximum probably lies: the steps around it are evaluated first, so that most blocks before it can be
- * skipped. It changes the work, never the result.
  */
 export function farHorizon(
   model: TerrainModel,
@@ -37,7 +33,6 @@ export function farHorizon(
   colPerStep: number,
   northPerStep: number,
   firstStep: number,
-  seedStep: number,
   out: FarHorizon,
 ): FarHorizon {
   const { width, height, elevation, pyramid } = model;
@@ -50,21 +45,6 @@ export function farHorizon(
   const levels = pyramid.length;
   let best = -Infinity;
   let bestStep = -1;
-  if (seedStep >= firstStep) {
-    for (let j = Math.max(firstStep, seedStep - SEED_RADIUS), last = seedStep + SEED_RADIUS; j <= last; j++) {
-      const dc = Math.floor(j * colPerStep + 0.5);
-      const dr = -Math.floor(j * northPerStep + 0.5);
-      const r = row + dr;
-      const c = col + dc;
-      if (r < 0 || r >= height || c < 0 || c >= width) break;
-      if (dc === 0 && dr === 0) continue;
-      const t = viewAt(elevation, width, z0, r, c, dc * dx, dr * dy);
-      if (t > best) {
-        best = t;
-        bestStep = j;
-      }
-    }
-  }
   let level = 1;
   let j = firstStep;
   for (;;) {
@@ -126,9 +106,6 @@ function viewAt(elevation: Float32Array, width: number, z0: number, r: number, c
   const d = Math.sqrt(xM * xM + yM * yM);
   return (elevation[r * width + c]! - z0) / d - curvatureOverDistance(d);
 }
-
-/** Steps on each side of the seed step evaluated before the traversal. */
-const SEED_RADIUS = 2;
 
 /** More ray steps than any grid has: an offset that changes this slowly never leaves a block. */
 const MAX_STEPS = 2 ** 40;

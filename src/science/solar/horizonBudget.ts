@@ -80,7 +80,7 @@ export function horizonBudget(model: TerrainModel): HorizonBudget {
       if (!Number.isNaN(slope)) slopes.push(slope);
       for (let a = 0; a < azimuths; a++) {
         const { colPerStep, northPerStep } = rayDirection(dx, dy, ((a + 0.5) * 2 * Math.PI) / azimuths);
-        farHorizon(model, row, col, colPerStep, northPerStep, 1, -1, out);
+        farHorizon(model, row, col, colPerStep, northPerStep, 1, out);
         if (!(out.tangent >= 0)) continue; // cannot hide a sun above the horizontal
         rays++;
         NEAR_STEP_CHOICES.forEach((n, k) => {

@@ -33,6 +33,9 @@ export interface NearCandidates {
   readonly disc: CandidateCells;
   readonly upperDisc: Uint16Array | Int32Array;
   readonly lowerDisc: Uint16Array | Int32Array;
+  /** Width of the grid the candidates are for, and the disc's cells as index offsets in it. */
+  readonly gridWidth: number;
+  readonly discOffset: Int32Array;
 }
 
 /** Offsets of candidate cells with their 1/d and curvature slope. */
@@ -59,8 +62,11 @@ function candidateCells(cols: readonly number[], rows: readonly number[], cellSi
   return cells;
 }
 
-/** The candidate cells of `sectors` sectors and `steps` near-field steps on cells of the given size [m]. */
-export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number, steps: number): NearCandidates {
+/**
+ * The candidate cells of `sectors` sectors and `steps` near-field steps on cells of the given size [m], in a
+ * grid `gridWidth` cells wide.
+ */
+export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number, steps: number, gridWidth: number): NearCandidates {
   const upper = upperCandidates(cellSizeXM, cellSizeYM, sectors, steps);
   const lower = lowerCandidates(cellSizeXM, cellSizeYM, sectors, steps);
   let reachCols = 0;
@@ -103,6 +109,8 @@ export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: 
     disc: candidateCells(cols, rows, cellSizeXM, cellSizeYM),
     upperDisc,
     lowerDisc,
+    gridWidth,
+    discOffset: Int32Array.from(cols, (c, i) => rows[i]! * gridWidth + c),
   };
 }
 
@@ -217,12 +225,13 @@ export function nearHorizonBounds(
   outBase: number,
   scratch: Float64Array,
 ): void {
+  if (width !== candidates.gridWidth) throw new RangeError(`near-field candidates are for a grid ${candidates.gridWidth} cells wide, not ${width}`);
   const z0 = elevation[row * width + col]!;
   const { sectors, steps, upperStart, upper, lowerStart, lower, reachCols, reachRows } = candidates;
   // every candidate inside the grid: no bounds checks needed
   const inside = row >= reachRows && row < height - reachRows && col >= reachCols && col < width - reachCols;
   if (inside) {
-    boundsFromDisc(elevation, width, row * width + col, z0, candidates, upperOut, lowerOut, outBase, scratch);
+    boundsFromDisc(elevation, row * width + col, z0, candidates, upperOut, lowerOut, outBase, scratch);
     return;
   }
   for (let k = 0; k < sectors; k++) {
@@ -257,17 +266,6 @@ export function nearHorizonBounds(
   }
 }
 
-/** The disc's cells as index offsets in a grid `width` cells wide (listed once per width). */
-const offsetsByWidth = new WeakMap<NearCandidates, { width: number; offsets: Int32Array }>();
-function discOffsets(candidates: NearCandidates, width: number): Int32Array {
-  const known = offsetsByWidth.get(candidates);
-  if (known && known.width === width) return known.offsets;
-  const { colOffset, rowOffset } = candidates.disc;
-  const offsets = Int32Array.from(colOffset, (c, i) => rowOffset[i]! * width + c);
-  offsetsByWidth.set(candidates, { width, offsets });
-  return offsets;
-}
-
 /** Scratch size `nearHorizonBounds` needs for `candidates`. */
 export function nearScratchLength(candidates: NearCandidates): number {
   return candidates.disc.colOffset.length;
@@ -276,7 +274,6 @@ export function nearScratchLength(candidates: NearCandidates): number {
 /** The same bounds for a cell whose candidates are all inside the grid: each candidate's view computed once. */
 function boundsFromDisc(
   elevation: Float32Array,
-  width: number,
   cell: number,
   z0: number,
   candidates: NearCandidates,
@@ -287,7 +284,7 @@ function boundsFromDisc(
 ): void {
   const { sectors, steps, upperStart, lowerStart, disc, upperDisc, lowerDisc } = candidates;
   const { inverseDistance, curvatureSlope } = disc;
-  const offset = discOffsets(candidates, width);
+  const offset = candidates.discOffset;
   for (let i = 0, n = offset.length; i < n; i++) {
     const t = (elevation[cell + offset[i]!]! - z0) * inverseDistance[i]! - curvatureSlope[i]!;
     // nodata: transparent for the upper bound, and its step may see nothing (lower bound)

@@ -23,15 +23,7 @@
  * exactly elsewhere): a point is pushed on the hull only when the sweep is that many cells past it.
  */
 import { EARTH_RADIUS_M, horizonUnits } from './horizon.js';
-import type { TerrainModel } from './terrainModel.js';
-
-/** A rectangular block of cells [rowStart, rowEnd) × [colStart, colEnd) in grid coordinates. */
-export interface SweepBlock {
-  readonly rowStart: number;
-  readonly rowEnd: number;
-  readonly colStart: number;
-  readonly colEnd: number;
-}
+import type { CellBlock, TerrainModel } from './terrainModel.js';
 
 /** The hull of one line (reused across lines and blocks). */
 export interface SweepScratch {
@@ -46,9 +38,10 @@ export function sweepScratch(): SweepScratch {
 /**
  * Writes the far-field horizon [HORIZON_ANGLE_UNIT_RAD] of every cell of `block` in `directions` directions
  * (direction k looks toward grid azimuth k·2π/N) to `far`, cell-major and tile-local: cell (row, col) at
- * ((row − rowStart)·blockWidth + col − colStart)·N + k. Open horizons are −MAX_HORIZON_UNITS.
+ * ((row − rowStart)·blockWidth + col − colStart)·N + k. Open horizons, and nodata cells, are
+ * −MAX_HORIZON_UNITS.
  */
-export function sweptFarHorizons(model: TerrainModel, block: SweepBlock, directions: number, nearSteps: number, far: Int16Array, scratch: SweepScratch): void {
+export function sweptFarHorizons(model: TerrainModel, block: CellBlock, directions: number, nearSteps: number, far: Int16Array, scratch: SweepScratch): void {
   const midRow = (block.rowStart + block.rowEnd - 1) >> 1;
   const dx = model.cellSizeX[midRow]!;
   const dy = model.cellSizeY[midRow]!;
@@ -58,7 +51,7 @@ export function sweptFarHorizons(model: TerrainModel, block: SweepBlock, directi
 /** Converts the grid to the sweep's frame for one direction and sweeps every line that crosses the block. */
 function sweepDirection(
   model: TerrainModel,
-  block: SweepBlock,
+  block: CellBlock,
   azimuthRad: number,
   k: number,
   directions: number,
@@ -128,7 +121,7 @@ interface LineGeometry {
 const INVERSE_TWO_R = 1 / (2 * EARTH_RADIUS_M);
 
 /** Sweeps line λ: pushes each valid cell `lag` cells after passing it, queries the block's cells on the way. */
-function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number, directions: number, block: SweepBlock, far: Int16Array, scratch: SweepScratch): void {
+function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number, directions: number, block: CellBlock, far: Int16Array, scratch: SweepScratch): void {
   const { elevation, width } = model;
   const { colMajor, slope, toward, first, lag, alongM, minorSize, majorLo, majorHi, minorLo, minorHi, blockWidth } = g;
   const hullU = scratch.u;
@@ -171,9 +164,8 @@ function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number
     const row = colMajor ? b : a;
     const col = colMajor ? a : b;
     const zObs = elevation[row * width + col]!;
-    if (Number.isNaN(zObs)) continue;
     const out = ((row - block.rowStart) * blockWidth + (col - block.colStart)) * directions + k;
-    if (size === 0) {
+    if (size === 0 || Number.isNaN(zObs)) {
       far[out] = horizonUnits(-Infinity);
       continue;
     }

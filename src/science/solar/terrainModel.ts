@@ -12,6 +12,14 @@ export type Float32Allocator = (length: number) => Float32Array;
 
 const heapFloat32: Float32Allocator = (length) => new Float32Array(length);
 
+/** A rectangular block of cells [rowStart, rowEnd) × [colStart, colEnd) in grid coordinates. */
+export interface CellBlock {
+  readonly rowStart: number;
+  readonly rowEnd: number;
+  readonly colStart: number;
+  readonly colEnd: number;
+}
+
 export interface TerrainModel {
   readonly width: number;
   readonly height: number;

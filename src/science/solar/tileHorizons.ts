@@ -16,7 +16,7 @@ import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS } from './horizon.js';
 import { nearCandidates, nearHorizonBounds, nearScratchLength, type NearCandidates } from './nearHorizonBounds.js';
 import type { SurfaceTerms } from './surface.js';
 import { sweepScratch, sweptFarHorizons, type SweepScratch } from './sweptHorizon.js';
-import type { TerrainModel } from './terrainModel.js';
+import type { CellBlock, TerrainModel } from './terrainModel.js';
 
 /** How horizons are stored: N far directions, K near sectors (a multiple of N), n near-field steps. */
 export interface HorizonLayout {
@@ -36,13 +36,7 @@ export function groupSectors(layout: HorizonLayout): number {
   return layout.directions / farSectorsPerGroup(layout.directions);
 }
 
-/** A rectangular block of cells [rowStart, rowEnd) × [colStart, colEnd) in grid coordinates. */
-export interface CellBlock {
-  readonly rowStart: number;
-  readonly rowEnd: number;
-  readonly colStart: number;
-  readonly colEnd: number;
-}
+export type { CellBlock } from './terrainModel.js';
 
 /** The horizon arrays of one tile (see the module comment for the layout). Reusable across tiles. */
 export interface TileHorizons {
@@ -103,7 +97,7 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout): Horiz
       const dy = model.cellSizeY[row]!;
       let entry = cache.find((e) => Math.abs(e.dx / dx - 1) <= CELL_SIZE_TOLERANCE && Math.abs(e.dy / dy - 1) <= CELL_SIZE_TOLERANCE);
       if (!entry) {
-        entry = { dx, dy, candidates: nearCandidates(dx, dy, layout.nearSectors, layout.nearSteps) };
+        entry = { dx, dy, candidates: nearCandidates(dx, dy, layout.nearSectors, layout.nearSteps, model.width) };
         cache.push(entry);
       }
       return entry.candidates;
@@ -129,7 +123,7 @@ export function tileFarHorizons(tracer: HorizonTracer, block: CellBlock, out: Ti
 
 /**
  * The rest of the horizon data of the cells of `block` once their far field is in `out`: near-field bounds,
- * lit and dark bounds; nodata cells get open horizons. Any band of rows of a block can be done on its own.
+ * lit and dark bounds; nodata cells get open near-field bounds. Any band of rows of a block can be done on its own.
  */
 export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons): void {
   const { model, layout } = tracer;
@@ -145,7 +139,6 @@ export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surfac
       const local = (row - block.rowStart) * blockWidth + (col - block.colStart);
       const nearBase = local * nearSectors;
       if (Number.isNaN(elevation[row * width + col]!)) {
-        out.far.fill(-MAX_HORIZON_UNITS, local * directions, (local + 1) * directions);
         out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         continue;

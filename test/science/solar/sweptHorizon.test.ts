@@ -85,7 +85,7 @@ test('on steep terrain the swept far field errs less than the interpolation betw
   const out = { tangent: 0, step: 0 };
   const exactAt = (row: number, col: number, azimuth: number) => {
     const { colPerStep, northPerStep } = rayDirection(2, 2, azimuth);
-    return Math.atan(farHorizon(model, row, col, colPerStep, northPerStep, nearSteps + 1, -1, out).tangent);
+    return Math.atan(farHorizon(model, row, col, colPerStep, northPerStep, nearSteps + 1, out).tangent);
   };
   for (let row = block.rowStart; row < block.rowEnd; row += 3) {
     for (let col = block.colStart; col < block.colEnd; col += 3) {
