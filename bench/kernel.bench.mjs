@@ -35,7 +35,7 @@ function baselineBuild(ref) {
   if (existsSync(join(dist, 'workflows/sol/plan.js'))) return dist;
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
-  const archive = execFileSync('git', ['-C', repo, 'archive', ref, 'src', 'tsconfig.json', 'tsconfig.build.json', 'package.json']);
+  const archive = execFileSync('git', ['-C', repo, 'archive', ref, 'src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'], { maxBuffer: 1 << 28 });
   execFileSync('tar', ['-x', '-C', root], { input: archive });
   symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'));
   execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });

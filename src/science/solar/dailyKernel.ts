@@ -491,30 +491,36 @@ function sunlitSums(samples: DaySamples, state: CellState, terrain: KernelTerrai
       }
       continue;
     }
+    // the group's bounds also decide its samples one by one: only those between them need the exact test
+    const groupLit = litBound[groupBase]!;
+    const groupDark = darkBound[groupBase]!;
     for (let k = first; k < last; k++) {
-      // every condition evaluated without branching (they are hard to predict); a branch only where the
-      // near-field ray must be traced (rare) and where the cell turns lit or dark (about twice a day)
       const altitude = altitudeUnits[k]!;
-      const a0 = far[base + horizonDirection0[k]!]!;
-      const a1 = far[base + horizonDirection1[k]!]!;
-      const near = nearBase + nearSector[k]!;
-      // 1 where the sun is in front of the plane, above the far field and above the near field's lower bound
-      const open =
-        Number(testEast * sunEast[k]! + testNorth * sunNorth[k]! + testUp * sinAltitude[k]! > 0) &
-        Number(altitude >= a0 + horizonWeight[k]! * (a1 - a0)) &
-        Number(altitude >= nearLower[near]!);
-      let lit = (open & Number(altitude >= nearUpper[near]!)) === 1;
-      if (open === 1 && !lit) {
-        lit = true;
-        for (let j = nearStart[k]!, end = nearStart[k + 1]!; j < end; j++) {
-          if (!interior) {
-            const r = row + nearRow[j]!;
-            const c = col + nearCol[j]!;
-            if (r < 0 || r >= height || c < 0 || c >= width) break;
-          }
-          if (elevation[gridCell + nearOffset[j]!]! - z0 > nearThreshold[j]!) {
-            lit = false;
-            break;
+      let lit = altitude >= groupLit;
+      if (!lit && altitude >= groupDark) {
+        // every condition evaluated without branching (they are hard to predict); a branch only where the
+        // near-field ray must be traced (rare)
+        const a0 = far[base + horizonDirection0[k]!]!;
+        const a1 = far[base + horizonDirection1[k]!]!;
+        const near = nearBase + nearSector[k]!;
+        // 1 where the sun is in front of the plane, above the far field and above the near field's lower bound
+        const open =
+          Number(testEast * sunEast[k]! + testNorth * sunNorth[k]! + testUp * sinAltitude[k]! > 0) &
+          Number(altitude >= a0 + horizonWeight[k]! * (a1 - a0)) &
+          Number(altitude >= nearLower[near]!);
+        lit = (open & Number(altitude >= nearUpper[near]!)) === 1;
+        if (open === 1 && !lit) {
+          lit = true;
+          for (let j = nearStart[k]!, end = nearStart[k + 1]!; j < end; j++) {
+            if (!interior) {
+              const r = row + nearRow[j]!;
+              const c = col + nearCol[j]!;
+              if (r < 0 || r >= height || c < 0 || c >= width) break;
+            }
+            if (elevation[gridCell + nearOffset[j]!]! - z0 > nearThreshold[j]!) {
+              lit = false;
+              break;
+            }
           }
         }
       }
