@@ -182,6 +182,39 @@ export function allocateDaySamples(capacity: number, nearSteps: number): DaySamp
   };
 }
 
+/** Grid azimuth [rad, in [0, 2π)] of a sun direction with east and north components, grid north `convergenceRad` east of true north. */
+function gridAzimuth(east: number, north: number, convergenceRad: number): number {
+  let azimuth = Math.atan2(east, north) + convergenceRad;
+  if (azimuth < 0) azimuth += 2 * Math.PI;
+  if (azimuth >= 2 * Math.PI) azimuth -= 2 * Math.PI;
+  return azimuth;
+}
+
+/**
+ * The far sectors (N, sector k between grid azimuths k·2π/N and (k + 1)·2π/N) in which the sun samples of
+ * `days` stand for any of `tiles`, with the sector on either side of each as a margin: 1 where a sample
+ * can fall. The kernel reads horizons only there (tileHorizons.ts, `sectorMasks`). Over a year at 41° N
+ * the sun never stands within about 58° of north; on one day it crosses between half and two thirds of the sky.
+ */
+export function sunSectors(days: readonly number[], tiles: readonly TileGeometry[], stepMinutes: number, directions: number): Uint8Array {
+  const sectors = new Uint8Array(directions);
+  const stepHours = stepMinutes / 60;
+  for (const day of days) {
+    const declination = solarDeclination(day);
+    for (const tile of tiles) {
+      for (const hour of sampleHours(tile.latitudeRad, declination, stepHours)) {
+        const sun = sunDirection(tile.latitudeRad, declination, ((hour - 12) * Math.PI) / 12);
+        if (sun.up <= 0) continue;
+        const k = Math.min(Math.floor((gridAzimuth(sun.east, sun.north, tile.convergenceRad) / (2 * Math.PI)) * directions), directions - 1);
+        sectors[k] = 1;
+        sectors[(k + 1) % directions] = 1;
+        sectors[(k + directions - 1) % directions] = 1;
+      }
+    }
+  }
+  return sectors;
+}
+
 /** Fill `out` with the sun samples of `day` for a tile, on a grid `width` cells wide. */
 export function sunSamplesForDay(
   day: number,
@@ -213,9 +246,7 @@ export function sunSamplesForDay(
     const sinh = sun.up;
     if (sinh <= 0) continue;
     const h = Math.asin(sinh);
-    let azimuth = Math.atan2(sun.east, sun.north) + tile.convergenceRad;
-    if (azimuth < 0) azimuth += 2 * Math.PI;
-    if (azimuth >= 2 * Math.PI) azimuth -= 2 * Math.PI;
+    const azimuth = gridAzimuth(sun.east, sun.north, tile.convergenceRad);
     const cosh = Math.cos(h);
     const azimuthEast = Math.sin(azimuth);
     const azimuthNorth = Math.cos(azimuth);

@@ -212,6 +212,7 @@ function flatten(groups: readonly { cols: number[]; rows: number[] }[], cellSize
  * Upper and lower bounds [horizon units, rounded outward] of the near-field horizon of cell (row, col) in
  * every sector, written to upperOut/lowerOut at outBase + k. Cells beyond the grid are skipped (upper) or
  * end the bound (lower). A cell with no candidate in a sector gets the open horizon −MAX_HORIZON_UNITS.
+ * With `needed`, only the sectors k with needed[k] = 1 are bounded; the others get open horizons.
  */
 export function nearHorizonBounds(
   elevation: Float32Array,
@@ -224,6 +225,7 @@ export function nearHorizonBounds(
   lowerOut: Int16Array,
   outBase: number,
   scratch: Float64Array,
+  needed: Uint8Array | null = null,
 ): void {
   if (width !== candidates.gridWidth) throw new RangeError(`near-field candidates are for a grid ${candidates.gridWidth} cells wide, not ${width}`);
   const z0 = elevation[row * width + col]!;
@@ -231,10 +233,14 @@ export function nearHorizonBounds(
   // every candidate inside the grid: no bounds checks needed
   const inside = row >= reachRows && row < height - reachRows && col >= reachCols && col < width - reachCols;
   if (inside) {
-    boundsFromDisc(elevation, row * width + col, z0, candidates, upperOut, lowerOut, outBase, scratch);
+    boundsFromDisc(elevation, row * width + col, z0, candidates, upperOut, lowerOut, outBase, scratch, needed);
     return;
   }
   for (let k = 0; k < sectors; k++) {
+    if (needed && needed[k] === 0) {
+      upperOut[outBase + k] = lowerOut[outBase + k] = -MAX_HORIZON_UNITS;
+      continue;
+    }
     let best = -Infinity;
     for (let i = upperStart[k]!, end = upperStart[k + 1]!; i < end; i++) {
       const r = row + upper.rowOffset[i]!;
@@ -281,6 +287,7 @@ function boundsFromDisc(
   lowerOut: Int16Array,
   outBase: number,
   view: Float64Array,
+  needed: Uint8Array | null,
 ): void {
   const { sectors, steps, upperStart, lowerStart, disc, upperDisc, lowerDisc } = candidates;
   const { inverseDistance, curvatureSlope } = disc;
@@ -291,6 +298,10 @@ function boundsFromDisc(
     view[i] = Number.isNaN(t) ? -Infinity : t;
   }
   for (let k = 0; k < sectors; k++) {
+    if (needed && needed[k] === 0) {
+      upperOut[outBase + k] = lowerOut[outBase + k] = -MAX_HORIZON_UNITS;
+      continue;
+    }
     let best = -Infinity;
     for (let i = upperStart[k]!, end = upperStart[k + 1]!; i < end; i++) {
       const t = view[upperDisc[i]!]!;

@@ -22,7 +22,7 @@
  * The far field starts at the major offset of ray step n + 1 (the near field, steps 1 … n, is traced
  * exactly elsewhere): a point is pushed on the hull only when the sweep is that many cells past it.
  */
-import { EARTH_RADIUS_M, horizonUnits } from './horizon.js';
+import { EARTH_RADIUS_M, MAX_HORIZON_UNITS, horizonUnits } from './horizon.js';
 import type { CellBlock, TerrainModel } from './terrainModel.js';
 
 /** The hull of one line (reused across lines and blocks). */
@@ -39,13 +39,27 @@ export function sweepScratch(): SweepScratch {
  * Writes the far-field horizon [HORIZON_ANGLE_UNIT_RAD] of every cell of `block` in `directions` directions
  * (direction k looks toward grid azimuth k·2π/N) to `far`, cell-major and tile-local: cell (row, col) at
  * ((row − rowStart)·blockWidth + col − colStart)·N + k. Open horizons, and nodata cells, are
- * −MAX_HORIZON_UNITS.
+ * −MAX_HORIZON_UNITS. With `needed`, only the directions k with needed[k] = 1 are swept; the others are
+ * left open.
  */
-export function sweptFarHorizons(model: TerrainModel, block: CellBlock, directions: number, nearSteps: number, far: Int16Array, scratch: SweepScratch): void {
+export function sweptFarHorizons(
+  model: TerrainModel,
+  block: CellBlock,
+  directions: number,
+  nearSteps: number,
+  far: Int16Array,
+  scratch: SweepScratch,
+  needed: Uint8Array | null = null,
+): void {
   const midRow = (block.rowStart + block.rowEnd - 1) >> 1;
   const dx = model.cellSizeX[midRow]!;
   const dy = model.cellSizeY[midRow]!;
-  for (let k = 0; k < directions; k++) sweepDirection(model, block, (2 * Math.PI * k) / directions, k, directions, nearSteps, dx, dy, far, scratch);
+  const cells = (block.rowEnd - block.rowStart) * (block.colEnd - block.colStart);
+  for (let k = 0; k < directions; k++) {
+    if (needed && needed[k] === 0) {
+      for (let i = 0; i < cells; i++) far[i * directions + k] = -MAX_HORIZON_UNITS;
+    } else sweepDirection(model, block, (2 * Math.PI * k) / directions, k, directions, nearSteps, dx, dy, far, scratch);
+  }
 }
 
 /** Converts the grid to the sweep's frame for one direction and sweeps every line that crosses the block. */

@@ -71,6 +71,32 @@ export function allocateTileHorizons(layout: HorizonLayout, capacity: number): T
   };
 }
 
+/**
+ * The sectors a tile's horizons are read in, from the far sectors its sun can stand in (`sunSectors` in
+ * dailyKernel.ts: far sector k spans azimuths k·2π/N … (k + 1)·2π/N): the kernel reads a cell's far field
+ * only in the two directions bounding a sector with the sun in it, and its near-field bounds only in the
+ * near sectors inside one. Horizons elsewhere are left open: they would never be read.
+ */
+export interface SectorMasks {
+  /** Per far sector (N): 1 where the sun can stand. */
+  readonly farSectors: Uint8Array;
+  /** Per far direction (N): 1 where a sector on either side of it has the sun. */
+  readonly directions: Uint8Array;
+  /** Per near sector (K): 1 where its far sector has the sun. */
+  readonly nearSectors: Uint8Array;
+}
+
+export function sectorMasks(layout: HorizonLayout, sunSectors: Uint8Array): SectorMasks {
+  const { directions: n, nearSectors: k } = layout;
+  if (sunSectors.length !== n) throw new RangeError(`sun sectors for ${sunSectors.length} directions, the layout has ${n}`);
+  const perFar = k / n;
+  return {
+    farSectors: sunSectors,
+    directions: Uint8Array.from(sunSectors, (on, d) => on | sunSectors[(d + n - 1) % n]!),
+    nearSectors: Uint8Array.from({ length: k }, (_, j) => sunSectors[Math.floor(j / perFar)]!),
+  };
+}
+
 /** Relative change of a row's cell size tolerated before the near-field candidates are listed again. */
 const CELL_SIZE_TOLERANCE = 5e-4;
 
@@ -107,25 +133,26 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout): Horiz
 
 /**
  * Fills `out` with the horizon data of the cells of `block` (tile-local layout); `surface` holds the
- * block's surface terms in the same tile-local order. Nodata cells get open horizons.
+ * block's surface terms in the same tile-local order. Nodata cells get open horizons; with `masks`, so do
+ * the sectors the sun never stands in.
  */
-export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons): void {
-  tileFarHorizons(tracer, block, out);
-  tileNearHorizons(tracer, block, surface, out);
+export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons, masks: SectorMasks | null = null): void {
+  tileFarHorizons(tracer, block, out, masks);
+  tileNearHorizons(tracer, block, surface, out, masks);
 }
 
 /** The far-field horizons of the cells of `block` (swept, sweptHorizon.ts), all directions at once. */
-export function tileFarHorizons(tracer: HorizonTracer, block: CellBlock, out: TileHorizons): void {
+export function tileFarHorizons(tracer: HorizonTracer, block: CellBlock, out: TileHorizons, masks: SectorMasks | null = null): void {
   const { directions, nearSteps } = tracer.layout;
   checkCapacity(block, out);
-  sweptFarHorizons(tracer.model, block, directions, nearSteps, out.far, tracer.sweep);
+  sweptFarHorizons(tracer.model, block, directions, nearSteps, out.far, tracer.sweep, masks?.directions ?? null);
 }
 
 /**
  * The rest of the horizon data of the cells of `block` once their far field is in `out`: near-field bounds,
  * lit and dark bounds; nodata cells get open near-field bounds. Any band of rows of a block can be done on its own.
  */
-export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons): void {
+export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons, masks: SectorMasks | null = null): void {
   const { model, layout } = tracer;
   const { width, elevation } = model;
   const { directions, nearSectors, nearSteps } = layout;
@@ -143,7 +170,7 @@ export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surfac
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         continue;
       }
-      if (candidates) nearHorizonBounds(elevation, width, model.height, row, col, candidates, out.nearUpper, out.nearLower, nearBase, scratch);
+      if (candidates) nearHorizonBounds(elevation, width, model.height, row, col, candidates, out.nearUpper, out.nearLower, nearBase, scratch, masks?.nearSectors ?? null);
       else {
         out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
@@ -153,8 +180,8 @@ export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surfac
   const fine = new Int16Array(directions);
   const perGroup = farSectorsPerGroup(directions);
   for (let cell = 0; cell < cells; cell++) {
-    sunlitBounds(surface, out.far, out.nearUpper, directions, nearSectors, cell, fine);
-    groupBounds(surface, out, layout, perGroup, cell, fine);
+    sunlitBounds(surface, out.far, out.nearUpper, directions, nearSectors, cell, fine, masks?.farSectors ?? null);
+    groupBounds(surface, out, layout, perGroup, cell, fine, masks);
   }
 }
 
@@ -171,7 +198,7 @@ function checkCapacity(block: CellBlock, out: TileHorizons): number {
  * of its near sectors, and the lowest altitude of the surface's plane over its azimuths (rounded down, one
  * unit of margin). Also the cell's lit bound over all sectors (`litEverywhere`).
  */
-function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLayout, r: number, cell: number, fine: Int16Array): void {
+function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLayout, r: number, cell: number, fine: Int16Array, masks: SectorMasks | null): void {
   const { directions, nearSectors } = layout;
   const { far, nearLower, litBound, darkBound } = out;
   const groups = directions / r;
@@ -181,24 +208,26 @@ function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLa
   const nE = surface.normalEast[cell]!;
   const nN = surface.normalNorth[cell]!;
   const nU = surface.normalUp[cell]!;
-  const hidden = (az: number) => -(nE * Math.sin(az) + nN * Math.cos(az)) / nU;
-  const downslope = Math.atan2(nE, nN);
-  const width = (2 * Math.PI) / groups;
+  const plane = inclined ? planeTangents(nE, nN, nU, groups, Math.atan2(nE, nN)) : null;
   let everywhere = -MAX_HORIZON_UNITS;
   for (let g = 0; g < groups; g++) {
     let lit = -MAX_HORIZON_UNITS;
     let farDark = MAX_HORIZON_UNITS;
     for (let k = g * r; k < (g + 1) * r; k++) lit = Math.max(lit, fine[k]!);
-    for (let k = g * r; k <= (g + 1) * r; k++) farDark = Math.min(farDark, far[base + (k === directions ? 0 : k)]!);
+    // only the directions and near sectors a sun in the group can be compared with (masks: those computed)
+    for (let k = g * r; k <= (g + 1) * r; k++) {
+      const d = k === directions ? 0 : k;
+      if (!masks || masks.directions[d] === 1) farDark = Math.min(farDark, far[base + d]!);
+    }
     let nearDark = MAX_HORIZON_UNITS;
-    for (let k = g * nearPerGroup; k < (g + 1) * nearPerGroup; k++) nearDark = Math.min(nearDark, nearLower[cell * nearSectors + k]!);
+    for (let k = g * nearPerGroup; k < (g + 1) * nearPerGroup; k++) {
+      if (!masks || masks.nearSectors[k] === 1) nearDark = Math.min(nearDark, nearLower[cell * nearSectors + k]!);
+    }
     let dark = Math.max(farDark, nearDark);
-    if (inclined) {
+    if (plane) {
       // tan h below the plane's lowest tan over the sector: behind the plane at every azimuth of it
-      const from = g * width;
-      let lowest = Math.min(hidden(from), hidden(from + width));
-      const offset = (((downslope - from) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
-      if (offset <= width) lowest = Math.min(lowest, hidden(downslope));
+      let lowest = Math.min(plane.atBoundary[g]!, plane.atBoundary[g + 1]!);
+      if (g === plane.sectorOfExtreme) lowest = Math.min(lowest, -plane.extreme);
       if (lowest > 0) dark = Math.max(dark, Math.floor(Math.atan(lowest) / HORIZON_ANGLE_UNIT_RAD) - 1);
     }
     litBound[cell * groups + g] = lit;
@@ -212,10 +241,19 @@ function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLa
  * Per far sector, the lowest sun altitude [horizon units] at which a sun anywhere in the sector certainly
  * lights the surface of `cell`: at or above the stored far-field horizon of both bounding directions, the
  * near-field upper bounds of the sector, and the self-shading altitude of the plane — the sun is in front
- * of a plane with upward unit normal n when tan h > −(n_E sin az + n_N cos az)/n_U. Writes N values to `out`.
+ * of a plane with upward unit normal n when tan h > −(n_E sin az + n_N cos az)/n_U. Writes N values to `out`
+ * (with `sunSectors`, −MAX_HORIZON_UNITS in the sectors without the sun, whose horizons were not computed).
  */
-export function sunlitBounds(surface: SurfaceTerms, far: Int16Array, nearUpper: Int16Array, directions: number, nearSectors: number, cell: number, out: Int16Array): void {
-  const sector = (2 * Math.PI) / directions;
+export function sunlitBounds(
+  surface: SurfaceTerms,
+  far: Int16Array,
+  nearUpper: Int16Array,
+  directions: number,
+  nearSectors: number,
+  cell: number,
+  out: Int16Array,
+  sunSectors: Uint8Array | null = null,
+): void {
   const nearPerSector = nearSectors / directions;
   const base = cell * directions;
   if (surface.valid[cell] === 0) {
@@ -226,20 +264,51 @@ export function sunlitBounds(surface: SurfaceTerms, far: Int16Array, nearUpper: 
   const nE = surface.normalEast[cell]!;
   const nN = surface.normalNorth[cell]!;
   const nU = surface.normalUp[cell]!;
-  // azimuth where the plane hides the sun most (the upslope direction), grid frame
-  const upslope = Math.atan2(-nE, -nN);
-  const hidden = (az: number) => -(nE * Math.sin(az) + nN * Math.cos(az)) / nU;
+  // the plane hides the sun most toward the upslope azimuth (grid frame)
+  const plane = inclined ? planeTangents(nE, nN, nU, directions, Math.atan2(-nE, -nN)) : null;
   for (let k = 0; k < directions; k++) {
+    if (sunSectors && sunSectors[k] === 0) {
+      out[k] = -MAX_HORIZON_UNITS;
+      continue;
+    }
     const k1 = k + 1 === directions ? 0 : k + 1;
     let bound = Math.max(far[base + k]!, far[base + k1]!);
     for (let j = 0; j < nearPerSector; j++) bound = Math.max(bound, nearUpper[cell * nearSectors + k * nearPerSector + j]!);
-    if (inclined) {
-      const from = k * sector;
-      let worst = Math.max(hidden(from), hidden(from + sector));
-      const offset = (((upslope - from) % (2 * Math.PI)) + 2 * Math.PI) % (2 * Math.PI);
-      if (offset <= sector) worst = Math.max(worst, hidden(upslope));
+    if (plane) {
+      let worst = Math.max(plane.atBoundary[k]!, plane.atBoundary[k + 1]!);
+      if (k === plane.sectorOfExtreme) worst = Math.max(worst, plane.extreme);
       if (worst > 0) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
     }
     out[k] = bound;
   }
+}
+
+/**
+ * The plane's self-shading tangent −(n_E sin az + n_N cos az)/n_U (the sun is behind the plane below it) at
+ * the S + 1 boundaries of S equal sectors, and its extreme |∇|/n_U, reached at azimuth `extremeAzimuth`
+ * (upslope: the largest; downslope: the smallest, −|∇|/n_U), with the sector holding that azimuth.
+ */
+function planeTangents(nE: number, nN: number, nU: number, sectors: number, extremeAzimuth: number) {
+  const { sin, cos } = sectorBoundaries(sectors);
+  const atBoundary = scratchBoundaries.length > sectors ? scratchBoundaries : (scratchBoundaries = new Float64Array(sectors + 1));
+  for (let k = 0; k <= sectors; k++) atBoundary[k] = -(nE * sin[k]! + nN * cos[k]!) / nU;
+  const turn = extremeAzimuth < 0 ? extremeAzimuth + 2 * Math.PI : extremeAzimuth;
+  return { atBoundary, extreme: Math.hypot(nE, nN) / nU, sectorOfExtreme: Math.min(sectors - 1, Math.floor((turn / (2 * Math.PI)) * sectors)) };
+}
+
+let scratchBoundaries = new Float64Array(0);
+const boundaryTables = new Map<number, { sin: Float64Array; cos: Float64Array }>();
+
+/** sin and cos of the azimuths k·2π/S, k = 0 … S (computed once per S). */
+function sectorBoundaries(sectors: number): { sin: Float64Array; cos: Float64Array } {
+  let table = boundaryTables.get(sectors);
+  if (!table) {
+    table = { sin: new Float64Array(sectors + 1), cos: new Float64Array(sectors + 1) };
+    for (let k = 0; k <= sectors; k++) {
+      table.sin[k] = Math.sin((2 * Math.PI * k) / sectors);
+      table.cos[k] = Math.cos((2 * Math.PI * k) / sectors);
+    }
+    boundaryTables.set(sectors, table);
+  }
+  return table;
 }

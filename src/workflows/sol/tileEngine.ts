@@ -1,9 +1,10 @@
 /**
  * The solar computation of one compute tile, as the `sol` workers run it: surface terms and horizons of
- * the tile's cells once (`prepare`), then the daily kernel for each requested day (`integrateDay`), all in
- * tile-local arrays (index (row − rowStart) · tileWidth + (col − colStart)). Only the resident terrain
+ * the tile's cells once (`prepare`), then the daily kernel for each of the run's days (`integrateDay`), all
+ * in tile-local arrays (index (row − rowStart) · tileWidth + (col − colStart)). Only the resident terrain
  * model (the DEM and its maximum pyramid) is shared and indexed globally; a cell's numbers do not depend
- * on the tile it is computed in.
+ * on the tile it is computed in. Horizons are computed only in the sectors the tile's sun stands in on the
+ * run's days (`sunSectors`), so the engine integrates those days only.
  */
 import {
   KERNEL_DAY_BATCH,
@@ -12,6 +13,7 @@ import {
   integrateBlockFlat,
   sampleCapacity,
   sunSamplesForDay,
+  sunSectors,
   transmittanceTable,
   type DaySamples,
   type KernelParams,
@@ -23,6 +25,7 @@ import {
   allocateTileHorizons,
   groupSectors,
   horizonTracer,
+  sectorMasks,
   tileFarHorizons,
   tileNearHorizons,
   type CellBlock,
@@ -52,14 +55,17 @@ export class TileEngine {
   private horizons: TileHorizons | null = null;
   private tile: ComputeTile | null = null;
   private surface: SurfaceTerms | null = null;
+  private readonly runDays: ReadonlySet<number>;
 
-  /** `layout` null: no terrain shadows. */
+  /** `layout` null: no terrain shadows. `days`: the days of the run (the only ones `integrateDays` takes). */
   constructor(
     private readonly model: TerrainModel,
     private readonly layout: HorizonLayout | null,
     private readonly params: KernelParams,
     private readonly sunTiles: readonly (SunTile | null)[],
+    days: readonly number[],
   ) {
+    this.runDays = new Set(days);
     this.table = transmittanceTable(params.linkeTurbidity);
     this.samples = Array.from({ length: KERNEL_DAY_BATCH }, () => allocateDaySamples(sampleCapacity(params.stepMinutes), layout?.nearSteps ?? 0));
     this.tracer = layout ? horizonTracer(model, layout) : null;
@@ -80,9 +86,11 @@ export class TileEngine {
     const surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth);
     if (this.tracer && this.layout) {
       if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells);
+      const geometries = tile.parts.map((part) => this.sunTiles[part.sun]!);
+      const masks = sectorMasks(this.layout, sunSectors([...this.runDays], geometries, this.params.stepMinutes, this.layout.directions));
       // the far field swept for the whole tile at once, the rest in bands of rows (a cell's horizons do not
       // depend on the block it is done in), for progress
-      tileFarHorizons(this.tracer, tile, this.horizons);
+      tileFarHorizons(this.tracer, tile, this.horizons, masks);
       const rows = tile.rowEnd - tile.rowStart;
       const bands = Math.min(HORIZON_BANDS, rows);
       for (let b = 0; b < bands; b++) {
@@ -91,7 +99,7 @@ export class TileEngine {
         const first = (rowStart - tile.rowStart) * tileWidth;
         const last = (rowEnd - tile.rowStart) * tileWidth;
         const band: CellBlock = { rowStart, rowEnd, colStart: tile.colStart, colEnd: tile.colEnd };
-        tileNearHorizons(this.tracer, band, surfaceCells(surface, first, last), horizonCells(this.horizons, this.layout, first, last));
+        tileNearHorizons(this.tracer, band, surfaceCells(surface, first, last), horizonCells(this.horizons, this.layout, first, last), masks);
         if (b < bands - 1) onProgress((b + 1) / bands);
       }
     }
@@ -112,6 +120,8 @@ export class TileEngine {
     const { tile, surface } = this;
     if (!tile || !surface) throw new Error('prepare a tile first');
     if (days.length > this.samples.length) throw new RangeError(`at most ${this.samples.length} days at once`);
+    const foreign = days.find((day) => !this.runDays.has(day));
+    if (foreign !== undefined) throw new RangeError(`day ${foreign} is not one of the days this engine was set up for`);
     const terrain = this.layout && this.horizons ? { model: this.model, layout: this.layout, horizons: this.horizons } : null;
     for (const out of outs) {
       out.global.fill(NaN);
