@@ -21,9 +21,16 @@
  *
  * The far field starts at the major offset of ray step n + 1 (the near field, steps 1 … n, is traced
  * exactly elsewhere): a point is pushed on the hull only when the sweep is that many cells past it.
+ *
+ * Distant terrain is simplified (as HORAYZON does, Steger et al. 2022): more than C = 512 cells before the
+ * block, the line is pushed in spans of 2^ℓ cells, 2^ℓ ≤ 2·m/C at m cells from the block, each as one point
+ * at the span's middle with the highest elevation of the 2^ℓ × 2^ℓ block of the maximum pyramid holding that
+ * middle cell. A point thus stands for terrain at most 2^ℓ cells aside or along, under 2/C = 1/256 rad
+ * (0.22°) seen from the block — a small part of the direction interpolation's error — and a line costs
+ * C + (C/2)·log₂(D/C) pushes for D cells of approach instead of D.
  */
 import { EARTH_RADIUS_M, MAX_HORIZON_UNITS, horizonUnits } from './horizon.js';
-import type { CellBlock, TerrainModel } from './terrainModel.js';
+import { pyramidWidth, type CellBlock, type TerrainModel } from './terrainModel.js';
 
 /** The hull of one line (reused across lines and blocks). */
 export interface SweepScratch {
@@ -35,12 +42,22 @@ export function sweepScratch(): SweepScratch {
   return { u: new Float64Array(1024), z: new Float64Array(1024) };
 }
 
+/** Cells before the block from which the swept lines are simplified (see the module comment). */
+export const SIMPLIFIED_FROM_CELLS = 512;
+
+/** Options of `sweptFarHorizons`. */
+export interface SweepOptions {
+  /** Only the directions k with needed[k] = 1 are swept; the others are left open. */
+  readonly needed?: Uint8Array | null;
+  /** Distance [cells] before the block from which lines are simplified; Infinity: never. */
+  readonly simplifiedFromCells?: number;
+}
+
 /**
  * Writes the far-field horizon [HORIZON_ANGLE_UNIT_RAD] of every cell of `block` in `directions` directions
  * (direction k looks toward grid azimuth k·2π/N) to `far`, cell-major and tile-local: cell (row, col) at
  * ((row − rowStart)·blockWidth + col − colStart)·N + k. Open horizons, and nodata cells, are
- * −MAX_HORIZON_UNITS. With `needed`, only the directions k with needed[k] = 1 are swept; the others are
- * left open.
+ * −MAX_HORIZON_UNITS.
  */
 export function sweptFarHorizons(
   model: TerrainModel,
@@ -49,8 +66,10 @@ export function sweptFarHorizons(
   nearSteps: number,
   far: Int16Array,
   scratch: SweepScratch,
-  needed: Uint8Array | null = null,
+  options: SweepOptions = {},
 ): void {
+  const needed = options.needed ?? null;
+  const simplifiedFrom = Math.max(options.simplifiedFromCells ?? SIMPLIFIED_FROM_CELLS, 2 * (nearSteps + 2));
   const midRow = (block.rowStart + block.rowEnd - 1) >> 1;
   const dx = model.cellSizeX[midRow]!;
   const dy = model.cellSizeY[midRow]!;
@@ -58,7 +77,7 @@ export function sweptFarHorizons(
   for (let k = 0; k < directions; k++) {
     if (needed && needed[k] === 0) {
       for (let i = 0; i < cells; i++) far[i * directions + k] = -MAX_HORIZON_UNITS;
-    } else sweepDirection(model, block, (2 * Math.PI * k) / directions, k, directions, nearSteps, dx, dy, far, scratch);
+    } else sweepDirection(model, block, (2 * Math.PI * k) / directions, k, directions, nearSteps, simplifiedFrom, dx, dy, far, scratch);
   }
 }
 
@@ -70,6 +89,7 @@ function sweepDirection(
   k: number,
   directions: number,
   nearSteps: number,
+  simplifiedFrom: number,
   dx: number,
   dy: number,
   far: Int16Array,
@@ -113,6 +133,8 @@ function sweepDirection(
     minorLo,
     minorHi,
     blockWidth: block.colEnd - block.colStart,
+    simplifiedFrom,
+    pyramidWidths: Int32Array.from(model.pyramid, (_, i) => pyramidWidth(model.width, i + 1)),
   };
   for (let line = lineLo; line <= lineHi; line++) sweepLine(model, geometry, line, k, directions, block, far, scratch);
 }
@@ -130,9 +152,28 @@ interface LineGeometry {
   readonly minorLo: number;
   readonly minorHi: number;
   readonly blockWidth: number;
+  readonly simplifiedFrom: number;
+  /** Blocks per row of each pyramid level (index ℓ − 1). */
+  readonly pyramidWidths: Int32Array;
 }
 
 const INVERSE_TWO_R = 1 / (2 * EARTH_RADIUS_M);
+
+/** Adds point (u, z) to the upper hull of `size` points (u increasing) and returns its new size. */
+function pushOnHull(hullU: Float64Array, hullZ: Float64Array, size: number, u: number, z: number): number {
+  // drop the last point while it lies on or below the chord to the new one
+  while (size >= 2) {
+    const u1 = hullU[size - 1]!;
+    const z1 = hullZ[size - 1]!;
+    const u0 = hullU[size - 2]!;
+    const z0 = hullZ[size - 2]!;
+    if ((u1 - u0) * (z - z0) - (z1 - z0) * (u - u0) >= 0) size--;
+    else break;
+  }
+  hullU[size] = u;
+  hullZ[size] = z;
+  return size + 1;
+}
 
 /** Sweeps line λ: pushes each valid cell `lag` cells after passing it, queries the block's cells on the way. */
 function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number, directions: number, block: CellBlock, far: Int16Array, scratch: SweepScratch): void {
@@ -149,6 +190,23 @@ function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number
   const queryTo = tA < tB ? tB : tA;
   let size = 0;
   let next = 0; // the next position to push
+  // the distant part of the line in spans of 2^ℓ cells over the maximum pyramid
+  for (let m = queryFrom - next; m > g.simplifiedFrom; m = queryFrom - next) {
+    let level = 1;
+    while ((g.simplifiedFrom << level) <= m && level < model.pyramid.length) level++;
+    const span = 1 << level;
+    if (m - span < g.simplifiedFrom) break;
+    const a = first - toward * (next + (span >> 1));
+    const b = line + Math.floor(slope * a + 0.5);
+    next += span;
+    if (b < 0 || b >= minorSize) continue;
+    const row = colMajor ? b : a;
+    const col = colMajor ? a : b;
+    const z = model.pyramid[level - 1]![(row >> level) * g.pyramidWidths[level - 1]! + (col >> level)]!;
+    if (z === -Infinity) continue;
+    const u = (next - span + (span >> 1)) * alongM;
+    size = pushOnHull(hullU, hullZ, size, u, z - u * u * INVERSE_TWO_R);
+  }
   for (let t = queryFrom; t <= queryTo; t++) {
     // push every valid cell at least `lag` positions back (farther along the look direction)
     for (const end = t - lag; next <= end; next++) {
@@ -158,19 +216,7 @@ function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number
       const z = elevation[a * majorStride + b * minorStride]!;
       if (Number.isNaN(z)) continue;
       const u = next * alongM;
-      const zc = z - u * u * INVERSE_TWO_R;
-      // upper hull: drop the last point while it lies on or below the chord to the new one
-      while (size >= 2) {
-        const u1 = hullU[size - 1]!;
-        const z1 = hullZ[size - 1]!;
-        const u0 = hullU[size - 2]!;
-        const z0 = hullZ[size - 2]!;
-        if ((u1 - u0) * (zc - z0) - (z1 - z0) * (u - u0) >= 0) size--;
-        else break;
-      }
-      hullU[size] = u;
-      hullZ[size] = zc;
-      size++;
+      size = pushOnHull(hullU, hullZ, size, u, z - u * u * INVERSE_TWO_R);
     }
     const a = first - toward * t;
     const b = line + Math.floor(slope * a + 0.5);

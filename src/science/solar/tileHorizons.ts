@@ -145,7 +145,7 @@ export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: S
 export function tileFarHorizons(tracer: HorizonTracer, block: CellBlock, out: TileHorizons, masks: SectorMasks | null = null): void {
   const { directions, nearSteps } = tracer.layout;
   checkCapacity(block, out);
-  sweptFarHorizons(tracer.model, block, directions, nearSteps, out.far, tracer.sweep, masks?.directions ?? null);
+  sweptFarHorizons(tracer.model, block, directions, nearSteps, out.far, tracer.sweep, { needed: masks?.directions ?? null });
 }
 
 /**

@@ -129,3 +129,34 @@ test('a cell\'s swept horizons do not depend on the block it is swept in', () =>
   assert.ok(!a.includes(12345));
   assert.equal(a[(0 * 90 + 40) * directions + 0], -MAX_HORIZON_UNITS); // row 0 looking north
 });
+
+test('terrain more than 512 cells away is simplified over the maximum pyramid: close to the full sweep, unchanged nearer', () => {
+  const next = random(5);
+  const width = 1400;
+  const height = 60;
+  // rough mountains 900–1340 cells west of the block, gentle rough land nearer: distant terrain sets the western horizons
+  const model = terrain(width, height, 1, 1, (x, y) =>
+    x < 400 ? 150 + 40 * Math.sin(x / 13) * Math.cos(y / 7) + 10 * next() : 5 * Math.sin(x / 37) * Math.cos(y / 23) + 2 * next(),
+  );
+  const block = { rowStart: 10, rowEnd: 50, colStart: 1300, colEnd: 1340 };
+  const directions = 32;
+  const full = new Int16Array(40 * 40 * directions);
+  const simplified = new Int16Array(40 * 40 * directions);
+  sweptFarHorizons(model, block, directions, 16, full, sweepScratch(), { simplifiedFromCells: Infinity });
+  sweptFarHorizons(model, block, directions, 16, simplified, sweepScratch());
+  const westward: number[] = [];
+  for (let i = 0; i < full.length; i++) {
+    const k = i % directions;
+    const azimuthDeg = (360 * k) / directions;
+    const difference = Math.abs(simplified[i]! - full[i]!) * HORIZON_ANGLE_UNIT_RAD / DEG;
+    // toward the east edge (60 cells away) and along the short axis nothing is simplified
+    if (azimuthDeg <= 180) assert.equal(simplified[i], full[i], `direction ${k}`);
+    else westward.push(difference);
+  }
+  westward.sort((a, b) => a - b);
+  // a point stands for terrain up to 1/256 rad aside: on slopes to 3 that moves a horizon by up to 3/256 rad (0.67°)
+  assert.ok(westward.at(-1)! <= 0.5, `max ${westward.at(-1)}°`);
+  assert.ok(westward[Math.floor(0.95 * westward.length)]! <= 0.1, `p95 ${westward[Math.floor(0.95 * westward.length)]}°`);
+  // the simplification is in use: some distant horizons moved
+  assert.ok(westward.filter((d) => d > 0).length > westward.length / 50, `${westward.filter((d) => d > 0).length} of ${westward.length} moved`);
+});
