@@ -208,11 +208,35 @@ function flatten(groups: readonly { cols: number[]; rows: number[] }[], cellSize
   };
 }
 
+/** Some of the sectors of a candidate list, and the disc cells their candidates use (`selectSectors`). */
+export interface SectorSelection {
+  readonly candidates: NearCandidates;
+  /** Per sector: 1 if it is bounded. */
+  readonly sectors: Uint8Array;
+  /** Indices of the disc cells some candidate of a selected sector uses, ascending. */
+  readonly disc: Int32Array;
+}
+
+/** The selection of the sectors k with sectors[k] = 1 of `candidates`. */
+export function selectSectors(candidates: NearCandidates, sectors: Uint8Array): SectorSelection {
+  if (sectors.length !== candidates.sectors) throw new RangeError(`${sectors.length} sector flags for ${candidates.sectors} sectors`);
+  const used = new Uint8Array(candidates.disc.colOffset.length);
+  const { steps, upperStart, lowerStart, upperDisc, lowerDisc } = candidates;
+  for (let k = 0; k < candidates.sectors; k++) {
+    if (sectors[k] === 0) continue;
+    for (let i = upperStart[k]!; i < upperStart[k + 1]!; i++) used[upperDisc[i]!] = 1;
+    for (let i = lowerStart[k * steps]!; i < lowerStart[(k + 1) * steps]!; i++) used[lowerDisc[i]!] = 1;
+  }
+  const disc: number[] = [];
+  used.forEach((on, i) => on && disc.push(i));
+  return { candidates, sectors, disc: Int32Array.from(disc) };
+}
+
 /**
  * Upper and lower bounds [horizon units, rounded outward] of the near-field horizon of cell (row, col) in
  * every sector, written to upperOut/lowerOut at outBase + k. Cells beyond the grid are skipped (upper) or
  * end the bound (lower). A cell with no candidate in a sector gets the open horizon −MAX_HORIZON_UNITS.
- * With `needed`, only the sectors k with needed[k] = 1 are bounded; the others get open horizons.
+ * With `selection` (of these candidates), only its sectors are bounded; the others get open horizons.
  */
 export function nearHorizonBounds(
   elevation: Float32Array,
@@ -225,15 +249,17 @@ export function nearHorizonBounds(
   lowerOut: Int16Array,
   outBase: number,
   scratch: Float64Array,
-  needed: Uint8Array | null = null,
+  selection: SectorSelection | null = null,
 ): void {
+  if (selection && selection.candidates !== candidates) throw new RangeError('the sector selection is for other candidates');
+  const needed = selection ? selection.sectors : null;
   if (width !== candidates.gridWidth) throw new RangeError(`near-field candidates are for a grid ${candidates.gridWidth} cells wide, not ${width}`);
   const z0 = elevation[row * width + col]!;
   const { sectors, steps, upperStart, upper, lowerStart, lower, reachCols, reachRows } = candidates;
   // every candidate inside the grid: no bounds checks needed
   const inside = row >= reachRows && row < height - reachRows && col >= reachCols && col < width - reachCols;
   if (inside) {
-    boundsFromDisc(elevation, row * width + col, z0, candidates, upperOut, lowerOut, outBase, scratch, needed);
+    boundsFromDisc(elevation, row * width + col, z0, candidates, upperOut, lowerOut, outBase, scratch, selection);
     return;
   }
   for (let k = 0; k < sectors; k++) {
@@ -287,15 +313,26 @@ function boundsFromDisc(
   lowerOut: Int16Array,
   outBase: number,
   view: Float64Array,
-  needed: Uint8Array | null,
+  selection: SectorSelection | null,
 ): void {
   const { sectors, steps, upperStart, lowerStart, disc, upperDisc, lowerDisc } = candidates;
   const { inverseDistance, curvatureSlope } = disc;
   const offset = candidates.discOffset;
-  for (let i = 0, n = offset.length; i < n; i++) {
-    const t = (elevation[cell + offset[i]!]! - z0) * inverseDistance[i]! - curvatureSlope[i]!;
-    // nodata: transparent for the upper bound, and its step may see nothing (lower bound)
-    view[i] = Number.isNaN(t) ? -Infinity : t;
+  const needed = selection ? selection.sectors : null;
+  if (selection) {
+    // only the disc cells the selected sectors use
+    const used = selection.disc;
+    for (let j = 0, n = used.length; j < n; j++) {
+      const i = used[j]!;
+      const t = (elevation[cell + offset[i]!]! - z0) * inverseDistance[i]! - curvatureSlope[i]!;
+      view[i] = Number.isNaN(t) ? -Infinity : t;
+    }
+  } else {
+    for (let i = 0, n = offset.length; i < n; i++) {
+      const t = (elevation[cell + offset[i]!]! - z0) * inverseDistance[i]! - curvatureSlope[i]!;
+      // nodata: transparent for the upper bound, and its step may see nothing (lower bound)
+      view[i] = Number.isNaN(t) ? -Infinity : t;
+    }
   }
   for (let k = 0; k < sectors; k++) {
     if (needed && needed[k] === 0) {

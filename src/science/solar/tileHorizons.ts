@@ -13,7 +13,7 @@
  * i·N + k (far, litBound) or i·K + k (near bounds); angles in units of HORIZON_ANGLE_UNIT_RAD.
  */
 import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS } from './horizon.js';
-import { nearCandidates, nearHorizonBounds, nearScratchLength, type NearCandidates } from './nearHorizonBounds.js';
+import { nearCandidates, nearHorizonBounds, nearScratchLength, selectSectors, type NearCandidates, type SectorSelection } from './nearHorizonBounds.js';
 import type { SurfaceTerms } from './surface.js';
 import { sweepScratch, sweptFarHorizons, type SweepScratch } from './sweptHorizon.js';
 import type { CellBlock, TerrainModel } from './terrainModel.js';
@@ -159,8 +159,10 @@ export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surfac
   const blockWidth = block.colEnd - block.colStart;
   const cells = checkCapacity(block, out);
   let scratch = new Float64Array(0);
+  let selection: SectorSelection | null = null;
   for (let row = block.rowStart; row < block.rowEnd; row++) {
     const candidates = nearSteps > 0 ? tracer.candidatesForRow(row) : null;
+    if (masks && candidates && selection?.candidates !== candidates) selection = selectSectors(candidates, masks.nearSectors);
     if (candidates && scratch.length < nearScratchLength(candidates)) scratch = new Float64Array(nearScratchLength(candidates));
     for (let col = block.colStart; col < block.colEnd; col++) {
       const local = (row - block.rowStart) * blockWidth + (col - block.colStart);
@@ -170,7 +172,7 @@ export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surfac
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         continue;
       }
-      if (candidates) nearHorizonBounds(elevation, width, model.height, row, col, candidates, out.nearUpper, out.nearLower, nearBase, scratch, masks?.nearSectors ?? null);
+      if (candidates) nearHorizonBounds(elevation, width, model.height, row, col, candidates, out.nearUpper, out.nearLower, nearBase, scratch, selection);
       else {
         out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
