@@ -10,12 +10,12 @@
  * directory first, tiles in COG order), renames it to its final name and removes `<path>.part`; `abort`
  * removes every unfinished file's parts. No file ever appears under its final name incomplete. `seal` instead
  * keeps a file's tiles in its `.part` file for another run to assemble (a job split into tile slices).
+ * The assembly itself (`assembleCog`, from plain data) can run elsewhere — the `sol` pipeline hands it to
+ * its worker threads, idle by then — through the `assembler` option.
  */
 import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { writeAllAt, writeCogFromTiles } from './cogFile.js';
-import type { BandStatistics } from './overviews.js';
-import type { TiffTag } from './tiffLayout.js';
+import { writeAllAt, writeCogFromTiles, type TileSource } from './cogFile.js';
 import type { GridSpec } from './types.js';
 import { float32GeoTiffTags, rasterTiling, tileCompression, type Float32GeoTiffOptions, type RasterTiling } from './writeGeoTiff.js';
 
@@ -26,6 +26,32 @@ export interface GeoTiffStreamsOptions {
   readonly maxOpenFiles?: number;
   /** Files of tiles up to this size are read in one go when their COG is assembled (default 4 MiB). */
   readonly wholeReadBytes?: number;
+  /** Assembles a finished file's COG (default: `assembleCog` in this thread). */
+  readonly assembler?: CogAssembler;
+}
+
+/** One COG to assemble from its file of tiles, as plain data (it may be sent to a worker thread). */
+export interface CogAssemblyJob {
+  /** Where the COG is written. */
+  readonly target: string;
+  readonly source: TileSource;
+  readonly grid: GridSpec;
+  readonly options: StreamedGeoTiffOptions;
+  readonly wholeReadBytes?: number;
+}
+
+/** Assembles the COG of a job; resolves with the bytes written. */
+export type CogAssembler = (job: CogAssemblyJob) => Promise<number>;
+
+/** Assembles the COG of `job` in this thread (`writeCogFromTiles`); returns the bytes written. */
+export function assembleCog(job: CogAssemblyJob): Promise<number> {
+  const { target, source, grid, options, wholeReadBytes } = job;
+  return writeCogFromTiles(target, source, {
+    tags: (statistics) => float32GeoTiffTags(grid, source.tiling, { ...options, statistics }),
+    compression: OVERVIEW_COMPRESSION,
+    bigTiff: options.bigTiff ?? false,
+    ...(wholeReadBytes === undefined ? {} : { wholeReadBytes }),
+  });
 }
 
 /** Options of one file: its tile size, band description and metadata (as `writeFloat32GeoTiff`). */
@@ -38,9 +64,9 @@ interface StreamedFile {
   readonly path: string;
   readonly part: string;
   readonly tiling: RasterTiling;
-  /** The file's tags (without block tables), given its band statistics (maps with overviews) or null. */
-  readonly tags: (statistics: BandStatistics | null) => TiffTag[];
-  readonly bigTiff: boolean;
+  /** What its tags are made from. */
+  readonly grid: GridSpec;
+  readonly options: StreamedGeoTiffOptions;
   readonly offsets: Float64Array;
   readonly byteCounts: Float64Array;
   /** 1 for tiles queued or written. */
@@ -75,6 +101,7 @@ export class GeoTiffStreams {
   private readonly bufferBytes: number;
   private readonly maxOpenFiles: number;
   private readonly wholeReadBytes: number | undefined;
+  private readonly assembler: CogAssembler;
   private readonly folders = new Set<string>();
   private queuedBytes = 0;
   private flushing: Promise<void> | null = null;
@@ -90,6 +117,7 @@ export class GeoTiffStreams {
     this.bufferBytes = options.bufferBytes ?? 32 * 2 ** 20;
     this.maxOpenFiles = options.maxOpenFiles ?? 16;
     this.wholeReadBytes = options.wholeReadBytes;
+    this.assembler = options.assembler ?? assembleCog;
   }
 
   /** Creates the empty `<path>.part` that collects the file's tiles; returns the id that `add` and `finish` take. */
@@ -100,8 +128,8 @@ export class GeoTiffStreams {
       path,
       part: `${path}.part`,
       tiling,
-      tags: (statistics) => float32GeoTiffTags(grid, tiling, { ...options, statistics }),
-      bigTiff: options.bigTiff ?? false,
+      grid,
+      options,
       offsets: new Float64Array(tiling.count),
       byteCounts: new Float64Array(tiling.count),
       received: new Uint8Array(tiling.count),
@@ -183,11 +211,13 @@ export class GeoTiffStreams {
     const assembly = `${file.path}${ASSEMBLY_SUFFIX}`;
     await this.timed(async () => {
       try {
-        const size = await writeCogFromTiles(
-          assembly,
-          { path: file.part, tiling: file.tiling, offsets: file.offsets, byteCounts: file.byteCounts },
-          { tags: file.tags, compression: OVERVIEW_COMPRESSION, bigTiff: file.bigTiff, ...(this.wholeReadBytes === undefined ? {} : { wholeReadBytes: this.wholeReadBytes }) },
-        );
+        const size = await this.assembler({
+          target: assembly,
+          source: { path: file.part, tiling: file.tiling, offsets: file.offsets, byteCounts: file.byteCounts },
+          grid: file.grid,
+          options: file.options,
+          ...(this.wholeReadBytes === undefined ? {} : { wholeReadBytes: this.wholeReadBytes }),
+        });
         this.bytesWritten += size; // (after the await: files are finished concurrently)
         await rename(assembly, file.path);
       } catch (error) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GeoTiffStreams } from '../../src/raster/geoTiffStreams.js';
+import { GeoTiffStreams, assembleCog, type CogAssemblyJob } from '../../src/raster/geoTiffStreams.js';
 import { readDem, readRaster } from '../../src/raster/readGeoTiff.js';
 import type { GridSpec } from '../../src/raster/types.js';
 import { encodeFloat32GeoTiff, encodeFloat32Tile, rasterTiling, tileCompression, type RasterTiling } from '../../src/raster/writeGeoTiff.js';
@@ -59,6 +59,35 @@ test('tiles in row-major order and one flush give the same bytes as the one-shot
   await streams.finish(id);
   assert.deepEqual(readFileSync(path), encodeFloat32GeoTiff(grid, values, options));
   assert.deepEqual(readdirSync(join(dir, 'same')), ['a.tif']);
+});
+
+test('the COG assembly can run elsewhere: its job is plain data (cloned as for a worker thread) and the file is the same', async () => {
+  const values = field(100, 37, 5);
+  const options = { tileSize: 32, description: 'month 3', metadata: { UNITS: 'Wh m-2', MONTH: '3' } };
+  const jobs: CogAssemblyJob[] = [];
+  // a structured clone is what a worker thread receives: no functions, no shared state
+  const elsewhere = new GeoTiffStreams({ assembler: async (job) => (jobs.push(job), assembleCog(structuredClone(job))) });
+  const here = new GeoTiffStreams();
+  const paths = [join(dir, 'elsewhere', 'a.tif'), join(dir, 'here', 'a.tif')];
+  for (const [streams, path] of [[elsewhere, paths[0]!], [here, paths[1]!]] as const) {
+    const id = await streams.create(path, grid, options);
+    const tiling = streams.tiling(id);
+    for (const t of shuffled(tiling.count, 3)) streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+    await streams.finish(id);
+  }
+  assert.equal(jobs.length, 1);
+  assert.equal(jobs[0]!.target, `${paths[0]}.cog.part`);
+  assert.deepEqual(readFileSync(paths[0]!), readFileSync(paths[1]!));
+  assert.deepEqual(readdirSync(join(dir, 'elsewhere')), ['a.tif']);
+  // an assembler's failure fails the file and leaves no parts behind
+  const failing = new GeoTiffStreams({ assembler: async () => Promise.reject(new Error('assembly worker lost')) });
+  const path = join(dir, 'failing', 'a.tif');
+  const id = await failing.create(path, grid, options);
+  const tiling = failing.tiling(id);
+  for (let t = 0; t < tiling.count; t++) failing.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+  await assert.rejects(failing.finish(id), /assembly worker lost/);
+  await failing.abort();
+  assert.deepEqual(readdirSync(join(dir, 'failing')), []);
 });
 
 test('many files filled in shuffled tile order with small buffers: GDAL reads every value back, metadata intact', async () => {

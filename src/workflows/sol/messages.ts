@@ -1,4 +1,5 @@
 /** Messages between the `sol` pipeline and its worker threads. */
+import type { CogAssemblyJob } from '../../raster/geoTiffStreams.js';
 import type { TileCompression } from '../../raster/writeGeoTiff.js';
 import type { HorizonLayout, KernelParams } from '../../science/solar/dailyKernel.js';
 import type { TerrainModel } from '../../science/solar/terrainModel.js';
@@ -26,10 +27,8 @@ export interface WorkerSetup {
   readonly compression: TileCompression;
 }
 
-export interface WorkerTask {
-  readonly type: 'tile';
-  readonly tile: number;
-}
+/** A compute tile to do (its position in `tiles`), or, once every tile is done, a product's COG to assemble. */
+export type WorkerTask = { readonly type: 'tile'; readonly tile: number } | { readonly type: 'assemble'; readonly job: CogAssemblyJob };
 
 /** Seconds a worker spent on one tile, by phase. */
 export interface TileTimings {
@@ -40,11 +39,15 @@ export interface TileTimings {
   readonly rawBytes: number;
 }
 
-/** Replies; the last one of every task is `tileDone` (or `error`). Tiles are compressed GeoTIFF tiles. */
+/**
+ * Replies; the last one of a tile task is `tileDone`, of an assembly `assembled` (either may be `error`).
+ * Tiles are compressed GeoTIFF tiles.
+ */
 export type WorkerReply =
   /** Share of the tile's horizon work done (1 when done). */
   | { readonly type: 'horizons'; readonly tile: number; readonly fraction: number }
   | { readonly type: 'day'; readonly tile: number; readonly day: number; readonly global: Uint8Array; readonly hours: Uint8Array }
   | { readonly type: 'month'; readonly tile: number; readonly month: number; readonly global: Uint8Array; readonly flat: Uint8Array | null }
   | { readonly type: 'tileDone'; readonly tile: number; readonly timings: TileTimings }
+  | { readonly type: 'assembled'; readonly bytes: number }
   | { readonly type: 'error'; readonly message: string };

@@ -167,7 +167,8 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
 
   const threads = Math.max(1, Math.min(options.threads, availableParallelism(), runTiles.length));
   const pool = new WorkerPool(threads, setup, options.signal);
-  const streams = new GeoTiffStreams();
+  // the products' COGs are assembled by the worker threads once the tiles are done
+  const streams = new GeoTiffStreams({ assembler: (job) => pool.assemble(job) });
   const totals = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
   try {
     // a slice run again (its worker was lost) starts from nothing

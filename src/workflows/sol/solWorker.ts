@@ -1,9 +1,11 @@
 /**
  * Worker thread of the `sol` pipeline: takes one compute tile at a time, computes its horizons, then every
  * requested day, and sends each product's tile back compressed (encoding is spread over the threads and
- * overlaps the other thread's computing). Monthly sums are accumulated here, per tile.
+ * overlaps the other thread's computing). Monthly sums are accumulated here, per tile. Once every tile is
+ * done, the workers assemble the products' COGs (`assembleCog`), one file at a time each.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { assembleCog } from '../../raster/geoTiffStreams.js';
 import { encodeFloat32Tile } from '../../raster/writeGeoTiff.js';
 import type { TileTimings, WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
 import type { ComputeTile } from './plan.js';
@@ -102,10 +104,18 @@ function computeTile(index: number, tile: ComputeTile): void {
   send({ type: 'tileDone', tile: index, timings: timings satisfies TileTimings });
 }
 
+function failed(error: unknown): void {
+  port.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) } satisfies WorkerReply);
+}
+
 port.on('message', (task: WorkerTask) => {
+  if (task.type === 'assemble') {
+    assembleCog(task.job).then((bytes) => send({ type: 'assembled', bytes }), failed);
+    return;
+  }
   try {
     computeTile(task.tile, setup.tiles[task.tile]!);
   } catch (error) {
-    port.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) } satisfies WorkerReply);
+    failed(error);
   }
 });

@@ -1,6 +1,7 @@
 /** A fixed set of `sol` worker threads fed from a task list, one task at a time per worker. */
 import { Worker } from 'node:worker_threads';
 import { siblingModuleUrl, startModuleWorker } from '../../util/modules.js';
+import type { CogAssemblyJob } from '../../raster/geoTiffStreams.js';
 import type { WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
 
 export class WorkerPool {
@@ -8,6 +9,9 @@ export class WorkerPool {
   private failure: Error | null = null;
   private readonly failed: Promise<never>;
   private rejectFailed!: (error: Error) => void;
+  /** Workers free for `assemble`, and the assemblies waiting for one. */
+  private idle: Worker[] | null = null;
+  private readonly waiting: ((worker: Worker) => void)[] = [];
 
   constructor(count: number, setup: WorkerSetup, signal?: AbortSignal) {
     this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
@@ -80,6 +84,31 @@ export class WorkerPool {
       for (const worker of this.workers) void feed(worker);
     });
     await Promise.race([done, this.failed]);
+  }
+
+  /**
+   * Assembles one COG on the next free worker (after `run`: the workers are idle by then); resolves with
+   * the bytes written. Rejects on the worker's error, or on any failure or abort of the pool.
+   */
+  async assemble(job: CogAssemblyJob): Promise<number> {
+    if (this.failure) throw this.failure;
+    this.idle ??= [...this.workers];
+    const worker = this.idle.pop() ?? (await new Promise<Worker>((resolve) => this.waiting.push(resolve)));
+    try {
+      const reply = new Promise<WorkerReply>((resolve) => {
+        worker.removeAllListeners('message');
+        worker.once('message', resolve);
+      });
+      worker.postMessage({ type: 'assemble', job } satisfies WorkerTask);
+      const answer = await Promise.race([reply, this.failed]);
+      if (answer.type === 'error') throw new Error(answer.message);
+      if (answer.type !== 'assembled') throw new Error(`unexpected reply ${answer.type} to an assembly`);
+      return answer.bytes;
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(worker);
+      else this.idle.push(worker);
+    }
   }
 
   async close(): Promise<void> {
