@@ -14,10 +14,10 @@
  *
  * Units: irradiance W m⁻², irradiation Wh m⁻² day⁻¹, hours h, angles rad.
  *
- * Cost (mcn_10m, step 15 min): per cell and day about 17 groups of samples by group sector (12 decided lit
- * at once), 15 low-sun samples that need the exact test (2 of them traced over the near field) and one run
- * of prefix sums (26 quantities) — about 0.6 µs on the 2-core development machine. The low-sun samples and
- * the combination of the sums dominate.
+ * Cost (mcn_10m, step 15 min): per cell and day about 7 groups of samples looked at (9 more skipped around
+ * noon), 9 low-sun samples decided one by one, 3.6 of them by the exact test (2 traced over the near field),
+ * and one run of prefix sums (26 quantities) — about 0.4 µs on the 2-core development machine. The exact
+ * tests, the near-field traces and the combination of the sums dominate.
  * @see docs/solar-model.md §3–§7, Part A; dailyIrradiation.ts (the scalar form)
  */
 import { beamTransmittance, diffuseCoefficients, diffuseHorizontal, seaLevelAirMass } from './clearSky.js';

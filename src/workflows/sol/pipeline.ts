@@ -7,8 +7,9 @@
  * horizons once, then every day, accumulating the monthly sums; each product's tile is compressed in the
  * worker as soon as it is done and sent here, where GeoTiffStreams appends it to its file (all product
  * files are open for writing at once, as `.part` files of tiles in arrival order; at the end each is
- * assembled as a Cloud Optimized GeoTIFF with its overviews and renamed). Memory: the DEM, the plan, and per worker one tile's working set; the compressed
- * tiles waiting to be written are bounded by the writer's budget (workers wait for it).
+ * assembled as a Cloud Optimized GeoTIFF with its overviews by the worker threads, and renamed). Memory: the
+ * DEM, the plan, and per worker one tile's working set; the compressed tiles waiting to be written are
+ * bounded by the writer's budget (workers wait for it).
  */
 import { availableParallelism } from 'node:os';
 import { rm } from 'node:fs/promises';
