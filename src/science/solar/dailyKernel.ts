@@ -190,6 +190,11 @@ function gridAzimuth(east: number, north: number, convergenceRad: number): numbe
   return azimuth;
 }
 
+/** Index of the sector holding grid azimuth `azimuthRad` ∈ [0, 2π) among `sectors` equal sectors from grid north. */
+function sectorOf(azimuthRad: number, sectors: number): number {
+  return Math.min(Math.floor((azimuthRad / (2 * Math.PI)) * sectors), sectors - 1);
+}
+
 /**
  * The far sectors (N, sector k between grid azimuths k·2π/N and (k + 1)·2π/N) in which the sun samples of
  * `days` stand for any of `tiles`, with the sector on either side of each as a margin: 1 where a sample
@@ -205,7 +210,7 @@ export function sunSectors(days: readonly number[], tiles: readonly TileGeometry
       for (const hour of sampleHours(tile.latitudeRad, declination, stepHours)) {
         const sun = sunDirection(tile.latitudeRad, declination, ((hour - 12) * Math.PI) / 12);
         if (sun.up <= 0) continue;
-        const k = Math.min(Math.floor((gridAzimuth(sun.east, sun.north, tile.convergenceRad) / (2 * Math.PI)) * directions), directions - 1);
+        const k = sectorOf(gridAzimuth(sun.east, sun.north, tile.convergenceRad), directions);
         sectors[k] = 1;
         sectors[(k + 1) % directions] = 1;
         sectors[(k + directions - 1) % directions] = 1;
@@ -256,10 +261,11 @@ export function sunSamplesForDay(
     out.altitudeUnits[count] = h / HORIZON_ANGLE_UNIT_RAD;
     out.sunEast[count] = cosh * azimuthEast;
     out.sunNorth[count] = cosh * azimuthNorth;
-    if (nearDirections > 0) out.nearSector[count] = Math.min(Math.floor((azimuth / (2 * Math.PI)) * nearDirections), nearDirections - 1);
+    if (nearDirections > 0) out.nearSector[count] = sectorOf(azimuth, nearDirections);
     if (directions > 0) {
+      // the same sector `sunSectors` marks for this sample
+      const k0 = sectorOf(azimuth, directions);
       const position = (azimuth / (2 * Math.PI)) * directions;
-      const k0 = Math.min(Math.floor(position), directions - 1);
       out.horizonDirection0[count] = k0;
       out.horizonDirection1[count] = k0 + 1 === directions ? 0 : k0 + 1;
       out.horizonWeight[count] = position - k0;

@@ -74,10 +74,11 @@ export function sweptFarHorizons(
   const dx = model.cellSizeX[midRow]!;
   const dy = model.cellSizeY[midRow]!;
   const cells = (block.rowEnd - block.rowStart) * (block.colEnd - block.colStart);
+  const pyramidWidths = Int32Array.from(model.pyramid, (_, i) => pyramidWidth(model.width, i + 1));
   for (let k = 0; k < directions; k++) {
     if (needed && needed[k] === 0) {
       for (let i = 0; i < cells; i++) far[i * directions + k] = -MAX_HORIZON_UNITS;
-    } else sweepDirection(model, block, (2 * Math.PI * k) / directions, k, directions, nearSteps, simplifiedFrom, dx, dy, far, scratch);
+    } else sweepDirection(model, block, (2 * Math.PI * k) / directions, k, directions, nearSteps, simplifiedFrom, pyramidWidths, dx, dy, far, scratch);
   }
 }
 
@@ -90,6 +91,7 @@ function sweepDirection(
   directions: number,
   nearSteps: number,
   simplifiedFrom: number,
+  pyramidWidths: Int32Array,
   dx: number,
   dy: number,
   far: Int16Array,
@@ -134,7 +136,7 @@ function sweepDirection(
     minorHi,
     blockWidth: block.colEnd - block.colStart,
     simplifiedFrom,
-    pyramidWidths: Int32Array.from(model.pyramid, (_, i) => pyramidWidth(model.width, i + 1)),
+    pyramidWidths,
   };
   for (let line = lineLo; line <= lineHi; line++) sweepLine(model, geometry, line, k, directions, block, far, scratch);
 }

@@ -293,13 +293,12 @@ export function sunlitBounds(
  */
 function planeTangents(nE: number, nN: number, nU: number, sectors: number, extremeAzimuth: number) {
   const { sin, cos } = sectorBoundaries(sectors);
-  const atBoundary = scratchBoundaries.length > sectors ? scratchBoundaries : (scratchBoundaries = new Float64Array(sectors + 1));
+  const atBoundary = new Float64Array(sectors + 1);
   for (let k = 0; k <= sectors; k++) atBoundary[k] = -(nE * sin[k]! + nN * cos[k]!) / nU;
   const turn = extremeAzimuth < 0 ? extremeAzimuth + 2 * Math.PI : extremeAzimuth;
   return { atBoundary, extreme: Math.hypot(nE, nN) / nU, sectorOfExtreme: Math.min(sectors - 1, Math.floor((turn / (2 * Math.PI)) * sectors)) };
 }
 
-let scratchBoundaries = new Float64Array(0);
 const boundaryTables = new Map<number, { sin: Float64Array; cos: Float64Array }>();
 
 /** sin and cos of the azimuths k·2π/S, k = 0 … S (computed once per S). */

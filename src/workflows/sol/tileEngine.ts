@@ -55,6 +55,7 @@ export class TileEngine {
   private horizons: TileHorizons | null = null;
   private tile: ComputeTile | null = null;
   private surface: SurfaceTerms | null = null;
+  private readonly days: readonly number[];
   private readonly runDays: ReadonlySet<number>;
 
   /** `layout` null: no terrain shadows. `days`: the days of the run (the only ones `integrateDays` takes). */
@@ -65,6 +66,7 @@ export class TileEngine {
     private readonly sunTiles: readonly (SunTile | null)[],
     days: readonly number[],
   ) {
+    this.days = days;
     this.runDays = new Set(days);
     this.table = transmittanceTable(params.linkeTurbidity);
     this.samples = Array.from({ length: KERNEL_DAY_BATCH }, () => allocateDaySamples(sampleCapacity(params.stepMinutes), layout?.nearSteps ?? 0));
@@ -87,7 +89,7 @@ export class TileEngine {
     if (this.tracer && this.layout) {
       if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells);
       const geometries = tile.parts.map((part) => this.sunTiles[part.sun]!);
-      const masks = sectorMasks(this.layout, sunSectors([...this.runDays], geometries, this.params.stepMinutes, this.layout.directions));
+      const masks = sectorMasks(this.layout, sunSectors(this.days, geometries, this.params.stepMinutes, this.layout.directions));
       // the far field swept for the whole tile at once, the rest in bands of rows (a cell's horizons do not
       // depend on the block it is done in), for progress
       tileFarHorizons(this.tracer, tile, this.horizons, masks);
