@@ -126,6 +126,9 @@ export interface DaySamples {
   readonly nearRow: Int32Array;
   /** Height above the cell [m] a near-field cell must exceed to hide the sun: (tan h + curvature slope) · d. */
   readonly nearThreshold: Float64Array;
+  /** Largest |column| and |row| offset of any near-field ray cell (how far from the grid's edge a cell must be to skip bounds checks). */
+  nearReachCols: number;
+  nearReachRows: number;
   /** Prefix sums, sample-major: quantity q over samples [0, k) at prefix[k · PREFIX_QUANTITIES + q]. */
   readonly prefix: Float64Array;
   /** The sample with the highest sun (altitudes rise up to it and fall after it). */
@@ -170,6 +173,8 @@ export function allocateDaySamples(capacity: number, nearSteps: number): DaySamp
     nearCol: new Int32Array(nearCapacity),
     nearRow: new Int32Array(nearCapacity),
     nearThreshold: f(nearCapacity),
+    nearReachCols: 0,
+    nearReachRows: 0,
     prefix: f(PREFIX_QUANTITIES * (capacity + 1)),
     peak: 0,
     sampleGroup: new Int32Array(capacity),
@@ -245,6 +250,8 @@ export function sunSamplesForDay(
   let count = 0;
   let sumDiffuse = 0;
   let near = 0;
+  let reachCols = 0;
+  let reachRows = 0;
   for (const hour of sampleHours(tile.latitudeRad, declination, stepHours)) {
     const T = ((hour - 12) * Math.PI) / 12;
     const sun = sunDirection(tile.latitudeRad, declination, T);
@@ -278,6 +285,8 @@ export function sunSamplesForDay(
         out.nearRow[near] = rowOffset;
         out.nearThreshold[near] = (tanh + curvatureSlope) / inverseDistance;
         near++;
+        reachCols = Math.max(reachCols, Math.abs(colOffset));
+        reachRows = Math.max(reachRows, Math.abs(rowOffset));
       });
     }
     // τ-dependent quantities at δ = −half, 0, +half, fitted as a + bδ + cδ²
@@ -320,6 +329,8 @@ export function sunSamplesForDay(
     count++;
   }
   out.nearStart[count] = near;
+  out.nearReachCols = reachCols;
+  out.nearReachRows = reachRows;
   out.count = count;
   // group consecutive samples by group sector (about 32 around the horizon)
   const perGroup = directions > 0 ? farSectorsPerGroup(directions) : 1;
@@ -395,7 +406,13 @@ export function integrateBlockDays(
   const dayCount = days.length;
   const width = terrain ? terrain.model.width : 0;
   const height = terrain ? terrain.model.height : 0;
-  const margin = terrain ? terrain.layout.nearSteps + 2 : 0;
+  // cells at least this far from the grid's edges have every near-field ray cell inside it
+  let marginCols = 0;
+  let marginRows = 0;
+  for (const samples of days) {
+    marginCols = Math.max(marginCols, samples.nearReachCols);
+    marginRows = Math.max(marginRows, samples.nearReachRows);
+  }
   const tileWidth = tile.colEnd - tile.colStart;
   const sums = new Float64Array(PREFIX_QUANTITIES);
   const cellState: CellState = {
@@ -411,7 +428,7 @@ export function integrateBlockDays(
     z0: 0,
   };
   for (let row = part.rowStart; row < part.rowEnd; row++) {
-    const rowInterior = row >= margin && row < height - margin;
+    const rowInterior = row >= marginRows && row < height - marginRows;
     for (let col = part.colStart; col < part.colEnd; col++) {
       const cell = (row - tile.rowStart) * tileWidth + (col - tile.colStart);
       if (surface.valid[cell] === 0) {
@@ -428,7 +445,7 @@ export function integrateBlockDays(
       cellState.normalEast = surface.normalEast[cell]!;
       cellState.normalNorth = surface.normalNorth[cell]!;
       cellState.normalUp = surface.normalUp[cell]!;
-      cellState.interior = rowInterior && col >= margin && col < width - margin;
+      cellState.interior = rowInterior && col >= marginCols && col < width - marginCols;
       cellState.gridCell = row * width + col;
       cellState.z0 = terrain ? terrain.model.elevation[cellState.gridCell]! : 0;
       for (let d = 0; d < dayCount; d++) {

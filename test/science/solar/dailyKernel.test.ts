@@ -37,7 +37,7 @@ function hillyDem(): Float64Array {
   return z;
 }
 
-for (const [params, layout, latitudeDeg] of [
+for (const [params, layout, latitudeDeg, cellXM = cellM] of [
   [{ stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, { directions: 32, nearSectors: 128, nearSteps: 6 }, 40],
   // 96 far directions: the kernel groups samples by 32 sectors of 3 far sectors each
   [{ stepMinutes: 7, linkeTurbidity: 6.5, albedo: 0.45 }, { directions: 96, nearSectors: 192, nearSteps: 9 }, 40],
@@ -45,13 +45,16 @@ for (const [params, layout, latitudeDeg] of [
   [{ stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, { directions: 64, nearSectors: 128, nearSteps: 8 }, -35],
   // polar day (day 172: the sun circles through every sector) and polar night (day 355: no sample)
   [{ stepMinutes: 20, linkeTurbidity: 3, albedo: 0.2 }, { directions: 48, nearSectors: 144, nearSteps: 6 }, 72],
+  // cells 4 m east-west by 10 m north-south (as on a geographic grid at 66°): a ray step of 7 m crosses 1.75
+  // columns, so east- and westward rays reach 16 columns in 9 steps, beyond nearSteps + 2
+  [{ stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, { directions: 64, nearSectors: 128, nearSteps: 9 }, 50, 4],
 ] as const) {
-  test(`the kernel equals the scalar model cell by cell (latitude ${latitudeDeg}°, step ${params.stepMinutes}, T_L ${params.linkeTurbidity}, N ${layout.directions}, n ${layout.nearSteps})`, () => {
+  test(`the kernel equals the scalar model cell by cell (latitude ${latitudeDeg}°, step ${params.stepMinutes}, T_L ${params.linkeTurbidity}, N ${layout.directions}, n ${layout.nearSteps}, cells ${cellXM} × ${cellM} m)`, () => {
     const z = hillyDem();
-    const gradient = hornGradient(z, width, height, cellM, cellM);
+    const gradient = hornGradient(z, width, height, cellXM, cellM);
     const surface = surfaceTerms(z, gradient.fallEast, gradient.fallNorth);
     const { directions, nearSteps } = layout;
-    const model = buildTerrainModel(Float32Array.from(z), width, height, new Float64Array(height).fill(cellM), new Float64Array(height).fill(cellM));
+    const model = buildTerrainModel(Float32Array.from(z), width, height, new Float64Array(height).fill(cellXM), new Float64Array(height).fill(cellM));
     const horizons = allocateTileHorizons(layout, width * height);
     const whole = { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width };
     tileHorizons(horizonTracer(model, layout), whole, surface, horizons);
@@ -67,7 +70,7 @@ for (const [params, layout, latitudeDeg] of [
     const tile = {
       latitudeRad: latitudeDeg * DEG,
       convergenceRad,
-      cellSizeXM: cellM,
+      cellSizeXM: cellXM,
       cellSizeYM: cellM,
       pressureRatioCentre: (pzMin + pzMax) / 2,
       pressureRatioHalfRange: (pzMax - pzMin) / 2,
@@ -110,7 +113,7 @@ for (const [params, layout, latitudeDeg] of [
         assert.ok(Math.abs(globalOut[cell]! - expected.globalWhM2) <= 2e-5 * expected.globalWhM2 + 1e-3, `${label}: ${globalOut[cell]} vs ${expected.globalWhM2}`);
         assert.equal(hoursOut[cell], Math.fround(expected.sunshineHours), label);
         const flat = dailyIrradiation(day, { ...surfaceCell, slopeRad: 0 }, params);
-        assert.ok(Math.abs(flatOut[cell]! - flat.globalWhM2) <= 2e-5 * flat.globalWhM2, `${label} flat`);
+        assert.ok(Math.abs(flatOut[cell]! - flat.globalWhM2) <= 2e-5 * flat.globalWhM2, `${label} flat: ${flatOut[cell]} vs ${flat.globalWhM2}`);
         checked++;
       }
       assert.equal(checked, width * height - 1);
