@@ -13,6 +13,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY assembly ./assembly
 COPY scripts ./scripts
 RUN node scripts/build-job-image.mjs --rootfs /rootfs
 

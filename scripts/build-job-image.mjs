@@ -14,6 +14,7 @@
  *   `dist/runtime/jobChild.js` through the compiled code (worker modules included), then every package's
  *   `dependencies`, `optionalDependencies` and `peerDependencies` — whole package folders, native addons
  *   (`*.node`) included; `/app/build/**.node`: native addons of this package itself, when it has any;
+ * - `/app/build/wasm`: the WebAssembly kernels, compiled from `assembly/` (scripts/build-wasm.mjs);
  * - `/usr/local/bin/node` (the Node.js running this script), the shared libraries of node and of every native
  *   addon (`ldd`) and the dynamic loader;
  * - `/etc/passwd` and `/etc/group` with the unprivileged users `node` (1000) and `nobody` (65534), empty mount
@@ -191,6 +192,8 @@ export function stageRootfs(root) {
     { cwd: REPO, stdio: 'inherit' },
   );
   copyFileSync(join(REPO, 'package.json'), join(app, 'package.json'));
+  log('compiling assembly/ with AssemblyScript');
+  execFileSync(process.execPath, [join(REPO, 'scripts/build-wasm.mjs'), '--out', join(app, 'build/wasm')], { cwd: REPO, stdio: 'inherit' });
   for (const addon of filesUnder(join(REPO, 'build'), (p) => p.endsWith('.node') && isRunTimeFile(p))) {
     copyInto(app, addon, relative(REPO, addon));
   }

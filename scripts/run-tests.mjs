@@ -26,9 +26,12 @@ if (found.length === 0) {
   process.exit(1);
 }
 
-// The pages' scripts are bundled from web/ (the service serves dist/web/): build them from the current sources.
+// The pages' scripts are bundled from web/ (the service serves dist/web/), the WebAssembly kernels compiled from
+// assembly/ (build/wasm/): build both from the current sources.
 const { buildWeb } = await import('./build-web.mjs');
 await buildWeb({ quiet: true });
+const { buildWasm } = await import('./build-wasm.mjs');
+await buildWasm({ quiet: true });
 
 register();
 const { SYSTEM_TOOLS, missingTools } = await import('../test/helpers/systemTools.ts');

@@ -14,7 +14,7 @@ import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseDecimal } from '../util/decimal.js';
 import { PACKAGE_VERSION } from '../util/version.js';
 import { daymetCellsForDem, prefetchDaymet, resolveDaymetBaseUrl } from '../climate/index.js';
@@ -135,7 +135,8 @@ export function buildProgram(): Command {
       .argument('<dem>', 'DEM GeoTIFF (single band, elevations in metres, projected or geographic CRS)')
       .requiredOption('-o, --out <dir>', 'output folder')
       .option('--days <list>', 'days of year to compute, e.g. 1-31,172,355 (default all 365; monthly sums for complete months only)', daySpec)
-      .option('--tile-size <cells>', `side of the compute and GeoTIFF tiles, a multiple of 16 up to ${MAX_REQUESTED_TILE_SIZE} (default by DEM size)`, tileSize),
+      .option('--tile-size <cells>', `side of the compute and GeoTIFF tiles, a multiple of 16 up to ${MAX_REQUESTED_TILE_SIZE} (default by DEM size)`, tileSize)
+      .addOption(new Option('--kernel <implementation>', 'daily kernel: wasm (compiled) or typescript (the same outputs, slower; for comparison)').choices(['wasm', 'typescript']).default('wasm')),
   ).action(async (dem: string, options) => {
     const params = solParams(options);
     checkParams(params);
@@ -148,6 +149,7 @@ export function buildProgram(): Command {
           params,
           ...(options.days ? { days: options.days } : {}),
           ...(options.tileSize !== undefined ? { tileSize: options.tileSize } : {}),
+          kernel: options.kernel,
           onProgress: listener,
         }),
       ),

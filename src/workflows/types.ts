@@ -67,6 +67,8 @@ export interface WorkflowRun {
   readonly assemblyShare?: TileSlice;
   /** `sol` only: side of the compute tiles = GeoTIFF tiles [cells], a multiple of 16 in 16–512 (default by DEM size). */
   readonly tileSize?: number;
+  /** `sol` only: the daily kernel's implementation, 'wasm' (default) or 'typescript' (same outputs, for comparison). */
+  readonly kernel?: 'wasm' | 'typescript';
   /** Largest DEM accepted [cells] (the service's `EEMT_MAX_DEM_CELLS`); no limit when absent. */
   readonly maxDemCells?: number;
   /** `eemt` only: a ZIP of monthly climate grids used instead of Daymet (docs/climate-input.md). */

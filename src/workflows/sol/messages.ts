@@ -4,6 +4,7 @@ import type { TileCompression } from '../../raster/writeGeoTiff.js';
 import type { HorizonLayout, KernelParams } from '../../science/solar/dailyKernel.js';
 import type { TerrainModel } from '../../science/solar/terrainModel.js';
 import type { ComputeTile, SunTile } from './plan.js';
+import type { DailyKernelChoice } from './tileEngine.js';
 
 /** Everything a worker shares with the pipeline; the terrain's typed arrays live in SharedArrayBuffers. */
 export interface WorkerSetup {
@@ -25,6 +26,7 @@ export interface WorkerSetup {
   /** Also compute the horizontal-surface global irradiation (monthly sums only). */
   readonly flat: boolean;
   readonly compression: TileCompression;
+  readonly kernel: DailyKernelChoice;
 }
 
 /** A compute tile to do (its position in `tiles`), or, once every tile is done, a product's COG to assemble. */

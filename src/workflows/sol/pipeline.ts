@@ -37,6 +37,7 @@ import {
   monthlyGlobalPath,
 } from './products.js';
 import { TileProgress } from './progress.js';
+import type { DailyKernelChoice } from './tileEngine.js';
 import { assembleSolarYear, checkTileSlice, sliceFolder, sliceTiles, writeSliceManifest, type SliceProduct, type TileSlice } from './slices.js';
 
 import { WorkerPool, abortError } from './workerPool.js';
@@ -59,6 +60,8 @@ export interface SolarYearOptions {
   readonly days?: readonly number[];
   /** Side of the compute tiles = the GeoTIFF tiles [cells], a multiple of 16 in 16–512 (default: by DEM size). */
   readonly tileSize?: number;
+  /** The daily kernel's implementation: 'wasm' (default, compiled) or 'typescript' (the same outputs, slower). */
+  readonly kernel?: DailyKernelChoice;
   /**
    * Azimuth reference of sun and aspect: 'true-north' (default, correct) or 'grid-north' (r.sun's
    * simplification on projected grids, for comparisons with GRASS).
@@ -156,6 +159,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     months,
     flat: options.flatMonthly ?? false,
     compression,
+    kernel: options.kernel ?? 'wasm',
   };
   const metadata = {
     MODEL: 'r.sun clear-sky daily model, bugs fixed (eemt-service)',
@@ -382,6 +386,7 @@ export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> 
     threads: run.params.num_threads,
     ...(run.days ? { days: run.days } : {}),
     ...(run.tileSize !== undefined ? { tileSize: run.tileSize } : {}),
+    ...(run.kernel ? { kernel: run.kernel } : {}),
     ...(run.tileSlice ? { slice: run.tileSlice } : {}),
     onProgress: run.onProgress,
     signal: run.signal,

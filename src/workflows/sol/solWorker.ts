@@ -15,7 +15,7 @@ import { TileEngine, type DayOutputs } from './tileEngine.js';
 
 const setup = workerData as WorkerSetup;
 const port = parentPort!;
-const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.sunTiles, setup.days);
+const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.sunTiles, setup.days, setup.kernel);
 const { tileWidth, tileHeight } = setup;
 const padded = new Float32Array(tileWidth * tileHeight);
 const scratch = new Uint8Array(padded.byteLength);

@@ -5,6 +5,10 @@
  * model (the DEM and its maximum pyramid) is shared and indexed globally; a cell's numbers do not depend
  * on the tile it is computed in. Horizons are computed only in the sectors the tile's sun stands in on the
  * run's days (`sunSectors`), so the engine integrates those days only.
+ *
+ * The daily kernel runs compiled to WebAssembly (dailyKernelWasm.ts) unless the TypeScript kernel is asked
+ * for; the two give the same outputs to the bit. With WebAssembly the tile's surface terms, horizons, day
+ * samples and a window of the elevations around it live in the module's memory.
  */
 import {
   KERNEL_DAY_BATCH,
@@ -19,6 +23,7 @@ import {
   type KernelParams,
   type TransmittanceTable,
 } from '../../science/solar/dailyKernel.js';
+import { WasmDailyKernel } from '../../science/solar/dailyKernelWasm.js';
 import { surfaceTerms, type SurfaceTerms } from '../../science/solar/surface.js';
 import type { TerrainModel } from '../../science/solar/terrainModel.js';
 import {
@@ -44,13 +49,17 @@ export interface DayOutputs {
   readonly flat: Float32Array | null;
 }
 
+/** Which implementation of the daily kernel runs: the compiled one, or the TypeScript one (same outputs). */
+export type DailyKernelChoice = 'wasm' | 'typescript';
+
 /** Horizons are computed in this many bands of rows per tile, each reported to `prepare`'s listener. */
 const HORIZON_BANDS = 8;
 
 export class TileEngine {
   private readonly table: TransmittanceTable;
-  /** Sun samples of up to KERNEL_DAY_BATCH days. */
+  /** Sun samples of up to KERNEL_DAY_BATCH days (the TypeScript kernel's; the WebAssembly kernel has its own). */
   private readonly samples: DaySamples[];
+  private readonly wasm: WasmDailyKernel | null;
   private readonly tracer: HorizonTracer | null;
   private horizons: TileHorizons | null = null;
   private tile: ComputeTile | null = null;
@@ -65,11 +74,14 @@ export class TileEngine {
     private readonly params: KernelParams,
     private readonly sunTiles: readonly (SunTile | null)[],
     days: readonly number[],
+    kernel: DailyKernelChoice = 'wasm',
   ) {
     this.days = days;
     this.runDays = new Set(days);
     this.table = transmittanceTable(params.linkeTurbidity);
-    this.samples = Array.from({ length: KERNEL_DAY_BATCH }, () => allocateDaySamples(sampleCapacity(params.stepMinutes), layout?.nearSteps ?? 0));
+    const capacity = sampleCapacity(params.stepMinutes);
+    this.wasm = kernel === 'wasm' ? new WasmDailyKernel(layout, capacity) : null;
+    this.samples = this.wasm ? [] : Array.from({ length: KERNEL_DAY_BATCH }, () => allocateDaySamples(capacity, layout?.nearSteps ?? 0));
     this.tracer = layout ? horizonTracer(model, layout) : null;
   }
 
@@ -85,10 +97,23 @@ export class TileEngine {
     }
     const gradient = { fallEast: new Float64Array(cells), fallNorth: new Float64Array(cells) };
     hornGradientOfBlock(elevation, width, height, tile, cellSizeX, cellSizeY, gradient);
-    const surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth);
+    const geometries = tile.parts.map((part) => this.sunTiles[part.sun]!);
+    let surface: SurfaceTerms;
+    if (this.wasm) {
+      // the near-field rays of the tile's cells stay within these margins (every sun tile's cell size)
+      const steps = this.layout?.nearSteps ?? 0;
+      const reach = (along: number, across: number) => (steps === 0 ? 0 : Math.floor((steps * 0.5 * (along + across)) / along + 0.5) + 1);
+      const marginRows = Math.max(0, ...geometries.map((g) => reach(g.cellSizeYM, g.cellSizeXM)));
+      const marginCols = Math.max(0, ...geometries.map((g) => reach(g.cellSizeXM, g.cellSizeYM)));
+      this.wasm.reserve(cells, (tile.rowEnd - tile.rowStart + 2 * marginRows) * (tileWidth + 2 * marginCols));
+      surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth, this.wasm.surfaceAllocator());
+      if (this.layout) this.wasm.loadElevationWindow(this.model, tile, marginRows, marginCols);
+      this.horizons = this.wasm.horizons;
+    } else {
+      surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth);
+    }
     if (this.tracer && this.layout) {
       if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells);
-      const geometries = tile.parts.map((part) => this.sunTiles[part.sun]!);
       const masks = sectorMasks(this.layout, sunSectors(this.days, geometries, this.params.stepMinutes, this.layout.directions));
       // the far field swept for the whole tile at once, the rest in bands of rows (a cell's horizons do not
       // depend on the block it is done in), for progress
@@ -121,7 +146,7 @@ export class TileEngine {
   integrateDays(days: readonly number[], outs: readonly DayOutputs[]): void {
     const { tile, surface } = this;
     if (!tile || !surface) throw new Error('prepare a tile first');
-    if (days.length > this.samples.length) throw new RangeError(`at most ${this.samples.length} days at once`);
+    if (days.length > KERNEL_DAY_BATCH) throw new RangeError(`at most ${KERNEL_DAY_BATCH} days at once`);
     const foreign = days.find((day) => !this.runDays.has(day));
     if (foreign !== undefined) throw new RangeError(`day ${foreign} is not one of the days this engine was set up for`);
     const terrain = this.layout && this.horizons ? { model: this.model, layout: this.layout, horizons: this.horizons } : null;
@@ -130,14 +155,27 @@ export class TileEngine {
       out.hours.fill(NaN);
       out.flat?.fill(NaN);
     }
-    const samples = this.samples.slice(0, days.length);
+    const wasm = this.wasm;
+    const samples = (wasm ? wasm.daySamples : this.samples).slice(0, days.length);
     const globals = outs.map((out) => out.global);
     const hours = outs.map((out) => out.hours);
+    // the WebAssembly kernel's rays index its elevation window, the TypeScript kernel's the whole grid
+    const rayGridWidth = wasm ? wasm.windowWidth : this.model.width;
+    const cells = (tile.colEnd - tile.colStart) * (tile.rowEnd - tile.rowStart);
+    // cells of no part (sun tiles without a valid cell) stay nodata
+    if (wasm) for (let i = 0; i < days.length; i++) [wasm.globalOut(i), wasm.hoursOut(i)].forEach((out) => out.fill(NaN, 0, cells));
     for (const part of tile.parts) {
-      days.forEach((day, i) => sunSamplesForDay(day, this.sunTiles[part.sun]!, this.params, this.table, this.model.width, this.layout, samples[i]!));
-      integrateBlockDays(part, tile, samples, surface, terrain, this.params.albedo, globals, hours);
+      days.forEach((day, i) => sunSamplesForDay(day, this.sunTiles[part.sun]!, this.params, this.table, rayGridWidth, this.layout, samples[i]!));
+      if (wasm) wasm.integrateBlockDays(part, tile, days.length, surface, terrain, this.params.albedo);
+      else integrateBlockDays(part, tile, samples, surface, terrain, this.params.albedo, globals, hours);
       outs.forEach((out, i) => {
         if (out.flat) integrateBlockFlat(part, tile, samples[i]!, surface, out.flat);
+      });
+    }
+    if (wasm) {
+      outs.forEach((out, i) => {
+        out.global.set(wasm.globalOut(i).subarray(0, cells));
+        out.hours.set(wasm.hoursOut(i).subarray(0, cells));
       });
     }
   }

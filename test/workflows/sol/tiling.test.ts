@@ -1,6 +1,6 @@
 /**
  * Tile borders must not show: a run cut into 16-cell tiles writes exactly what a run in one tile writes, on
- * terrain whose long low-sun shadows cross many tile borders; and a run split into tile slices (computed apart,
+ * terrain whose long low-sun shadows cross many tile borders (and so does the TypeScript kernel); and a run split into tile slices (computed apart,
  * as workers of the distributed queue do, then assembled) writes the same files, byte for byte.
  */
 import { after, before, test } from 'node:test';
@@ -65,9 +65,12 @@ test('a run in 16-cell tiles equals a run in one tile, value for value, while sh
   const tiled = join(work, 'tiled');
   const whole = join(work, 'whole');
   const open = join(work, 'open');
+  const typescript = join(work, 'typescript');
   const [a, b] = await Promise.all([
     computeSolarYear(dem, { outDir: tiled, params, threads: 2, days: DAYS, tileSize: 16 }),
     computeSolarYear(dem, { outDir: whole, params, threads: 1, days: DAYS, tileSize: 512 }),
+    // the TypeScript daily kernel instead of the WebAssembly one (the default)
+    computeSolarYear(dem, { outDir: typescript, params, threads: 1, days: DAYS, tileSize: 32, kernel: 'typescript' }),
     // the same terrain without terrain shadows, to see where the shadows fall
     computeSolarYear(dem, { outDir: open, params, threads: 1, days: [355], directions: 0 }),
   ]);
@@ -75,9 +78,9 @@ test('a run in 16-cell tiles equals a run in one tile, value for value, while sh
   assert.deepEqual(a.files, b.files);
   assert.ok(a.files.includes('global/monthly/total_sun_jan_sum.tif'));
   for (const file of a.files) {
-    const [x, y] = await Promise.all([values(tiled, file), values(whole, file)]);
+    const [x, y, t] = await Promise.all([values(tiled, file), values(whole, file), values(typescript, file)]);
     let differ = 0;
-    for (let i = 0; i < x.length; i++) if (!Object.is(x[i], y[i])) differ++;
+    for (let i = 0; i < x.length; i++) if (!Object.is(x[i], y[i]) || !Object.is(x[i], t[i])) differ++;
     assert.equal(differ, 0, `${file}: ${differ} cells differ`);
   }
   // on day 355 the wall shades cells many tiles to its north: count shaded cells by distance from the wall

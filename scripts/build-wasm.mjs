@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// Compiles the WebAssembly kernels (assembly/*.ts, AssemblyScript) into build/wasm/: today the daily solar
+// kernel, build/wasm/dailyKernel.wasm, which src/science/solar/dailyKernelWasm.ts loads (from src/ under the
+// tests and from dist/ once built: both sit three folders below the repository). Run by `npm run build`, by the
+// test runner before the tests, and by scripts/build-job-image.mjs (into the job image's /app/build/wasm).
+// Options: -O3 (speed), the stub runtime (the kernels allocate nothing), 128-bit SIMD (Node.js ≥ 16.4), no
+// assertions, memory imported from JavaScript (which sizes it for each compute tile).
+import asc from 'assemblyscript/asc';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The kernels: source under assembly/ → file name under the output folder. */
+export const WASM_KERNELS = [{ source: 'assembly/dailyKernel.ts', output: 'dailyKernel.wasm' }];
+
+/** Compiles every kernel into `outDir` (default build/wasm); throws with the compiler's messages on an error. */
+export async function buildWasm({ outDir = join(root, 'build/wasm'), quiet = false } = {}) {
+  mkdirSync(outDir, { recursive: true });
+  for (const { source, output } of WASM_KERNELS) {
+    const args = [join(root, source), '-O3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--importMemory', '--outFile', join(outDir, output)];
+    const { error, stderr } = await asc.main(args);
+    if (error) throw new Error(`${source}: ${error.message}\n${stderr.toString()}`);
+    if (!quiet) console.log(`${source} → ${join(outDir, output)}`);
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const i = process.argv.indexOf('--out');
+  await buildWasm(i > 0 ? { outDir: process.argv[i + 1] } : {});
+}

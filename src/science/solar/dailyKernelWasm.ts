@@ -1,0 +1,369 @@
+/**
+ * The daily kernel in WebAssembly: `integrateBlockDays` of dailyKernel.ts compiled from assembly/dailyKernel.ts
+ * (AssemblyScript, statement for statement, outputs equal to the bit — a test holds them so). About 1.7× the
+ * cell-days per second of the TypeScript kernel on one thread (bench/kernel.bench.mjs), chiefly because the
+ * compiled loops read typed memory without bounds checks and the run sums go two at a time (SIMD).
+ *
+ * Everything the kernel reads lives in the module's memory, laid out once per capacity (`reserve`): the day
+ * samples of a batch of days (filled by `sunSamplesForDay`, as views), the tile's horizons (filled by
+ * tileHorizons.ts, as views), its surface terms (`surfaceAllocator`), a window of the elevation grid around the
+ * tile (`loadElevationWindow`: the near-field rays read it) and the outputs. Near-field ray offsets must be
+ * computed for the window's width (`windowWidth`).
+ * @see dailyKernel.ts (the TypeScript kernel and the quantities), scripts/build-wasm.mjs (the build)
+ */
+import { readFileSync } from 'node:fs';
+import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain } from './dailyKernel.js';
+import type { ArrayAllocator, SurfaceTerms } from './surface.js';
+import type { TerrainModel } from './terrainModel.js';
+import { groupSectors, type TileHorizons } from './tileHorizons.js';
+
+/** The compiled module's file, relative to this one (src/science/solar or dist/science/solar). */
+const MODULE_URL = new URL('../../../build/wasm/dailyKernel.wasm', import.meta.url);
+
+// The descriptor fields (assembly/dailyKernel.ts, D_* and Y_*): i32 each.
+const DESCRIPTOR_FIELDS = 39;
+const DAY_FIELDS = 26;
+const PREFIX_QUANTITIES = 26;
+const PAGE_BYTES = 65536;
+/** Bytes below this are left to the module (its stack and static data: none today). */
+const RESERVED_BYTES = PAGE_BYTES;
+
+let compiled: WebAssembly.Module | null = null;
+
+/** The compiled kernel module (read and compiled once per thread). */
+export function dailyKernelModule(): WebAssembly.Module {
+  if (!compiled) {
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(MODULE_URL);
+    } catch {
+      throw new Error(`the WebAssembly daily kernel is not built (${MODULE_URL.pathname}): run \`npm run build\``);
+    }
+    compiled = new WebAssembly.Module(bytes);
+  }
+  return compiled;
+}
+
+/** Cells and elevation-window cells the kernel's memory has room for. */
+export interface WasmKernelCapacity {
+  readonly cells: number;
+  readonly windowCells: number;
+}
+
+/** Where the elevation window stands in the grid (`loadElevationWindow`). */
+interface ElevationWindow {
+  rowStart: number;
+  colStart: number;
+  width: number;
+  /** Rows and columns of margin around the tile it was loaded for. */
+  marginRows: number;
+  marginCols: number;
+}
+
+type View = Int16Array | Int32Array | Float32Array | Float64Array | Uint8Array;
+
+/** Bump allocation of typed arrays in a memory, 16-byte aligned; without a buffer it only counts the bytes. */
+class Arena {
+  constructor(
+    private readonly buffer: ArrayBuffer | null,
+    private top = RESERVED_BYTES,
+  ) {}
+  get used(): number {
+    return this.top;
+  }
+  take<T extends View>(Type: { new (b: ArrayBuffer, o: number, n: number): T; new (n: number): T; readonly BYTES_PER_ELEMENT: number }, length: number): T {
+    this.top = Math.ceil(this.top / 16) * 16;
+    const view = this.buffer ? new Type(this.buffer, this.top, length) : new Type(0);
+    this.top += length * Type.BYTES_PER_ELEMENT;
+    return view;
+  }
+}
+
+/** The views of a memory laid out for a capacity. */
+interface MemoryLayout {
+  readonly descriptor: Int32Array;
+  readonly dayDescriptors: Int32Array;
+  readonly albedo: Float64Array;
+  readonly sums: Float64Array;
+  readonly daySamples: DaySamples[];
+  readonly dayScalars: Float64Array[];
+  readonly globalOut: Float32Array[];
+  readonly hoursOut: Float32Array[];
+  readonly horizons: TileHorizons | null;
+  /** Room for the surface terms: two u8 and eight f64 arrays of `cells`. */
+  readonly surfaceBytes: Uint8Array[];
+  readonly surfaceFloats: Float64Array[];
+  readonly elevation: Float32Array;
+}
+
+/** Lays out the kernel's memory (`arena` without a buffer: only measures it). */
+function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: number, capacity: WasmKernelCapacity): MemoryLayout {
+  const { cells, windowCells } = capacity;
+  const ints = arena.take(Int32Array, DESCRIPTOR_FIELDS + DAY_FIELDS * KERNEL_DAY_BATCH);
+  const scalars = arena.take(Float64Array, 1 + PREFIX_QUANTITIES);
+  const nearCapacity = sampleCapacity * Math.max(1, layout?.nearSteps ?? 0);
+  const daySamples: DaySamples[] = [];
+  const dayScalars: Float64Array[] = [];
+  const globalOut: Float32Array[] = [];
+  const hoursOut: Float32Array[] = [];
+  for (let d = 0; d < KERNEL_DAY_BATCH; d++) {
+    const f = (n = sampleCapacity) => arena.take(Float64Array, n);
+    const i = (n = sampleCapacity + 1) => arena.take(Int32Array, n);
+    daySamples.push({
+      count: 0,
+      stepHours: 0,
+      extraterrestrialWM2: 0,
+      sumDiffuseHorizontal: 0,
+      pressureRatioCentre: 1,
+      capacity: sampleCapacity,
+      nearCapacity,
+      sinAltitude: f(),
+      altitudeUnits: f(),
+      sunEast: f(),
+      sunNorth: f(),
+      horizonWeight: f(),
+      groupMinAltitude: f(),
+      groupMaxAltitude: f(),
+      nearSector: i(),
+      horizonDirection0: i(),
+      horizonDirection1: i(),
+      nearStart: i(),
+      sampleGroup: i(),
+      groupSector: i(),
+      groupStart: i(),
+      groupEnd: i(),
+      nearOffset: i(nearCapacity),
+      nearCol: i(nearCapacity),
+      nearRow: i(nearCapacity),
+      nearThreshold: f(nearCapacity),
+      nearReachCols: 0,
+      nearReachRows: 0,
+      prefix: f(PREFIX_QUANTITIES * (sampleCapacity + 1)),
+      peak: 0,
+      groupCount: 0,
+    });
+    dayScalars.push(f(4));
+    globalOut.push(arena.take(Float32Array, cells));
+    hoursOut.push(arena.take(Float32Array, cells));
+  }
+  let horizons: TileHorizons | null = null;
+  if (layout) {
+    const g = groupSectors(layout);
+    horizons = {
+      capacity: cells,
+      far: arena.take(Int16Array, cells * layout.directions),
+      nearUpper: arena.take(Int16Array, cells * layout.nearSectors),
+      nearLower: arena.take(Int16Array, cells * layout.nearSectors),
+      litBound: arena.take(Int16Array, cells * g),
+      darkBound: arena.take(Int16Array, cells * g),
+      litEverywhere: arena.take(Int16Array, cells),
+    };
+  }
+  return {
+    descriptor: ints.subarray(0, DESCRIPTOR_FIELDS),
+    dayDescriptors: ints.subarray(DESCRIPTOR_FIELDS),
+    albedo: scalars.subarray(0, 1),
+    sums: scalars.subarray(1),
+    daySamples,
+    dayScalars,
+    globalOut,
+    hoursOut,
+    horizons,
+    surfaceBytes: [0, 1].map(() => arena.take(Uint8Array, cells)),
+    surfaceFloats: [0, 1, 2, 3, 4, 5, 6, 7].map(() => arena.take(Float64Array, cells)),
+    elevation: arena.take(Float32Array, windowCells),
+  };
+}
+
+/**
+ * One thread's WebAssembly kernel with its memory. Use: `reserve` for the tile, compute the surface terms with
+ * `surfaceAllocator()` and the horizons into `horizons`, `loadElevationWindow`, then per batch of days fill
+ * `daySamples` (with `windowWidth`) and call `integrateBlockDays`; the outputs are in `globalOut`/`hoursOut`.
+ * A larger `reserve` replaces the memory: every view taken before is stale.
+ */
+export class WasmDailyKernel {
+  private memory: WebAssembly.Memory | null = null;
+  private integrate: ((descriptor: number) => void) | null = null;
+  private capacity: WasmKernelCapacity = { cells: 0, windowCells: 0 };
+  private views: MemoryLayout | null = null;
+  private readonly window: ElevationWindow = { rowStart: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0 };
+
+  constructor(
+    private readonly layout: HorizonLayout | null,
+    private readonly sampleCapacity: number,
+  ) {}
+
+  /** Makes room for a tile of `cells` cells and an elevation window of `windowCells` (keeps a larger memory). */
+  reserve(cells: number, windowCells: number): void {
+    if (this.memory && cells <= this.capacity.cells && windowCells <= this.capacity.windowCells) return;
+    const capacity = { cells: Math.max(cells, this.capacity.cells), windowCells: Math.max(windowCells, this.capacity.windowCells) };
+    const bytes = new Arena(null);
+    layMemory(bytes, this.layout, this.sampleCapacity, capacity);
+    const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes.used / PAGE_BYTES) });
+    const instance = new WebAssembly.Instance(dailyKernelModule(), { env: { memory, abort: moduleAbort } });
+    const fields = (instance.exports.DESCRIPTOR_FIELDS as WebAssembly.Global).value as number;
+    const dayFields = (instance.exports.DAY_FIELDS as WebAssembly.Global).value as number;
+    if (fields !== DESCRIPTOR_FIELDS || dayFields !== DAY_FIELDS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
+    const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity);
+    views.daySamples.forEach((s, d) => {
+      const arrays = [s.altitudeUnits, s.sinAltitude, s.sunEast, s.sunNorth, s.nearSector, s.horizonDirection0, s.horizonDirection1, s.horizonWeight, s.nearStart, s.nearOffset, s.nearCol, s.nearRow, s.nearThreshold, s.prefix, s.sampleGroup, s.groupSector, s.groupStart, s.groupEnd, s.groupMinAltitude, s.groupMaxAltitude, views.globalOut[d]!, views.hoursOut[d]!, views.dayScalars[d]!];
+      views.dayDescriptors.set([0, 0, 0, ...arrays.map((a) => a.byteOffset)], d * DAY_FIELDS);
+    });
+    this.memory = memory;
+    this.integrate = instance.exports.integrateBlockDays as (descriptor: number) => void;
+    this.capacity = capacity;
+    this.views = views;
+  }
+
+  /** Sun samples of up to KERNEL_DAY_BATCH days, in the module's memory (for `sunSamplesForDay`). */
+  get daySamples(): readonly DaySamples[] {
+    return this.require().daySamples;
+  }
+
+  /** The tile's horizons, in the module's memory (null without a layout). */
+  get horizons(): TileHorizons | null {
+    return this.require().horizons;
+  }
+
+  /** Per day of the batch: daily global irradiation [Wh m⁻² day⁻¹] of the tile's cells, tile-local. */
+  globalOut(day: number): Float32Array {
+    return this.require().globalOut[day]!;
+  }
+
+  /** Per day of the batch: sunshine hours of the tile's cells, tile-local. */
+  hoursOut(day: number): Float32Array {
+    return this.require().hoursOut[day]!;
+  }
+
+  /** An allocator placing a tile's surface terms (surface.ts) in the module's memory; each one starts afresh. */
+  surfaceAllocator(): ArrayAllocator {
+    const { surfaceBytes, surfaceFloats } = this.require();
+    let bytes = 0;
+    let floats = 0;
+    return (<T extends Float64Array | Uint8Array>(kind: 'f64' | 'u8', length: number): T => {
+      if (length > this.capacity.cells) throw new RangeError(`surface terms of ${length} cells exceed the reserved ${this.capacity.cells}`);
+      const pool = kind === 'f64' ? surfaceFloats : surfaceBytes;
+      const index = kind === 'f64' ? floats++ : bytes++;
+      const array = pool[index];
+      if (!array) throw new RangeError(`no room for another ${kind} surface array`);
+      // zeroed, as a new array would be (surfaceTerms leaves nodata cells' terms at 0)
+      return array.subarray(0, length).fill(0) as T;
+    }) as ArrayAllocator;
+  }
+
+  /** Width of the loaded elevation window: near-field ray offsets (`sunSamplesForDay`) must use it. */
+  get windowWidth(): number {
+    return this.window.width;
+  }
+
+  /**
+   * Copies the elevations of `tile` and `marginRows`/`marginCols` around it (within the grid) into the window.
+   * The margins must cover the near-field rays of every day integrated for the tile.
+   */
+  loadElevationWindow(model: TerrainModel, tile: CellBlock, marginRows: number, marginCols: number): void {
+    const rowStart = Math.max(0, tile.rowStart - marginRows);
+    const rowEnd = Math.min(model.height, tile.rowEnd + marginRows);
+    const colStart = Math.max(0, tile.colStart - marginCols);
+    const colEnd = Math.min(model.width, tile.colEnd + marginCols);
+    const width = colEnd - colStart;
+    if (width * (rowEnd - rowStart) > this.capacity.windowCells) throw new RangeError('the elevation window exceeds the reserved room');
+    const { elevation } = this.require();
+    for (let row = rowStart; row < rowEnd; row++) {
+      const from = row * model.width + colStart;
+      elevation.set(model.elevation.subarray(from, from + width), (row - rowStart) * width);
+    }
+    Object.assign(this.window, { rowStart, colStart, width, marginRows, marginCols });
+  }
+
+  /**
+   * `integrateBlockDays` (dailyKernel.ts) for the first `dayCount` of `daySamples`, on `surface` (from
+   * `surfaceAllocator`) and, with `terrain`, this kernel's `horizons` and elevation window (loaded for `tile`).
+   * Outputs go to `globalOut[d]` and `hoursOut[d]`, tile-local.
+   */
+  integrateBlockDays(part: CellBlock, tile: CellBlock, dayCount: number, surface: SurfaceTerms, terrain: KernelTerrain | null, albedo: number): void {
+    const views = this.require();
+    const memory = this.memory!;
+    if (dayCount < 1 || dayCount > KERNEL_DAY_BATCH) throw new RangeError(`1 to ${KERNEL_DAY_BATCH} days at once, not ${dayCount}`);
+    const tileWidth = tile.colEnd - tile.colStart;
+    if (tileWidth * (tile.rowEnd - tile.rowStart) > this.capacity.cells) throw new RangeError('the tile exceeds the reserved cells');
+    const inMemory = (a: ArrayBufferView) => a.buffer === memory.buffer;
+    if (!inMemory(surface.valid) || !inMemory(surface.pressureRatio)) throw new Error('the surface terms must come from surfaceAllocator()');
+    const w = this.window;
+    let marginRows = 0;
+    let marginCols = 0;
+    const { dayDescriptors } = views;
+    for (let d = 0; d < dayCount; d++) {
+      const s = views.daySamples[d]!;
+      const at = d * DAY_FIELDS;
+      dayDescriptors[at] = s.count;
+      dayDescriptors[at + 1] = s.peak;
+      dayDescriptors[at + 2] = s.groupCount;
+      views.dayScalars[d]!.set([s.stepHours, s.extraterrestrialWM2, s.sumDiffuseHorizontal, s.pressureRatioCentre]);
+      marginRows = Math.max(marginRows, s.nearReachRows);
+      marginCols = Math.max(marginCols, s.nearReachCols);
+    }
+    const h = terrain ? terrain.horizons : null;
+    if (terrain) {
+      if (terrain.horizons !== views.horizons) throw new Error("the terrain's horizons must be this kernel's `horizons`");
+      if (marginRows > w.marginRows || marginCols > w.marginCols) throw new RangeError('the near-field rays reach beyond the loaded elevation window');
+      const inside = tile.rowStart >= w.rowStart && tile.colStart >= w.colStart && tile.colEnd <= w.colStart + w.width;
+      if (!inside) throw new RangeError('the elevation window was loaded for another tile');
+    }
+    views.albedo[0] = albedo;
+    const model = terrain?.model;
+    const layout = terrain?.layout;
+    const g = layout ? groupSectors(layout) : 1;
+    const none = 0;
+    views.descriptor.set([
+      part.rowStart,
+      part.rowEnd,
+      part.colStart,
+      part.colEnd,
+      tile.rowStart,
+      tile.colStart,
+      tileWidth,
+      model ? model.width : 0,
+      model ? model.height : 0,
+      marginRows,
+      w.rowStart,
+      w.colStart,
+      w.width,
+      views.elevation.byteOffset,
+      layout ? layout.directions : 0,
+      layout ? layout.nearSectors : 0,
+      g,
+      h ? h.far.byteOffset : none,
+      h ? h.nearUpper.byteOffset : none,
+      h ? h.nearLower.byteOffset : none,
+      h ? h.litBound.byteOffset : none,
+      h ? h.darkBound.byteOffset : none,
+      h ? h.litEverywhere.byteOffset : none,
+      surface.valid.byteOffset,
+      surface.inclined.byteOffset,
+      surface.normalEast.byteOffset,
+      surface.normalNorth.byteOffset,
+      surface.normalUp.byteOffset,
+      surface.pressureRatio.byteOffset,
+      surface.shadedDiffuseFactor.byteOffset,
+      surface.skyView.byteOffset,
+      surface.muneerSlope.byteOffset,
+      surface.groundView.byteOffset,
+      dayCount,
+      dayDescriptors.byteOffset,
+      views.albedo.byteOffset,
+      views.sums.byteOffset,
+      terrain ? 1 : 0,
+      marginCols,
+    ]);
+    this.integrate!(views.descriptor.byteOffset);
+  }
+
+  private require(): MemoryLayout {
+    if (!this.views) throw new Error('reserve room first');
+    return this.views;
+  }
+}
+
+function moduleAbort(): never {
+  throw new Error('the WebAssembly daily kernel aborted');
+}
