@@ -3,6 +3,9 @@
 //
 //   node bench/kernel.bench.mjs [--dem file.tif] [--days 365] [--rounds 2] [--baseline-ref main | --baseline <dist dir>]
 //
+// This build is measured with its WebAssembly kernel and with its TypeScript kernel (builds with
+// science/solar/dailyKernelWasm.js), the baseline with whichever it has.
+//
 // With a baseline, both builds run in the same process, alternating round by round, so the ratio is measured
 // side by side (this machine's timings drift by ±30 %). --baseline-ref builds that git ref's sources into
 // bench/baseline/<ref>/dist (git archive + tsc, reusing this checkout's node_modules). The baseline may be
@@ -45,7 +48,7 @@ function baselineBuild(ref) {
 const load = (dist, path) => import(pathToFileURL(join(dist, path)).href);
 
 /** Loads one build and prepares its terrain; returns { name, layout, horizonSeconds, runDays(days) }. */
-async function prepare(name, dist) {
+async function prepare(name, dist, kernelChoice = 'typescript') {
   const { readDem } = await load(dist, 'raster/readGeoTiff.js');
   const { createGeodesy } = await load(dist, 'raster/geodesy.js');
   const { hornGradient } = await load(dist, 'science/terrain/slopeAspect.js');
@@ -105,6 +108,27 @@ async function prepare(name, dist) {
     const { allocateTileHorizons, horizonTracer, tileHorizons } = await load(dist, 'science/solar/tileHorizons.js');
     const model = buildTerrainModel(Float32Array.from(dem.elevation), width, height, cellSizeX, cellSizeY);
     layout = horizonLayoutFor(model);
+    if (kernelChoice === 'wasm') {
+      // the WebAssembly kernel: everything in its memory, the whole grid as one tile and elevation window
+      const { WasmDailyKernel } = await load(dist, 'science/solar/dailyKernelWasm.js');
+      const wasm = new WasmDailyKernel(layout, kernel.sampleCapacity(params.stepMinutes));
+      wasm.reserve(cells, cells);
+      const wasmSurface = surfaceTerms(dem.elevation, gradient.fallEast, gradient.fallNorth, wasm.surfaceAllocator());
+      tileHorizons(horizonTracer(model, layout), whole, wasmSurface, wasm.horizons);
+      wasm.loadElevationWindow(model, whole, height, width);
+      const terrain = { model, layout, horizons: wasm.horizons };
+      runDays = (days) => {
+        for (let first = 0; first < days.length; first += kernel.KERNEL_DAY_BATCH) {
+          const chunk = days.slice(first, first + kernel.KERNEL_DAY_BATCH);
+          for (const tile of tiles) {
+            chunk.forEach((day, j) => kernel.sunSamplesForDay(day, tile, params, table, wasm.windowWidth, layout, wasm.daySamples[j]));
+            wasm.integrateBlockDays(tile, whole, chunk.length, wasmSurface, terrain, params.albedo);
+          }
+        }
+      };
+      const horizonSeconds = (performance.now() - started) / 1000;
+      return { name, dist, layout, horizonSeconds, validCells: dem.validCount, cells, runDays, globalOut };
+    }
     const horizons = allocateTileHorizons(layout, cells);
     tileHorizons(horizonTracer(model, layout), whole, surface, horizons);
     const terrain = { model, layout, horizons };
@@ -128,7 +152,7 @@ async function prepare(name, dist) {
   return { name, dist, layout, horizonSeconds, validCells: dem.validCount, cells, runDays, globalOut };
 }
 
-const builds = [await prepare('this build', join(repo, 'dist'))];
+const builds = [await prepare('this build, WebAssembly kernel', join(repo, 'dist'), 'wasm'), await prepare('this build, TypeScript kernel', join(repo, 'dist'))];
 const baselineDist = option('baseline', option('baseline-ref', null) && baselineBuild(option('baseline-ref')));
 if (baselineDist) builds.push(await prepare(`baseline ${option('baseline-ref', baselineDist)}`, resolve(baselineDist)));
 
@@ -159,8 +183,9 @@ const results = builds.map((build, i) => {
   };
 });
 const report = { benchmark: 'solar core: horizons and daily kernel, one thread, no writing', dem: demPath, days: days.length, rounds, results };
-if (results.length === 2) {
-  report.kernel_speedup = Number((results[0].kernel_cell_days_per_second / results[1].kernel_cell_days_per_second).toFixed(2));
-  report.kernel_speedup_cpu = Number((results[0].kernel_cell_days_per_cpu_second / results[1].kernel_cell_days_per_cpu_second).toFixed(2));
-}
+// each build's kernel throughput over the last one's (the baseline, or this build's TypeScript kernel)
+const reference = results.at(-1);
+report.kernel_speedup_over = reference.build;
+report.kernel_speedup = Object.fromEntries(results.slice(0, -1).map((r) => [r.build, Number((r.kernel_cell_days_per_second / reference.kernel_cell_days_per_second).toFixed(2))]));
+report.kernel_speedup_cpu = Object.fromEntries(results.slice(0, -1).map((r) => [r.build, Number((r.kernel_cell_days_per_cpu_second / reference.kernel_cell_days_per_cpu_second).toFixed(2))]));
 console.log(JSON.stringify(report, null, 2));

@@ -31,7 +31,7 @@ before(async () => {
   daymet = await startDaymetServer();
   daymet.behaviour.hang = true;
   project = mkdtempSync(join(tmpdir(), 'eemt-project-'));
-  for (const entry of ['src', 'web', 'scripts', 'public', 'bin', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
+  for (const entry of ['src', 'assembly', 'web', 'scripts', 'public', 'bin', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
     cpSync(join(REPO_ROOT, entry), join(project, entry), { recursive: true });
   }
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(project, 'node_modules'));
