@@ -237,6 +237,8 @@ export function selectSectors(candidates: NearCandidates, sectors: Uint8Array): 
  * every sector, written to upperOut/lowerOut at outBase + k. Cells beyond the grid are skipped (upper) or
  * end the bound (lower). A cell with no candidate in a sector gets the open horizon −MAX_HORIZON_UNITS.
  * With `selection` (of these candidates), only its sectors are bounded; the others get open horizons.
+ * Each distinct candidate cell's view is computed once (`boundsFromDisc`); the same bounds as
+ * `nearHorizonBoundsByCandidates`, the readable form (a test holds them equal).
  */
 export function nearHorizonBounds(
   elevation: Float32Array,
@@ -252,16 +254,29 @@ export function nearHorizonBounds(
   selection: SectorSelection | null = null,
 ): void {
   if (selection && selection.candidates !== candidates) throw new RangeError('the sector selection is for other candidates');
-  const needed = selection ? selection.sectors : null;
   if (width !== candidates.gridWidth) throw new RangeError(`near-field candidates are for a grid ${candidates.gridWidth} cells wide, not ${width}`);
-  const z0 = elevation[row * width + col]!;
-  const { sectors, steps, upperStart, upper, lowerStart, lower, reachCols, reachRows } = candidates;
+  const { reachCols, reachRows } = candidates;
   // every candidate inside the grid: no bounds checks needed
   const inside = row >= reachRows && row < height - reachRows && col >= reachCols && col < width - reachCols;
-  if (inside) {
-    boundsFromDisc(elevation, row * width + col, z0, candidates, upperOut, lowerOut, outBase, scratch, selection);
-    return;
-  }
+  boundsFromDisc(elevation, width, height, row, col, inside, candidates, upperOut, lowerOut, outBase, scratch, selection);
+}
+
+/** `nearHorizonBounds` computed candidate by candidate, sector by sector: the readable form. */
+export function nearHorizonBoundsByCandidates(
+  elevation: Float32Array,
+  width: number,
+  height: number,
+  row: number,
+  col: number,
+  candidates: NearCandidates,
+  upperOut: Int16Array,
+  lowerOut: Int16Array,
+  outBase: number,
+  selection: SectorSelection | null = null,
+): void {
+  const needed = selection ? selection.sectors : null;
+  const z0 = elevation[row * width + col]!;
+  const { sectors, steps, upperStart, upper, lowerStart, lower } = candidates;
   for (let k = 0; k < sectors; k++) {
     if (needed && needed[k] === 0) {
       upperOut[outBase + k] = lowerOut[outBase + k] = -MAX_HORIZON_UNITS;
@@ -271,7 +286,7 @@ export function nearHorizonBounds(
     for (let i = upperStart[k]!, end = upperStart[k + 1]!; i < end; i++) {
       const r = row + upper.rowOffset[i]!;
       const c = col + upper.colOffset[i]!;
-      if (!inside && (r < 0 || r >= height || c < 0 || c >= width)) continue;
+      if (r < 0 || r >= height || c < 0 || c >= width) continue;
       const t = (elevation[r * width + c]! - z0) * upper.inverseDistance[i]! - upper.curvatureSlope[i]!;
       if (t > best) best = t;
     }
@@ -283,7 +298,7 @@ export function nearHorizonBounds(
       for (let i = lowerStart[k * steps + s]!, end = lowerStart[k * steps + s + 1]!; i < end; i++) {
         const r = row + lower.rowOffset[i]!;
         const c = col + lower.colOffset[i]!;
-        if (!inside && (r < 0 || r >= height || c < 0 || c >= width)) {
+        if (r < 0 || r >= height || c < 0 || c >= width) {
           leaves = true;
           break;
         }
@@ -303,11 +318,18 @@ export function nearScratchLength(candidates: NearCandidates): number {
   return candidates.disc.colOffset.length;
 }
 
-/** The same bounds for a cell whose candidates are all inside the grid: each candidate's view computed once. */
+/**
+ * The bounds from each distinct candidate cell's view, computed once. Near the grid's edge (`inside` false) a
+ * view beyond the grid is NaN: skipped by the upper bound, and it ends the lower bound at its step (whose every
+ * candidate is then looked at, as the readable form does).
+ */
 function boundsFromDisc(
   elevation: Float32Array,
-  cell: number,
-  z0: number,
+  width: number,
+  height: number,
+  row: number,
+  col: number,
+  inside: boolean,
   candidates: NearCandidates,
   upperOut: Int16Array,
   lowerOut: Int16Array,
@@ -319,18 +341,29 @@ function boundsFromDisc(
   const { inverseDistance, curvatureSlope } = disc;
   const offset = candidates.discOffset;
   const needed = selection ? selection.sectors : null;
-  if (selection) {
-    // only the disc cells the selected sectors use
-    const used = selection.disc;
-    for (let j = 0, n = used.length; j < n; j++) {
-      const i = used[j]!;
+  const cell = row * width + col;
+  const z0 = elevation[cell]!;
+  // the disc cells to look at: those the selected sectors use, or all
+  const used = selection ? selection.disc : null;
+  const count = used ? used.length : offset.length;
+  if (inside) {
+    for (let j = 0; j < count; j++) {
+      const i = used ? used[j]! : j;
       const t = (elevation[cell + offset[i]!]! - z0) * inverseDistance[i]! - curvatureSlope[i]!;
+      // nodata: transparent for the upper bound, and its step may see nothing (lower bound)
       view[i] = Number.isNaN(t) ? -Infinity : t;
     }
   } else {
-    for (let i = 0, n = offset.length; i < n; i++) {
+    const { colOffset, rowOffset } = disc;
+    for (let j = 0; j < count; j++) {
+      const i = used ? used[j]! : j;
+      const r = row + rowOffset[i]!;
+      const c = col + colOffset[i]!;
+      if (r < 0 || r >= height || c < 0 || c >= width) {
+        view[i] = NaN;
+        continue;
+      }
       const t = (elevation[cell + offset[i]!]! - z0) * inverseDistance[i]! - curvatureSlope[i]!;
-      // nodata: transparent for the upper bound, and its step may see nothing (lower bound)
       view[i] = Number.isNaN(t) ? -Infinity : t;
     }
   }
@@ -346,17 +379,30 @@ function boundsFromDisc(
     }
     upperOut[outBase + k] = upperUnits(best);
     let lowest = -Infinity;
-    for (let s = k * steps, last = s + steps; s < last; s++) {
-      let flattest = Infinity;
-      for (let i = lowerStart[s]!, end = lowerStart[s + 1]!; i < end; i++) {
-        const t = view[lowerDisc[i]!]!;
-        if (t < flattest) {
-          flattest = t;
-          // this step's minimum can only fall further: it cannot raise the bound any more
-          if (flattest <= lowest) break;
+    if (inside) {
+      for (let s = k * steps, last = s + steps; s < last; s++) {
+        let flattest = Infinity;
+        for (let i = lowerStart[s]!, end = lowerStart[s + 1]!; i < end; i++) {
+          const t = view[lowerDisc[i]!]!;
+          if (t < flattest) {
+            flattest = t;
+            // this step's minimum can only fall further: it cannot raise the bound any more
+            if (flattest <= lowest) break;
+          }
         }
+        if (flattest > lowest) lowest = flattest;
       }
-      if (flattest > lowest) lowest = flattest;
+    } else {
+      steps: for (let s = k * steps, last = s + steps; s < last; s++) {
+        let flattest = Infinity;
+        for (let i = lowerStart[s]!, end = lowerStart[s + 1]!; i < end; i++) {
+          const t = view[lowerDisc[i]!]!;
+          // a candidate beyond the grid: the ray may leave it here, the bound ends
+          if (Number.isNaN(t)) break steps;
+          if (t < flattest) flattest = t;
+        }
+        if (flattest > lowest) lowest = flattest;
+      }
     }
     lowerOut[outBase + k] = lowerUnits(lowest);
   }

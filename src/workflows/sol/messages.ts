@@ -30,7 +30,7 @@ export interface WorkerSetup {
 }
 
 /** A compute tile to do (its position in `tiles`), or, once every tile is done, a product's COG to assemble. */
-export type WorkerTask = { readonly type: 'tile'; readonly tile: number } | { readonly type: 'assemble'; readonly job: CogAssemblyJob };
+export type WorkerTask = { readonly type: 'tile'; readonly tile: number } | { readonly type: 'assemble'; readonly id: number; readonly job: CogAssemblyJob };
 
 /** Seconds a worker spent on one tile, by phase. */
 export interface TileTimings {
@@ -51,5 +51,6 @@ export type WorkerReply =
   | { readonly type: 'day'; readonly tile: number; readonly day: number; readonly global: Uint8Array; readonly hours: Uint8Array }
   | { readonly type: 'month'; readonly tile: number; readonly month: number; readonly global: Uint8Array; readonly flat: Uint8Array | null }
   | { readonly type: 'tileDone'; readonly tile: number; readonly timings: TileTimings }
-  | { readonly type: 'assembled'; readonly bytes: number }
-  | { readonly type: 'error'; readonly message: string };
+  | { readonly type: 'assembled'; readonly id: number; readonly bytes: number }
+  /** `assembly`: the id of the assembly that failed (absent: a tile task). */
+  | { readonly type: 'error'; readonly message: string; readonly assembly?: number };

@@ -104,13 +104,18 @@ function computeTile(index: number, tile: ComputeTile): void {
   send({ type: 'tileDone', tile: index, timings: timings satisfies TileTimings });
 }
 
-function failed(error: unknown): void {
-  port.postMessage({ type: 'error', message: error instanceof Error ? error.message : String(error) } satisfies WorkerReply);
+function failed(error: unknown, assembly?: number): void {
+  const message = error instanceof Error ? error.message : String(error);
+  port.postMessage((assembly === undefined ? { type: 'error', message } : { type: 'error', message, assembly }) satisfies WorkerReply);
 }
 
 port.on('message', (task: WorkerTask) => {
   if (task.type === 'assemble') {
-    assembleCog(task.job).then((bytes) => send({ type: 'assembled', bytes }), failed);
+    // (several at once: one's file reads and writes overlap another's computing)
+    assembleCog(task.job).then(
+      (bytes) => send({ type: 'assembled', id: task.id, bytes }),
+      (error: unknown) => failed(error, task.id),
+    );
     return;
   }
   try {

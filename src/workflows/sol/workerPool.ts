@@ -4,14 +4,20 @@ import { siblingModuleUrl, startModuleWorker } from '../../util/modules.js';
 import type { CogAssemblyJob } from '../../raster/geoTiffStreams.js';
 import type { WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
 
+/** COG assemblies a worker runs at once, so that one's file reads and writes overlap another's computing. */
+const ASSEMBLIES_PER_WORKER = 2;
+
 export class WorkerPool {
   private readonly workers: Worker[];
   private failure: Error | null = null;
   private readonly failed: Promise<never>;
   private rejectFailed!: (error: Error) => void;
-  /** Workers free for `assemble`, and the assemblies waiting for one. */
-  private idle: Worker[] | null = null;
+  /** Free assembly slots (a worker once per assembly it can take), and the assemblies waiting for one. */
+  private slots: Worker[] | null = null;
   private readonly waiting: ((worker: Worker) => void)[] = [];
+  /** Assemblies in progress by id: what their reply resolves. */
+  private readonly assemblies = new Map<number, (reply: WorkerReply) => void>();
+  private nextAssembly = 0;
 
   constructor(count: number, setup: WorkerSetup, signal?: AbortSignal) {
     this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
@@ -43,6 +49,7 @@ export class WorkerPool {
    */
   async run(tasks: readonly WorkerTask[], onReply: (reply: WorkerReply) => void, beforeTask: () => Promise<void> = async () => {}): Promise<void> {
     if (this.failure) throw this.failure;
+    this.slots = null; // `assemble` listens again afterwards
     let next = 0;
     let pending = 0;
     const done = new Promise<void>((resolve) => {
@@ -92,22 +99,35 @@ export class WorkerPool {
    */
   async assemble(job: CogAssemblyJob): Promise<number> {
     if (this.failure) throw this.failure;
-    this.idle ??= [...this.workers];
-    const worker = this.idle.pop() ?? (await new Promise<Worker>((resolve) => this.waiting.push(resolve)));
+    if (!this.slots) this.listenForAssemblies();
+    const worker = this.slots!.pop() ?? (await new Promise<Worker>((resolve) => this.waiting.push(resolve)));
+    const id = this.nextAssembly++;
     try {
-      const reply = new Promise<WorkerReply>((resolve) => {
-        worker.removeAllListeners('message');
-        worker.once('message', resolve);
-      });
-      worker.postMessage({ type: 'assemble', job } satisfies WorkerTask);
+      const reply = new Promise<WorkerReply>((resolve) => this.assemblies.set(id, resolve));
+      worker.postMessage({ type: 'assemble', id, job } satisfies WorkerTask);
       const answer = await Promise.race([reply, this.failed]);
       if (answer.type === 'error') throw new Error(answer.message);
       if (answer.type !== 'assembled') throw new Error(`unexpected reply ${answer.type} to an assembly`);
       return answer.bytes;
     } finally {
+      this.assemblies.delete(id);
       const next = this.waiting.shift();
       if (next) next(worker);
-      else this.idle.push(worker);
+      else this.slots?.push(worker);
+    }
+  }
+
+  /** Routes the workers' replies to the assemblies they answer; any other reply fails the pool. */
+  private listenForAssemblies(): void {
+    this.slots = this.workers.flatMap((worker) => Array.from({ length: ASSEMBLIES_PER_WORKER }, () => worker));
+    for (const worker of this.workers) {
+      worker.removeAllListeners('message');
+      worker.on('message', (reply: WorkerReply) => {
+        const id = reply.type === 'assembled' ? reply.id : reply.type === 'error' ? reply.assembly : undefined;
+        const answer = id === undefined ? undefined : this.assemblies.get(id);
+        if (answer) answer(reply);
+        else this.fail(new Error(reply.type === 'error' ? reply.message : `unexpected reply ${reply.type} while assembling`));
+      });
     }
   }
 

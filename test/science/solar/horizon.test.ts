@@ -11,7 +11,7 @@ import {
   horizonTangentAlongRay,
   rayDirection,
 } from '../../../src/science/solar/horizon.js';
-import { nearCandidates, nearHorizonBounds, nearScratchLength } from '../../../src/science/solar/nearHorizonBounds.js';
+import { nearCandidates, nearHorizonBounds, nearHorizonBoundsByCandidates, nearScratchLength, selectSectors } from '../../../src/science/solar/nearHorizonBounds.js';
 import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
 import { surfaceTerms } from '../../../src/science/solar/surface.js';
 import { buildTerrainModel, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
@@ -216,6 +216,33 @@ test('near-field sector bounds bracket the exact near-field horizon at every azi
     }
   }
   assert.ok(lowerUseful > 200, `lower bounds informative in ${lowerUseful} sectors`);
+});
+
+test('near-field bounds from the disc of candidate cells equal the readable form on every cell, at the edges too', () => {
+  const next = random(5);
+  for (const [dx, dy, sectors, steps] of [[10, 10, 64, 8], [5, 12, 48, 6]] as const) {
+    const width = 34;
+    const height = 30;
+    const model = terrain(width, height, dx, dy, (x, y) => 500 + 25 * Math.sin(x / 20) * Math.cos(y / 35) + 15 * next());
+    for (const cell of [3 * width + 2, 15 * width + 17, 28 * width + 30, 7 * width + 25]) model.elevation[cell] = NaN;
+    const candidates = nearCandidates(dx, dy, sectors, steps, width);
+    const some = new Uint8Array(sectors).map((_, k) => (k % 3 === 1 ? 0 : 1));
+    for (const selection of [null, selectSectors(candidates, some)]) {
+      const fast = [new Int16Array(sectors), new Int16Array(sectors)] as const;
+      const readable = [new Int16Array(sectors), new Int16Array(sectors)] as const;
+      const scratch = new Float64Array(nearScratchLength(candidates));
+      let edge = 0;
+      for (let row = 0; row < height; row++) {
+        for (let col = 0; col < width; col++) {
+          nearHorizonBounds(model.elevation, width, height, row, col, candidates, fast[0], fast[1], 0, scratch, selection);
+          nearHorizonBoundsByCandidates(model.elevation, width, height, row, col, candidates, readable[0], readable[1], 0, selection);
+          assert.deepEqual(fast, readable, `cell ${row},${col} (${dx} × ${dy} m, ${selection ? 'some' : 'all'} sectors)`);
+          if (row < candidates.reachRows || col < candidates.reachCols || row >= height - candidates.reachRows || col >= width - candidates.reachCols) edge++;
+        }
+      }
+      assert.ok(edge > width * height / 2, `${edge} cells near the edge`);
+    }
+  }
 });
 
 test('the near-field steps are the distinct cells of the first n ray steps', () => {
