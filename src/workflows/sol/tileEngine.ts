@@ -150,12 +150,15 @@ export class TileEngine {
     const foreign = days.find((day) => !this.runDays.has(day));
     if (foreign !== undefined) throw new RangeError(`day ${foreign} is not one of the days this engine was set up for`);
     const terrain = this.layout && this.horizons ? { model: this.model, layout: this.layout, horizons: this.horizons } : null;
+    const wasm = this.wasm;
     for (const out of outs) {
-      out.global.fill(NaN);
-      out.hours.fill(NaN);
+      // (the WebAssembly kernel's outputs are copied over every cell below)
+      if (!wasm) {
+        out.global.fill(NaN);
+        out.hours.fill(NaN);
+      }
       out.flat?.fill(NaN);
     }
-    const wasm = this.wasm;
     const samples = (wasm ? wasm.daySamples : this.samples).slice(0, days.length);
     const globals = outs.map((out) => out.global);
     const hours = outs.map((out) => out.hours);
@@ -163,7 +166,8 @@ export class TileEngine {
     const rayGridWidth = wasm ? wasm.windowWidth : this.model.width;
     const cells = (tile.colEnd - tile.colStart) * (tile.rowEnd - tile.rowStart);
     // cells of no part (sun tiles without a valid cell) stay nodata
-    if (wasm) for (let i = 0; i < days.length; i++) [wasm.globalOut(i), wasm.hoursOut(i)].forEach((out) => out.fill(NaN, 0, cells));
+    const covered = tile.parts.reduce((n, p) => n + (p.rowEnd - p.rowStart) * (p.colEnd - p.colStart), 0);
+    if (wasm && covered < cells) for (let i = 0; i < days.length; i++) [wasm.globalOut(i), wasm.hoursOut(i)].forEach((out) => out.fill(NaN, 0, cells));
     for (const part of tile.parts) {
       days.forEach((day, i) => sunSamplesForDay(day, this.sunTiles[part.sun]!, this.params, this.table, rayGridWidth, this.layout, samples[i]!));
       if (wasm) wasm.integrateBlockDays(part, tile, days.length, surface, terrain, this.params.albedo);
