@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The `eemt` command. Runs the compiled CLI from dist/ when the build is up to date with src/
-// (npm run build), otherwise the TypeScript sources through tsx.
+// (npm run build), otherwise the TypeScript sources through tsx. Either way the WebAssembly kernels
+// (build/wasm/, compiled from assembly/) are compiled first when they are missing or older than their sources.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -14,6 +15,13 @@ function newestMtime(dir) {
     newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
   }
   return newest;
+}
+
+const assembly = fileURLToPath(new URL('../assembly', import.meta.url));
+const kernel = new URL('../build/wasm/dailyKernel.wasm', import.meta.url);
+if (existsSync(assembly) && (!existsSync(kernel) || statSync(kernel).mtimeMs < newestMtime(assembly))) {
+  const { buildWasm } = await import(new URL('../scripts/build-wasm.mjs', import.meta.url).href);
+  await buildWasm({ quiet: true });
 }
 
 const buildIsCurrent = existsSync(compiled) && (!existsSync(sources) || statSync(compiled).mtimeMs >= newestMtime(sources));

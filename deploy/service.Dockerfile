@@ -8,6 +8,10 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY assembly ./assembly
+COPY web ./web
+COPY public ./public
+COPY scripts ./scripts
 COPY bin ./bin
 RUN npm run build && npm prune --omit=dev
 ENV NODE_ENV=production

@@ -6,7 +6,7 @@
 // Options: -O3 (speed), the stub runtime (the kernels allocate nothing), 128-bit SIMD (Node.js ≥ 16.4), no
 // assertions, memory imported from JavaScript (which sizes it for each compute tile).
 import asc from 'assemblyscript/asc';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,9 +19,15 @@ export const WASM_KERNELS = [{ source: 'assembly/dailyKernel.ts', output: 'daily
 export async function buildWasm({ outDir = join(root, 'build/wasm'), quiet = false } = {}) {
   mkdirSync(outDir, { recursive: true });
   for (const { source, output } of WASM_KERNELS) {
-    const args = [join(root, source), '-O3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--importMemory', '--outFile', join(outDir, output)];
+    // compiled beside the target, then renamed: a process reading the kernel never sees half a file
+    const partial = join(outDir, `${output}.${process.pid}.part`);
+    const args = [join(root, source), '-O3', '--runtime', 'stub', '--noAssert', '--enable', 'simd', '--importMemory', '--outFile', partial];
     const { error, stderr } = await asc.main(args);
-    if (error) throw new Error(`${source}: ${error.message}\n${stderr.toString()}`);
+    if (error) {
+      rmSync(partial, { force: true });
+      throw new Error(`${source}: ${error.message}\n${stderr.toString()}`);
+    }
+    renameSync(partial, join(outDir, output));
     if (!quiet) console.log(`${source} → ${join(outDir, output)}`);
   }
 }
