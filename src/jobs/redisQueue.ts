@@ -99,6 +99,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
+/** How often, and how many times, a cancelled job's flow is removed again while a worker still holds a part. */
+const WITHDRAW_RETRY_MS = 500;
+const WITHDRAW_ATTEMPTS = 120;
+
 export class RedisJobQueue implements JobQueue {
   private readonly store: JobStore;
   private readonly paths: JobPaths;
@@ -185,16 +189,23 @@ export class RedisJobQueue implements JobQueue {
     await this.withdraw(id).catch((error: unknown) => this.logger.error(`job ${id}: removing its queued parts: ${errorText(error)}`));
   }
 
-  /** Tells the workers to stop the job's parts (they poll the key) and removes what is still queued. */
+  /**
+   * Tells the workers to stop the job's parts (they poll the key) and removes the job's flow from the queues. A
+   * part a worker holds cannot be removed until its worker has stopped it and failed it, so the removal is tried
+   * again every WITHDRAW_RETRY_MS until nothing of the job is left (at most WITHDRAW_ATTEMPTS times): the workers
+   * remove a cancelled flow too, but only when their own part fails last, which a loaded machine may reorder.
+   */
   private async withdraw(id: string): Promise<void> {
     await this.redis.set(cancelledKey(id), '1', 'EX', KEEP_FINISHED_S);
     const parent = await this.jobsQueue.getJob(id);
-    const parts = (parent?.data as AssembleData | undefined)?.parts ?? [];
-    for (const part of parts) {
-      // A part a worker holds stays (its worker kills the child and fails it); the others go now.
-      await this.partsQueue.remove(partJobId(id, part.name)).catch(() => 0);
+    const partIds = ((parent?.data as AssembleData | undefined)?.parts ?? []).map((part) => partJobId(id, part.name));
+    for (let attempt = 0; attempt < WITHDRAW_ATTEMPTS && !this.closed; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, WITHDRAW_RETRY_MS));
+      for (const partId of partIds) await this.partsQueue.remove(partId).catch(() => 0);
+      await this.jobsQueue.remove(id, { removeChildren: true }).catch(() => 0);
+      const left = await Promise.all([this.jobsQueue.getJob(id), ...partIds.map((partId) => this.partsQueue.getJob(partId))]);
+      if (left.every((job) => !job)) return;
     }
-    await this.jobsQueue.remove(id, { removeChildren: true }).catch(() => 0);
   }
 
   /**
