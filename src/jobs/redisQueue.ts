@@ -99,7 +99,7 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
 
 const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
-/** How often, and how many times, a cancelled job's flow is removed again while a worker still holds a part. */
+/** How often, and at most how many times, a cancelled job's flow is removed while a worker still holds a part. */
 const WITHDRAW_RETRY_MS = 500;
 const WITHDRAW_ATTEMPTS = 120;
 
@@ -181,25 +181,26 @@ export class RedisJobQueue implements JobQueue {
   cancel(id: string): boolean {
     if (!this.store.fail(id, CANCELLED_MESSAGE)) return false;
     void appendJobLog(this.paths.logPath(id), ['cancelled by user']);
-    this.withdraw(id).catch((error: unknown) => this.logger.error(`job ${id}: cancelling on the workers: ${errorText(error)}`));
+    this.withdraw(id, WITHDRAW_ATTEMPTS).catch((error: unknown) => this.logger.error(`job ${id}: cancelling on the workers: ${errorText(error)}`));
     return true;
   }
 
   async discard(id: string): Promise<void> {
-    await this.withdraw(id).catch((error: unknown) => this.logger.error(`job ${id}: removing its queued parts: ${errorText(error)}`));
+    // one pass: a deletion does not wait for workers (a cancel before it keeps removing the flow in the background)
+    await this.withdraw(id, 1).catch((error: unknown) => this.logger.error(`job ${id}: removing its queued parts: ${errorText(error)}`));
   }
 
   /**
    * Tells the workers to stop the job's parts (they poll the key) and removes the job's flow from the queues. A
    * part a worker holds cannot be removed until its worker has stopped it and failed it, so the removal is tried
-   * again every WITHDRAW_RETRY_MS until nothing of the job is left (at most WITHDRAW_ATTEMPTS times): the workers
-   * remove a cancelled flow too, but only when their own part fails last, which a loaded machine may reorder.
+   * again every WITHDRAW_RETRY_MS until nothing of the job is left, at most `attempts` times (a cancel: the workers
+   * remove a cancelled flow too, but only when their own part fails last, which a loaded machine may reorder).
    */
-  private async withdraw(id: string): Promise<void> {
+  private async withdraw(id: string, attempts: number): Promise<void> {
     await this.redis.set(cancelledKey(id), '1', 'EX', KEEP_FINISHED_S);
     const parent = await this.jobsQueue.getJob(id);
     const partIds = ((parent?.data as AssembleData | undefined)?.parts ?? []).map((part) => partJobId(id, part.name));
-    for (let attempt = 0; attempt < WITHDRAW_ATTEMPTS && !this.closed; attempt++) {
+    for (let attempt = 0; attempt < attempts && !this.closed; attempt++) {
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, WITHDRAW_RETRY_MS));
       for (const partId of partIds) await this.partsQueue.remove(partId).catch(() => 0);
       await this.jobsQueue.remove(id, { removeChildren: true }).catch(() => 0);
