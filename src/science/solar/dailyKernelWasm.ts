@@ -53,6 +53,7 @@ export interface WasmKernelCapacity {
 /** Where the elevation window stands in the grid (`loadElevationWindow`). */
 interface ElevationWindow {
   rowStart: number;
+  rowEnd: number;
   colStart: number;
   width: number;
   /** Rows and columns of margin around the tile it was loaded for. */
@@ -186,7 +187,7 @@ export class WasmDailyKernel {
   private integrate: ((descriptor: number) => void) | null = null;
   private capacity: WasmKernelCapacity = { cells: 0, windowCells: 0 };
   private views: MemoryLayout | null = null;
-  private readonly window: ElevationWindow = { rowStart: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0 };
+  private readonly window: ElevationWindow = { rowStart: 0, rowEnd: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0 };
 
   constructor(
     private readonly layout: HorizonLayout | null,
@@ -272,7 +273,7 @@ export class WasmDailyKernel {
       const from = row * model.width + colStart;
       elevation.set(model.elevation.subarray(from, from + width), (row - rowStart) * width);
     }
-    Object.assign(this.window, { rowStart, colStart, width, marginRows, marginCols });
+    Object.assign(this.window, { rowStart, rowEnd, colStart, width, marginRows, marginCols });
   }
 
   /**
@@ -306,14 +307,13 @@ export class WasmDailyKernel {
     if (terrain) {
       if (terrain.horizons !== views.horizons) throw new Error("the terrain's horizons must be this kernel's `horizons`");
       if (marginRows > w.marginRows || marginCols > w.marginCols) throw new RangeError('the near-field rays reach beyond the loaded elevation window');
-      const inside = tile.rowStart >= w.rowStart && tile.colStart >= w.colStart && tile.colEnd <= w.colStart + w.width;
+      const inside = tile.rowStart >= w.rowStart && tile.rowEnd <= w.rowEnd && tile.colStart >= w.colStart && tile.colEnd <= w.colStart + w.width;
       if (!inside) throw new RangeError('the elevation window was loaded for another tile');
     }
     views.albedo[0] = albedo;
     const model = terrain?.model;
     const layout = terrain?.layout;
     const g = layout ? groupSectors(layout) : 1;
-    const none = 0;
     views.descriptor.set([
       part.rowStart,
       part.rowEnd,
@@ -332,12 +332,12 @@ export class WasmDailyKernel {
       layout ? layout.directions : 0,
       layout ? layout.nearSectors : 0,
       g,
-      h ? h.far.byteOffset : none,
-      h ? h.nearUpper.byteOffset : none,
-      h ? h.nearLower.byteOffset : none,
-      h ? h.litBound.byteOffset : none,
-      h ? h.darkBound.byteOffset : none,
-      h ? h.litEverywhere.byteOffset : none,
+      h?.far.byteOffset ?? 0,
+      h?.nearUpper.byteOffset ?? 0,
+      h?.nearLower.byteOffset ?? 0,
+      h?.litBound.byteOffset ?? 0,
+      h?.darkBound.byteOffset ?? 0,
+      h?.litEverywhere.byteOffset ?? 0,
       surface.valid.byteOffset,
       surface.inclined.byteOffset,
       surface.normalEast.byteOffset,

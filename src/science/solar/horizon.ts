@@ -111,6 +111,16 @@ export function horizonUnits(tangent: number): number {
 }
 
 /**
+ * Columns and rows a near-field ray of `steps` steps can reach from its cell, whatever its azimuth (on cells
+ * `cellSizeXM` × `cellSizeYM`): |offset| ≤ ⌊steps · per step + ½⌋ (`forEachNearFieldStep`), plus one for safety.
+ */
+export function nearFieldReach(cellSizeXM: number, cellSizeYM: number, steps: number): { cols: number; rows: number } {
+  if (steps === 0) return { cols: 0, rows: 0 };
+  const stepM = 0.5 * (cellSizeXM + cellSizeYM);
+  return { cols: Math.floor((steps * stepM) / cellSizeXM + 0.5) + 1, rows: Math.floor((steps * stepM) / cellSizeYM + 0.5) + 1 };
+}
+
+/**
  * Calls `visit` for each distinct cell of the first `steps` ray steps along a grid azimuth [rad, clockwise
  * from grid north], with its offsets, 1/d and curvature slope, without allocating. The near field is traced
  * this way at the exact sun azimuth, because the first cells around a cell decide its horizon in steps too

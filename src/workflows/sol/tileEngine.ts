@@ -24,6 +24,7 @@ import {
   type TransmittanceTable,
 } from '../../science/solar/dailyKernel.js';
 import { WasmDailyKernel } from '../../science/solar/dailyKernelWasm.js';
+import { nearFieldReach } from '../../science/solar/horizon.js';
 import { surfaceTerms, type SurfaceTerms } from '../../science/solar/surface.js';
 import type { TerrainModel } from '../../science/solar/terrainModel.js';
 import {
@@ -101,10 +102,9 @@ export class TileEngine {
     let surface: SurfaceTerms;
     if (this.wasm) {
       // the near-field rays of the tile's cells stay within these margins (every sun tile's cell size)
-      const steps = this.layout?.nearSteps ?? 0;
-      const reach = (along: number, across: number) => (steps === 0 ? 0 : Math.floor((steps * 0.5 * (along + across)) / along + 0.5) + 1);
-      const marginRows = Math.max(0, ...geometries.map((g) => reach(g.cellSizeYM, g.cellSizeXM)));
-      const marginCols = Math.max(0, ...geometries.map((g) => reach(g.cellSizeXM, g.cellSizeYM)));
+      const reach = geometries.map((g) => nearFieldReach(g.cellSizeXM, g.cellSizeYM, this.layout?.nearSteps ?? 0));
+      const marginRows = Math.max(0, ...reach.map((r) => r.rows));
+      const marginCols = Math.max(0, ...reach.map((r) => r.cols));
       this.wasm.reserve(cells, (tile.rowEnd - tile.rowStart + 2 * marginRows) * (tileWidth + 2 * marginCols));
       surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth, this.wasm.surfaceAllocator());
       if (this.layout) this.wasm.loadElevationWindow(this.model, tile, marginRows, marginCols);

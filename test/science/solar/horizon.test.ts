@@ -9,6 +9,7 @@ import {
   forEachNearFieldStep,
   horizonAt,
   horizonTangentAlongRay,
+  nearFieldReach,
   rayDirection,
 } from '../../../src/science/solar/horizon.js';
 import { nearCandidates, nearHorizonBounds, nearHorizonBoundsByCandidates, nearScratchLength, selectSectors } from '../../../src/science/solar/nearHorizonBounds.js';
@@ -242,6 +243,22 @@ test('near-field bounds from the disc of candidate cells equal the readable form
       }
       assert.ok(edge > width * height / 2, `${edge} cells near the edge`);
     }
+  }
+});
+
+test('near-field rays stay within nearFieldReach, and reach its edge less one', () => {
+  for (const [dx, dy, steps] of [[10, 10, 16], [4, 10, 9], [12, 5, 24], [30, 30, 0]] as const) {
+    const reach = nearFieldReach(dx, dy, steps);
+    let cols = 0;
+    let rows = 0;
+    for (let a = 0; a < 3600; a++) {
+      forEachNearFieldStep(dx, dy, (a * 2 * Math.PI) / 3600, steps, (c, r) => {
+        cols = Math.max(cols, Math.abs(c));
+        rows = Math.max(rows, Math.abs(r));
+      });
+    }
+    assert.ok(cols <= reach.cols && rows <= reach.rows, `${dx} × ${dy} m, ${steps} steps: ${cols}, ${rows} within ${reach.cols}, ${reach.rows}`);
+    if (steps > 0) assert.deepEqual([cols, rows], [reach.cols - 1, reach.rows - 1], `${dx} × ${dy} m, ${steps} steps`);
   }
 });
 
