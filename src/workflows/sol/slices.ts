@@ -99,8 +99,12 @@ export async function writeSliceManifest(folder: string, manifest: SliceManifest
 }
 
 /** The manifests of the `count` slices under `outDir`; fails naming the first slice that did not finish. */
-export function readSliceManifests(outDir: string, count: number): Promise<SliceManifest[]> {
-  return Promise.all(Array.from({ length: count }, (_, index) => readSliceManifest(outDir, checkTileSlice({ index, count }))));
+export async function readSliceManifests(outDir: string, count: number): Promise<SliceManifest[]> {
+  const read = await Promise.allSettled(Array.from({ length: count }, (_, index) => readSliceManifest(outDir, checkTileSlice({ index, count }))));
+  // the first slice in order, not the first read to fail
+  const failed = read.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return read.map((r) => (r as PromiseFulfilledResult<SliceManifest>).value);
 }
 
 async function readSliceManifest(outDir: string, slice: TileSlice): Promise<SliceManifest> {
