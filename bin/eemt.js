@@ -18,8 +18,9 @@ function newestMtime(dir) {
 }
 
 const assembly = fileURLToPath(new URL('../assembly', import.meta.url));
-const kernel = new URL('../build/wasm/dailyKernel.wasm', import.meta.url);
-if (existsSync(assembly) && (!existsSync(kernel) || statSync(kernel).mtimeMs < newestMtime(assembly))) {
+const kernels = ['dailyKernel', 'nearBounds'].map((name) => new URL(`../build/wasm/${name}.wasm`, import.meta.url));
+const stale = (kernel) => !existsSync(kernel) || statSync(kernel).mtimeMs < newestMtime(assembly);
+if (existsSync(assembly) && kernels.some(stale)) {
   const { buildWasm } = await import(new URL('../scripts/build-wasm.mjs', import.meta.url).href);
   await buildWasm({ quiet: true });
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Compiles the WebAssembly kernels (assembly/*.ts, AssemblyScript) into build/wasm/: today the daily solar
-// kernel, build/wasm/dailyKernel.wasm, which src/science/solar/dailyKernelWasm.ts loads (from src/ under the
-// tests and from dist/ once built: both sit three folders below the repository). Run by `npm run build`, by the
+// kernel (build/wasm/dailyKernel.wasm) and the near-field horizon bounds (build/wasm/nearBounds.wasm), which
+// src/science/solar/wasmModules.ts loads (from src/ under the tests and from dist/ once built: both sit three
+// folders below the repository). Run by `npm run build`, by the
 // test runner before the tests, and by scripts/build-job-image.mjs (into the job image's /app/build/wasm).
 // Options: -O3 (speed), the stub runtime (the kernels allocate nothing), 128-bit SIMD (Node.js ≥ 16.4), no
 // assertions, memory imported from JavaScript (which sizes it for each compute tile).
@@ -13,7 +14,10 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The kernels: source under assembly/ → file name under the output folder. */
-export const WASM_KERNELS = [{ source: 'assembly/dailyKernel.ts', output: 'dailyKernel.wasm' }];
+export const WASM_KERNELS = [
+  { source: 'assembly/dailyKernel.ts', output: 'dailyKernel.wasm' },
+  { source: 'assembly/nearBounds.ts', output: 'nearBounds.wasm' },
+];
 
 /** Compiles every kernel into `outDir` (default build/wasm); throws with the compiler's messages on an error. */
 export async function buildWasm({ outDir = join(root, 'build/wasm'), quiet = false } = {}) {

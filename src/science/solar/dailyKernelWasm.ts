@@ -11,38 +11,16 @@
  * computed for the window's width (`windowWidth`).
  * @see dailyKernel.ts (the TypeScript kernel and the quantities), scripts/build-wasm.mjs (the build)
  */
-import { readFileSync } from 'node:fs';
 import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain } from './dailyKernel.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
 import type { TerrainModel } from './terrainModel.js';
 import { groupSectors, type TileHorizons } from './tileHorizons.js';
-
-/** The compiled module's file, relative to this one (src/science/solar or dist/science/solar). */
-const MODULE_URL = new URL('../../../build/wasm/dailyKernel.wasm', import.meta.url);
+import { Arena, PAGE_BYTES, instantiateKernel } from './wasmModules.js';
 
 // The descriptor fields (assembly/dailyKernel.ts, D_* and Y_*): i32 each.
 const DESCRIPTOR_FIELDS = 39;
 const DAY_FIELDS = 26;
 const PREFIX_QUANTITIES = 26;
-const PAGE_BYTES = 65536;
-/** Bytes below this are left to the module (its stack and static data: none today). */
-const RESERVED_BYTES = PAGE_BYTES;
-
-let compiled: WebAssembly.Module | null = null;
-
-/** The compiled kernel module (read and compiled once per thread). */
-export function dailyKernelModule(): WebAssembly.Module {
-  if (!compiled) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(MODULE_URL);
-    } catch {
-      throw new Error(`the WebAssembly daily kernel is not built (${MODULE_URL.pathname}): run \`npm run build\``);
-    }
-    compiled = new WebAssembly.Module(bytes);
-  }
-  return compiled;
-}
 
 /** Cells and elevation-window cells the kernel's memory has room for. */
 export interface WasmKernelCapacity {
@@ -59,25 +37,6 @@ interface ElevationWindow {
   /** Rows and columns of margin around the tile it was loaded for. */
   marginRows: number;
   marginCols: number;
-}
-
-type View = Int16Array | Int32Array | Float32Array | Float64Array | Uint8Array;
-
-/** Bump allocation of typed arrays in a memory, 16-byte aligned; without a buffer it only counts the bytes. */
-class Arena {
-  constructor(
-    private readonly buffer: ArrayBuffer | null,
-    private top = RESERVED_BYTES,
-  ) {}
-  get used(): number {
-    return this.top;
-  }
-  take<T extends View>(Type: { new (b: ArrayBuffer, o: number, n: number): T; new (n: number): T; readonly BYTES_PER_ELEMENT: number }, length: number): T {
-    this.top = Math.ceil(this.top / 16) * 16;
-    const view = this.buffer ? new Type(this.buffer, this.top, length) : new Type(0);
-    this.top += length * Type.BYTES_PER_ELEMENT;
-    return view;
-  }
 }
 
 /** The views of a memory laid out for a capacity. */
@@ -201,10 +160,9 @@ export class WasmDailyKernel {
     const bytes = new Arena(null);
     layMemory(bytes, this.layout, this.sampleCapacity, capacity);
     const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes.used / PAGE_BYTES) });
-    const instance = new WebAssembly.Instance(dailyKernelModule(), { env: { memory, abort: moduleAbort } });
-    const fields = (instance.exports.DESCRIPTOR_FIELDS as WebAssembly.Global).value as number;
+    const instance = instantiateKernel('dailyKernel', memory, DESCRIPTOR_FIELDS);
     const dayFields = (instance.exports.DAY_FIELDS as WebAssembly.Global).value as number;
-    if (fields !== DESCRIPTOR_FIELDS || dayFields !== DAY_FIELDS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
+    if (dayFields !== DAY_FIELDS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
     const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity);
     views.daySamples.forEach((s, d) => {
       const arrays = [s.altitudeUnits, s.sinAltitude, s.sunEast, s.sunNorth, s.nearSector, s.horizonDirection0, s.horizonDirection1, s.horizonWeight, s.nearStart, s.nearOffset, s.nearCol, s.nearRow, s.nearThreshold, s.prefix, s.sampleGroup, s.groupSector, s.groupStart, s.groupEnd, s.groupMinAltitude, s.groupMaxAltitude, views.globalOut[d]!, views.hoursOut[d]!, views.dayScalars[d]!];
@@ -362,8 +320,4 @@ export class WasmDailyKernel {
     if (!this.views) throw new Error('reserve room first');
     return this.views;
   }
-}
-
-function moduleAbort(): never {
-  throw new Error('the WebAssembly daily kernel aborted');
 }

@@ -15,6 +15,7 @@
  */
 import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS } from './horizon.js';
 import { nearCandidates, nearHorizonBounds, nearScratchLength, selectSectors, type NearCandidates, type SectorSelection } from './nearHorizonBounds.js';
+import type { WasmNearBounds } from './nearHorizonBoundsWasm.js';
 import type { SurfaceTerms } from './surface.js';
 import { sweepScratch, sweptFarHorizons, type SweepScratch } from './sweptHorizon.js';
 import type { CellBlock, TerrainModel } from './terrainModel.js';
@@ -109,9 +110,11 @@ export interface HorizonTracer {
   candidatesForRow(row: number): NearCandidates;
   /** The far-field sweep's hull. */
   readonly sweep: SweepScratch;
+  /** The near-field bounds compiled to WebAssembly (the same bounds), or null: computed in TypeScript. */
+  readonly compiledBounds: WasmNearBounds | null;
 }
 
-export function horizonTracer(model: TerrainModel, layout: HorizonLayout): HorizonTracer {
+export function horizonTracer(model: TerrainModel, layout: HorizonLayout, compiledBounds: WasmNearBounds | null = null): HorizonTracer {
   if (layout.directions <= 0) throw new RangeError('a horizon layout needs at least one direction');
   if (layout.nearSectors % layout.directions !== 0) throw new RangeError('near sectors must subdivide the far directions');
   const cache: { dx: number; dy: number; candidates: NearCandidates }[] = [];
@@ -119,6 +122,7 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout): Horiz
     model,
     layout,
     sweep: sweepScratch(),
+    compiledBounds,
     candidatesForRow(row) {
       const dx = model.cellSizeX[row]!;
       const dy = model.cellSizeY[row]!;
@@ -164,6 +168,11 @@ export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surfac
   for (let row = block.rowStart; row < block.rowEnd; row++) {
     const candidates = nearSteps > 0 ? tracer.candidatesForRow(row) : null;
     if (masks && candidates && selection?.candidates !== candidates) selection = selectSectors(candidates, masks.nearSectors);
+    if (candidates && tracer.compiledBounds) {
+      const rowBase = (row - block.rowStart) * blockWidth * nearSectors;
+      tracer.compiledBounds.boundsOfRow(model, row, block.colStart, block.colEnd, candidates, selection, out.nearUpper, out.nearLower, rowBase);
+      continue;
+    }
     if (candidates && scratch.length < nearScratchLength(candidates)) scratch = new Float64Array(nearScratchLength(candidates));
     for (let col = block.colStart; col < block.colEnd; col++) {
       const local = (row - block.rowStart) * blockWidth + (col - block.colStart);

@@ -6,8 +6,8 @@
  * on the tile it is computed in. Horizons are computed only in the sectors the tile's sun stands in on the
  * run's days (`sunSectors`), so the engine integrates those days only.
  *
- * The daily kernel runs compiled to WebAssembly (dailyKernelWasm.ts) unless the TypeScript kernel is asked
- * for; the two give the same outputs to the bit. With WebAssembly the tile's surface terms, horizons, day
+ * The daily kernel and the near-field horizon bounds run compiled to WebAssembly (dailyKernelWasm.ts,
+ * nearHorizonBoundsWasm.ts) unless the TypeScript kernel is asked for; the two give the same outputs to the bit. With WebAssembly the tile's surface terms, horizons, day
  * samples and a window of the elevations around it live in the module's memory.
  */
 import {
@@ -25,6 +25,7 @@ import {
 } from '../../science/solar/dailyKernel.js';
 import { WasmDailyKernel } from '../../science/solar/dailyKernelWasm.js';
 import { nearFieldReach } from '../../science/solar/horizon.js';
+import { WasmNearBounds } from '../../science/solar/nearHorizonBoundsWasm.js';
 import { surfaceTerms, type SurfaceTerms } from '../../science/solar/surface.js';
 import type { TerrainModel } from '../../science/solar/terrainModel.js';
 import {
@@ -83,7 +84,7 @@ export class TileEngine {
     const capacity = sampleCapacity(params.stepMinutes);
     this.wasm = kernel === 'wasm' ? new WasmDailyKernel(layout, capacity) : null;
     this.samples = this.wasm ? [] : Array.from({ length: KERNEL_DAY_BATCH }, () => allocateDaySamples(capacity, layout?.nearSteps ?? 0));
-    this.tracer = layout ? horizonTracer(model, layout) : null;
+    this.tracer = layout ? horizonTracer(model, layout, kernel === 'wasm' ? new WasmNearBounds() : null) : null;
   }
 
   /** Surface terms and horizons of the cells of `tile`; `onProgress` sees the share of the horizons done. */

@@ -1,0 +1,213 @@
+/**
+ * The near-field horizon bounds compiled to WebAssembly (AssemblyScript, built by `scripts/build-wasm.mjs` into
+ * build/wasm/nearBounds.wasm): `boundsFromDisc` of src/science/solar/nearHorizonBounds.ts statement for
+ * statement, for the cells of one row segment — the same views, maxima, minima and early exits in the same
+ * order, and the same `Math.atan` (both are fdlibm's), so its bounds are the same to the bit
+ * (test/science/solar/nearHorizonBoundsWasm.test.ts). Every array lives in the module's imported memory; the
+ * JavaScript side (src/science/solar/nearHorizonBoundsWasm.ts) lays them out and passes one descriptor of i32
+ * fields (pointers are byte offsets). Candidate offsets index an elevation window of the grid, not the grid.
+ */
+
+const HORIZON_ANGLE_UNIT_RAD: f64 = 1e-4;
+
+// descriptor fields
+const D_ROW = 0; // grid row of the cells
+const D_COL_START = 1; // grid columns [start, end)
+const D_COL_END = 2;
+const D_GRID_WIDTH = 3;
+const D_GRID_HEIGHT = 4;
+const D_WIN_ROW0 = 5; // the window's first grid row and column, and its width
+const D_WIN_COL0 = 6;
+const D_WIN_WIDTH = 7;
+const D_ELEVATION = 8; // f32 window
+const D_SECTORS = 9;
+const D_STEPS = 10;
+const D_UPPER_START = 11; // i32, sectors + 1
+const D_LOWER_START = 12; // i32, sectors · steps + 1
+const D_UPPER_DISC = 13; // i32 indices into the disc
+const D_LOWER_DISC = 14;
+const D_INVERSE_DISTANCE = 15; // f64 per disc cell
+const D_CURVATURE_SLOPE = 16; // f64 per disc cell
+const D_DISC_OFFSET = 17; // i32 per disc cell: offset in the window
+const D_DISC_COL = 18; // i32 per disc cell
+const D_DISC_ROW = 19;
+const D_DISC_COUNT = 20;
+const D_REACH_COLS = 21;
+const D_REACH_ROWS = 22;
+const D_NEEDED = 23; // u8 per sector (0: every sector)
+const D_USED = 24; // i32 disc indices the needed sectors use (0: every disc cell)
+const D_USED_COUNT = 25;
+const D_VIEW = 26; // f64 scratch per disc cell
+const D_UPPER_OUT = 27; // i16, (col − colStart) · sectors + k
+const D_LOWER_OUT = 28;
+const D_MAX_UNITS = 29; // MAX_HORIZON_UNITS
+const D_PAIR_START = 30; // i32 per sector pair and step, + 1: the lower-bound entries of sectors 2p and 2p + 1 side by side
+const D_PAIR_DISC = 31; // i32 disc index pairs (sector 2p, sector 2p + 1), each step's lists padded to the longer one
+export const DESCRIPTOR_FIELDS: i32 = 32;
+
+@inline function fi(desc: usize, field: i32): i32 {
+  return load<i32>(desc + (<usize>field << 2));
+}
+@inline function f64at(ptr: i32, i: i32): f64 {
+  return load<f64>(<usize>ptr + (<usize>i << 3));
+}
+@inline function i32at(ptr: i32, i: i32): i32 {
+  return load<i32>(<usize>ptr + (<usize>i << 2));
+}
+@inline function setView(ptr: i32, i: i32, v: f64): void {
+  store<f64>(<usize>ptr + (<usize>i << 3), v);
+}
+@inline function storeUnits(ptr: i32, i: i32, v: i32): void {
+  store<i16>(<usize>ptr + (<usize>i << 1), <i16>v);
+}
+
+@inline function upperUnits(tangent: f64, maxUnits: i32): i32 {
+  return tangent == -Infinity ? -maxUnits : <i32>Math.min(<f64>maxUnits, Math.ceil(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
+}
+@inline function lowerUnits(tangent: f64, maxUnits: i32): i32 {
+  return tangent == -Infinity ? -maxUnits : <i32>Math.max(<f64>-maxUnits, Math.floor(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
+}
+
+/** The largest view of sector k's upper-bound entries (an even number of them), two at a time. */
+@inline function upperOfSector(view: i32, upperStart: i32, upperDisc: i32, k: i32): f64 {
+  let pair = f64x2.splat(-Infinity);
+  for (let i = i32at(upperStart, k), end = i32at(upperStart, k + 1); i < end; i += 2) {
+    pair = f64x2.pmax(pair, f64x2.replace_lane(f64x2.splat(f64at(view, i32at(upperDisc, i))), 1, f64at(view, i32at(upperDisc, i + 1))));
+  }
+  const a = f64x2.extract_lane(pair, 0);
+  const b = f64x2.extract_lane(pair, 1);
+  return b > a ? b : a;
+}
+
+/** Upper and lower near-field bounds of every sector of the cells of one row segment (see the module comment). */
+export function nearBoundsRow(desc: usize): void {
+  const row = fi(desc, D_ROW);
+  const colStart = fi(desc, D_COL_START);
+  const colEnd = fi(desc, D_COL_END);
+  const width = fi(desc, D_GRID_WIDTH);
+  const height = fi(desc, D_GRID_HEIGHT);
+  const winRow0 = fi(desc, D_WIN_ROW0);
+  const winCol0 = fi(desc, D_WIN_COL0);
+  const winWidth = fi(desc, D_WIN_WIDTH);
+  const elevation = fi(desc, D_ELEVATION);
+  const sectors = fi(desc, D_SECTORS);
+  const steps = fi(desc, D_STEPS);
+  const upperStart = fi(desc, D_UPPER_START);
+  const lowerStart = fi(desc, D_LOWER_START);
+  const upperDisc = fi(desc, D_UPPER_DISC);
+  const lowerDisc = fi(desc, D_LOWER_DISC);
+  const inverseDistance = fi(desc, D_INVERSE_DISTANCE);
+  const curvatureSlope = fi(desc, D_CURVATURE_SLOPE);
+  const offset = fi(desc, D_DISC_OFFSET);
+  const colOffset = fi(desc, D_DISC_COL);
+  const rowOffset = fi(desc, D_DISC_ROW);
+  const discCount = fi(desc, D_DISC_COUNT);
+  const reachCols = fi(desc, D_REACH_COLS);
+  const reachRows = fi(desc, D_REACH_ROWS);
+  const needed = fi(desc, D_NEEDED);
+  const used = fi(desc, D_USED);
+  const count = used != 0 ? fi(desc, D_USED_COUNT) : discCount;
+  const view = fi(desc, D_VIEW);
+  const upperOut = fi(desc, D_UPPER_OUT);
+  const lowerOut = fi(desc, D_LOWER_OUT);
+  const maxUnits = fi(desc, D_MAX_UNITS);
+  const pairStart = fi(desc, D_PAIR_START);
+  const pairDisc = fi(desc, D_PAIR_DISC);
+  const rowInside = row >= reachRows && row < height - reachRows;
+  for (let col = colStart; col < colEnd; col++) {
+    const outBase = (col - colStart) * sectors;
+    const cell = (row - winRow0) * winWidth + (col - winCol0);
+    const z0 = <f64>load<f32>(<usize>elevation + (<usize>cell << 2));
+    if (isNaN(z0)) {
+      for (let k = 0; k < sectors; k++) {
+        storeUnits(upperOut, outBase + k, -maxUnits);
+        storeUnits(lowerOut, outBase + k, -maxUnits);
+      }
+      continue;
+    }
+    const inside = rowInside && col >= reachCols && col < width - reachCols;
+    if (inside) {
+      for (let j = 0; j < count; j++) {
+        const i = used != 0 ? i32at(used, j) : j;
+        const t = (<f64>load<f32>(<usize>elevation + (<usize>(cell + i32at(offset, i)) << 2)) - z0) * f64at(inverseDistance, i) - f64at(curvatureSlope, i);
+        setView(view, i, isNaN(t) ? -Infinity : t);
+      }
+    } else {
+      for (let j = 0; j < count; j++) {
+        const i = used != 0 ? i32at(used, j) : j;
+        const r = row + i32at(rowOffset, i);
+        const c = col + i32at(colOffset, i);
+        if (r < 0 || r >= height || c < 0 || c >= width) {
+          setView(view, i, NaN);
+          continue;
+        }
+        const t = (<f64>load<f32>(<usize>elevation + (<usize>(cell + i32at(offset, i)) << 2)) - z0) * f64at(inverseDistance, i) - f64at(curvatureSlope, i);
+        setView(view, i, isNaN(t) ? -Infinity : t);
+      }
+    }
+    // sectors taken one at a time (all near the grid's edge, the last of an odd number inside)
+    const firstSingle = inside ? sectors & ~1 : 0;
+    if (inside) {
+      // no view is NaN here. Two sectors at a time (K is even), one per SIMD lane: each sector's upper bound
+      // from its views two at a time (its list has an even number of entries, the last repeated if need be),
+      // the two lower bounds side by side (each step's two candidate lists padded to the longer by repeating
+      // their last entry; an empty list reads the view slot after the disc's, +∞). Maxima and minima of the same views as the readable loops, in another order.
+      for (let k = 0; k < sectors; k += 2) {
+        const skip0 = needed != 0 && load<u8>(<usize>needed + <usize>k) == 0;
+        const skip1 = needed != 0 && load<u8>(<usize>needed + <usize>(k + 1)) == 0;
+        if (skip0 && skip1) {
+          storeUnits(upperOut, outBase + k, -maxUnits);
+          storeUnits(lowerOut, outBase + k, -maxUnits);
+          storeUnits(upperOut, outBase + k + 1, -maxUnits);
+          storeUnits(lowerOut, outBase + k + 1, -maxUnits);
+          continue;
+        }
+        const best0 = upperOfSector(view, upperStart, upperDisc, k);
+        const best1 = upperOfSector(view, upperStart, upperDisc, k + 1);
+        let lowest = f64x2.splat(-Infinity);
+        const pair = k >> 1;
+        for (let s = pair * steps, last = s + steps; s < last; s++) {
+          let flattest = f64x2.splat(Infinity);
+          for (let i = i32at(pairStart, s), end = i32at(pairStart, s + 1); i < end; i++) {
+            const two = f64x2.replace_lane(f64x2.splat(f64at(view, i32at(pairDisc, 2 * i))), 1, f64at(view, i32at(pairDisc, 2 * i + 1)));
+            flattest = f64x2.pmin(flattest, two);
+          }
+          lowest = f64x2.pmax(lowest, flattest);
+        }
+        storeUnits(upperOut, outBase + k, skip0 ? -maxUnits : upperUnits(best0, maxUnits));
+        storeUnits(lowerOut, outBase + k, skip0 ? -maxUnits : lowerUnits(f64x2.extract_lane(lowest, 0), maxUnits));
+        storeUnits(upperOut, outBase + k + 1, skip1 ? -maxUnits : upperUnits(best1, maxUnits));
+        storeUnits(lowerOut, outBase + k + 1, skip1 ? -maxUnits : lowerUnits(f64x2.extract_lane(lowest, 1), maxUnits));
+      }
+    }
+    for (let k = firstSingle; k < sectors; k++) {
+      if (needed != 0 && load<u8>(<usize>needed + <usize>k) == 0) {
+        storeUnits(upperOut, outBase + k, -maxUnits);
+        storeUnits(lowerOut, outBase + k, -maxUnits);
+        continue;
+      }
+      // near the grid's edge: a view beyond the grid (NaN) is skipped by the upper bound and ends the lower one
+      let best = -Infinity;
+      for (let i = i32at(upperStart, k), end = i32at(upperStart, k + 1); i < end; i++) {
+        const t = f64at(view, i32at(upperDisc, i));
+        if (t > best) best = t;
+      }
+      let lowest = -Infinity;
+      let leaves = false;
+      for (let s = k * steps, last = s + steps; s < last && !leaves; s++) {
+        let flattest = Infinity;
+        for (let i = i32at(lowerStart, s), end = i32at(lowerStart, s + 1); i < end; i++) {
+          const t = f64at(view, i32at(lowerDisc, i));
+          if (isNaN(t)) {
+            leaves = true;
+            break;
+          }
+          if (t < flattest) flattest = t;
+        }
+        if (!leaves && flattest > lowest) lowest = flattest;
+      }
+      storeUnits(upperOut, outBase + k, upperUnits(best, maxUnits));
+      storeUnits(lowerOut, outBase + k, lowerUnits(lowest, maxUnits));
+    }
+  }
+}
