@@ -106,7 +106,7 @@ const CELL_SIZE_TOLERANCE = 5e-4;
 export interface HorizonTracer {
   readonly model: TerrainModel;
   readonly layout: HorizonLayout;
-  /** Near-field candidates for the row's cell size (listed once per band of similar rows). */
+  /** Near-field candidates for the row's cell size: those of the first row of its band of similar rows (listed once per band). */
   candidatesForRow(row: number): NearCandidates;
   /** The far-field sweep's hull. */
   readonly sweep: SweepScratch;
@@ -117,21 +117,32 @@ export interface HorizonTracer {
 export function horizonTracer(model: TerrainModel, layout: HorizonLayout, compiledBounds: WasmNearBounds | null = null): HorizonTracer {
   if (layout.directions <= 0) throw new RangeError('a horizon layout needs at least one direction');
   if (layout.nearSectors % layout.directions !== 0) throw new RangeError('near sectors must subdivide the far directions');
-  const cache: { dx: number; dy: number; candidates: NearCandidates }[] = [];
+  // Rows are banded once, from the first row down: a band ends where a row's cell size differs from the band's
+  // first row by more than the tolerance. Every row of a band uses the candidates of the band's first row, so a
+  // row's candidates do not depend on which rows a thread happened to visit before it.
+  const bandOfRow = new Int32Array(model.height);
+  const bandFirstRow: number[] = [];
+  for (let row = 0; row < model.height; row++) {
+    const first = bandFirstRow.at(-1);
+    const close = (a: number, b: number) => Math.abs(a / b - 1) <= CELL_SIZE_TOLERANCE;
+    if (first === undefined || !close(model.cellSizeX[row]!, model.cellSizeX[first]!) || !close(model.cellSizeY[row]!, model.cellSizeY[first]!)) bandFirstRow.push(row);
+    bandOfRow[row] = bandFirstRow.length - 1;
+  }
+  const cache = new Map<number, NearCandidates>();
   return {
     model,
     layout,
     sweep: sweepScratch(),
     compiledBounds,
     candidatesForRow(row) {
-      const dx = model.cellSizeX[row]!;
-      const dy = model.cellSizeY[row]!;
-      let entry = cache.find((e) => Math.abs(e.dx / dx - 1) <= CELL_SIZE_TOLERANCE && Math.abs(e.dy / dy - 1) <= CELL_SIZE_TOLERANCE);
-      if (!entry) {
-        entry = { dx, dy, candidates: nearCandidates(dx, dy, layout.nearSectors, layout.nearSteps, model.width) };
-        cache.push(entry);
+      const band = bandOfRow[row]!;
+      let candidates = cache.get(band);
+      if (!candidates) {
+        const first = bandFirstRow[band]!;
+        candidates = nearCandidates(model.cellSizeX[first]!, model.cellSizeY[first]!, layout.nearSectors, layout.nearSteps, model.width);
+        cache.set(band, candidates);
       }
-      return entry.candidates;
+      return candidates;
     },
   };
 }

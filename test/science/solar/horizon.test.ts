@@ -370,3 +370,29 @@ test('tile horizons: far directions swept, near bounds per sector, and a cell\'s
     }
   }
 });
+
+test('a row gets the near-field candidates of its band whatever rows were asked for before (geographic cell widths)', () => {
+  const width = 12;
+  const height = 200;
+  // cell widths shrinking down the grid as on a geographic grid at high latitude: 0.01 % a row
+  const cellSizeX = Float64Array.from({ length: height }, (_, row) => 30 * (1 - 1e-4 * row));
+  const cellSizeY = new Float64Array(height).fill(90);
+  const model = buildTerrainModel(new Float32Array(width * height).fill(100), width, height, cellSizeX, cellSizeY);
+  const layout = { directions: 8, nearSectors: 16, nearSteps: 4 };
+  const down = horizonTracer(model, layout);
+  const up = horizonTracer(model, layout);
+  const rows = Array.from({ length: height }, (_, row) => row);
+  const first = rows.map((row) => down.candidatesForRow(row));
+  const second = [...rows].reverse().map((row) => up.candidatesForRow(row)).reverse();
+  for (const row of rows) {
+    assert.deepEqual(second[row]!.disc.inverseDistance, first[row]!.disc.inverseDistance, `row ${row}`);
+    // distances within the tolerance of those at the row's own cell size
+    const { colOffset, rowOffset, inverseDistance } = first[row]!.disc;
+    inverseDistance.forEach((v, i) => {
+      const own = 1 / Math.hypot(colOffset[i]! * cellSizeX[row]!, rowOffset[i]! * cellSizeY[row]!);
+      assert.ok(Math.abs(v / own - 1) <= 5e-4 + 1e-12, `row ${row}`);
+    });
+  }
+  const bands = new Set(first).size;
+  assert.ok(bands > 20 && bands < height / 4, `${bands} bands of rows`);
+});

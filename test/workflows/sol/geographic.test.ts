@@ -131,3 +131,35 @@ test('the same terrain on a projected grid and on a geographic grid gives the sa
     assert.ok(median < 0.01, `day ${day} median cell difference ${median}`);
   }
 });
+
+test('at 69° N in degrees (cell widths change down the grid, so do the near-field candidates) both kernels write the same values', async () => {
+  // 4 arc-seconds: cells about 40 m wide and 124 m tall, the width 0.8 % smaller from the north row to the south row
+  const step = 4 / 3600;
+  const width = 70;
+  const height = 90;
+  const grid = geographicGrid4269(width, height, 18.9, 69.7, step, 4326);
+  const z = new Float32Array(width * height);
+  for (let r = 0; r < height; r++) {
+    for (let c = 0; c < width; c++) z[r * width + c] = 600 + 220 * Math.sin(c / 6) * Math.cos(r / 9) + 150 * Math.exp(-((c - 35) ** 2 + (r - 60) ** 2) / 40) + 4 * r;
+  }
+  z[20 * width + 33] = NaN;
+  const path = join(work, 'arctic_geographic.tif');
+  writeFloat32GeoTiffSync(path, grid, z);
+  const dem = await readDem(path, { precision: 'float32', shared: true });
+  const days = [60, 172, 300];
+  const compiled = join(work, 'arctic_wasm');
+  const typescript = join(work, 'arctic_typescript');
+  const result = await computeSolarYear(dem, { outDir: compiled, params, threads: 2, days, tileSize: 32 });
+  await computeSolarYear(dem, { outDir: typescript, params, threads: 1, days, tileSize: 32, kernel: 'typescript' });
+  assert.equal(result.files.length, 2 * days.length);
+  for (const file of result.files) {
+    const a = (await readRaster(join(compiled, file))).values;
+    const b = (await readRaster(join(typescript, file))).values;
+    let differ = 0;
+    for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) differ++;
+    assert.equal(differ, 0, `${file}: ${differ} cells differ`);
+  }
+  // shadows fall: the hours of day 60 are not the same everywhere
+  const hours = (await readRaster(join(compiled, 'insol/daily/hours_sun_day_60.tif'))).values.filter((v) => !Number.isNaN(v));
+  assert.ok(Math.max(...hours) - Math.min(...hours) > 2, 'terrain shades some cells on day 60');
+});
