@@ -12,9 +12,9 @@
  *  - a cell's ray samples its own digital line: the cells of line λ are (a, λ + round(κ·a)) along the major
  *    axis a (the one the direction advances faster in) with κ the minor cells per major cell, so a sample
  *    lies at most one cell sideways of the cell's own ray — an azimuth error below 1/m rad at m cells;
- *  - distances are measured along the line (the projection of the cells' offset), and every row uses the
- *    block's cell size (geographic grids: the cell size changes by a fraction of a percent over a block's
- *    rays).
+ *  - distances are measured along the line (the projection of the cells' offset), and rows are swept with
+ *    the cell size of their band of rows (FAR_CELL_SIZE_TOLERANCE; geographic grids: within 0.2 % of their
+ *    own).
  * Earth curvature is exact to the series term the oracle uses: with z′ = z − u²/(2R) (u along the line),
  * (z_j − z_i − d²/(2R))/d = (z′_j − z′_i)/d − u_i/R, d = u_i − u_j, so the steepest view in (u, z′) is the
  * steepest view over the curved earth and the hull of (u, z′) answers it.
@@ -30,7 +30,7 @@
  * C + (C/2)·log₂(D/C) pushes for D cells of approach instead of D.
  */
 import { EARTH_RADIUS_M, MAX_HORIZON_UNITS, horizonUnits } from './horizon.js';
-import { pyramidWidth, type CellBlock, type TerrainModel } from './terrainModel.js';
+import { cellSizeBands, pyramidWidth, type CellBlock, type TerrainModel } from './terrainModel.js';
 
 /** The hull of one line (reused across lines and blocks). */
 export interface SweepScratch {
@@ -44,6 +44,11 @@ export function sweepScratch(): SweepScratch {
 
 /** Cells before the block from which the swept lines are simplified (see the module comment). */
 export const SIMPLIFIED_FROM_CELLS = 512;
+/**
+ * Rows whose cell sizes are within this of each other (relative) are swept with one cell size, their band's
+ * first row's (`cellSizeBands`): distances off by at most 0.2 %, so tangents of the far horizon by as much.
+ */
+export const FAR_CELL_SIZE_TOLERANCE = 2e-3;
 
 /** Options of `sweptFarHorizons`. */
 export interface SweepOptions {
@@ -68,11 +73,36 @@ export function sweptFarHorizons(
   scratch: SweepScratch,
   options: SweepOptions = {},
 ): void {
+  // rows of one band of cell sizes at a time, each with its band's cell size (a tile's rows in one band on a
+  // projected grid; on a geographic grid a tile may span two), so a cell's values do not depend on its tile
+  const { bandOfRow, firstRow } = cellSizeBands(model, FAR_CELL_SIZE_TOLERANCE);
+  const blockWidth = block.colEnd - block.colStart;
+  for (let rowStart = block.rowStart; rowStart < block.rowEnd; ) {
+    const band = bandOfRow[rowStart]!;
+    let rowEnd = rowStart + 1;
+    while (rowEnd < block.rowEnd && bandOfRow[rowEnd] === band) rowEnd++;
+    const piece = { rowStart, rowEnd, colStart: block.colStart, colEnd: block.colEnd };
+    const pieceFar = far.subarray((rowStart - block.rowStart) * blockWidth * directions, (rowEnd - block.rowStart) * blockWidth * directions);
+    const first = firstRow[band]!;
+    sweptFarHorizonsOfRows(model, piece, directions, nearSteps, model.cellSizeX[first]!, model.cellSizeY[first]!, pieceFar, scratch, options);
+    rowStart = rowEnd;
+  }
+}
+
+/** `sweptFarHorizons` for a block whose rows all take the cell size dx × dy [m]. */
+function sweptFarHorizonsOfRows(
+  model: TerrainModel,
+  block: CellBlock,
+  directions: number,
+  nearSteps: number,
+  dx: number,
+  dy: number,
+  far: Int16Array,
+  scratch: SweepScratch,
+  options: SweepOptions,
+): void {
   const needed = options.needed ?? null;
   const simplifiedFrom = Math.max(options.simplifiedFromCells ?? SIMPLIFIED_FROM_CELLS, 2 * (nearSteps + 2));
-  const midRow = (block.rowStart + block.rowEnd - 1) >> 1;
-  const dx = model.cellSizeX[midRow]!;
-  const dy = model.cellSizeY[midRow]!;
   const cells = (block.rowEnd - block.rowStart) * (block.colEnd - block.colStart);
   const pyramidWidths = Int32Array.from(model.pyramid, (_, i) => pyramidWidth(model.width, i + 1));
   for (let k = 0; k < directions; k++) {

@@ -91,3 +91,39 @@ export function buildTerrainModel(
   }
   return { width, height, elevation, cellSizeX, cellSizeY, zMaxM, pyramid };
 }
+
+/** Rows grouped into bands of similar cell size (`cellSizeBands`). */
+export interface CellSizeBands {
+  /** Band of each row. */
+  readonly bandOfRow: Int32Array;
+  /** First row of each band: the row whose cell size the band's rows take. */
+  readonly firstRow: Int32Array;
+}
+
+const bandCache = new WeakMap<TerrainModel, Map<number, CellSizeBands>>();
+
+/**
+ * The rows of `model` in bands, from row 0 down: a band ends where a row's cell size (either side) differs from
+ * that of the band's first row by more than `tolerance` (relative). Computations that take one cell size for
+ * several rows take the band's first row's, so a row's numbers do not depend on the rows computed with it (on a
+ * projected grid every row is in band 0). Computed once per model and tolerance.
+ */
+export function cellSizeBands(model: TerrainModel, tolerance: number): CellSizeBands {
+  let byTolerance = bandCache.get(model);
+  if (!byTolerance) bandCache.set(model, (byTolerance = new Map()));
+  let bands = byTolerance.get(tolerance);
+  if (!bands) {
+    const { cellSizeX, cellSizeY } = model;
+    const close = (a: number, b: number) => Math.abs(a / b - 1) <= tolerance;
+    const bandOfRow = new Int32Array(model.height);
+    const firstRow: number[] = [];
+    for (let row = 0; row < model.height; row++) {
+      const first = firstRow.at(-1);
+      if (first === undefined || !close(cellSizeX[row]!, cellSizeX[first]!) || !close(cellSizeY[row]!, cellSizeY[first]!)) firstRow.push(row);
+      bandOfRow[row] = firstRow.length - 1;
+    }
+    bands = { bandOfRow, firstRow: Int32Array.from(firstRow) };
+    byTolerance.set(tolerance, bands);
+  }
+  return bands;
+}

@@ -5,8 +5,8 @@
  *  - upper and lower bounds of the near-field horizon (steps 1 … n) in K = N·m sectors
  *    (nearHorizonBounds.ts),
  *  - per far sector, the sun altitude from which the surface is certainly lit (`sunlitBounds`).
- * A cell's values never depend on the tile it was computed in (on geographic grids the far field takes the
- * cell size of the tile's middle row). With `SectorMasks`, only the sectors the tile's sun can stand in are
+ * A cell's values never depend on the tile it was computed in (on geographic grids the near and far fields
+ * take the cell size of the first row of the cell's band of rows, `cellSizeBands`). With `SectorMasks`, only the sectors the tile's sun can stand in are
  * computed; the others are left open (the kernel never reads them).
  *
  * Arrays are tile-local and cell-major: cell (row, col) of block B has index
@@ -18,7 +18,7 @@ import { nearCandidates, nearHorizonBounds, nearScratchLength, selectSectors, ty
 import type { WasmNearBounds } from './nearHorizonBoundsWasm.js';
 import type { SurfaceTerms } from './surface.js';
 import { sweepScratch, sweptFarHorizons, type SweepScratch } from './sweptHorizon.js';
-import type { CellBlock, TerrainModel } from './terrainModel.js';
+import { cellSizeBands, type CellBlock, type TerrainModel } from './terrainModel.js';
 
 /** How horizons are stored: N far directions, K near sectors (a multiple of N), n near-field steps. */
 export interface HorizonLayout {
@@ -117,17 +117,8 @@ export interface HorizonTracer {
 export function horizonTracer(model: TerrainModel, layout: HorizonLayout, compiledBounds: WasmNearBounds | null = null): HorizonTracer {
   if (layout.directions <= 0) throw new RangeError('a horizon layout needs at least one direction');
   if (layout.nearSectors % layout.directions !== 0) throw new RangeError('near sectors must subdivide the far directions');
-  // Rows are banded once, from the first row down: a band ends where a row's cell size differs from the band's
-  // first row by more than the tolerance. Every row of a band uses the candidates of the band's first row, so a
-  // row's candidates do not depend on which rows a thread happened to visit before it.
-  const bandOfRow = new Int32Array(model.height);
-  const bandFirstRow: number[] = [];
-  for (let row = 0; row < model.height; row++) {
-    const first = bandFirstRow.at(-1);
-    const close = (a: number, b: number) => Math.abs(a / b - 1) <= CELL_SIZE_TOLERANCE;
-    if (first === undefined || !close(model.cellSizeX[row]!, model.cellSizeX[first]!) || !close(model.cellSizeY[row]!, model.cellSizeY[first]!)) bandFirstRow.push(row);
-    bandOfRow[row] = bandFirstRow.length - 1;
-  }
+  // a row takes the candidates of its band's first row, whatever rows its thread visited before it
+  const { bandOfRow, firstRow } = cellSizeBands(model, CELL_SIZE_TOLERANCE);
   const cache = new Map<number, NearCandidates>();
   return {
     model,
@@ -138,7 +129,7 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout, compil
       const band = bandOfRow[row]!;
       let candidates = cache.get(band);
       if (!candidates) {
-        const first = bandFirstRow[band]!;
+        const first = firstRow[band]!;
         candidates = nearCandidates(model.cellSizeX[first]!, model.cellSizeY[first]!, layout.nearSectors, layout.nearSteps, model.width);
         cache.set(band, candidates);
       }
