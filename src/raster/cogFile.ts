@@ -1,6 +1,6 @@
 /**
  * Turning a file of compressed full-resolution tiles, appended in any order (as the `sol` pipeline makes
- * them), into a Cloud Optimized GeoTIFF (`cogLayout.ts`): its overview levels are built from the tiles read
+ * them; or the same tiles still in memory), into a Cloud Optimized GeoTIFF (`cogLayout.ts`): its overview levels are built from the tiles read
  * back one tile row at a time (`overviews.ts`, which also gathers the band statistics written into the
  * directory), then the file is written front to back — directory, overview tiles (smallest level first),
  * the full-resolution tiles copied in row-major order. A file of tiles up to 4 MiB is read in one go.
@@ -18,12 +18,16 @@ import { OverviewPyramid, type BandStatistics } from './overviews.js';
 import type { TiffTag } from './tiffLayout.js';
 import { overviewTags, tileEncoder, type RasterTiling, type TileCompression } from './writeGeoTiff.js';
 
-/** Where the full-resolution tiles are: the file holding them and each tile's offset and size there (row-major index). */
+/**
+ * Where the full-resolution tiles are: the file holding them and each tile's offset and size there (row-major
+ * index) — or, with `bytes`, those bytes themselves (tiles never written to `path`; offsets index `bytes`).
+ */
 export interface TileSource {
   readonly path: string;
   readonly tiling: RasterTiling;
   readonly offsets: ArrayLike<number>;
   readonly byteCounts: ArrayLike<number>;
+  readonly bytes?: Uint8Array;
 }
 
 export interface CogFileOptions {
@@ -39,11 +43,11 @@ export interface CogFileOptions {
 /** Writes the COG `target` from the tiles of `source`; returns the bytes written. */
 export async function writeCogFromTiles(target: string, source: TileSource, options: CogFileOptions): Promise<number> {
   const { tiling, byteCounts } = source;
-  const tiles = await open(source.path, 'r');
+  const tiles = source.bytes ? null : await open(source.path, 'r');
   try {
     // a small file is read in one go (most of the 742 files of a year); a large one tile row by tile row
-    const whole = await readWholeIfSmall(tiles, source, options.wholeReadBytes ?? WHOLE_READ_BYTES);
-    const rowOf = (ty: number) => (whole ? Promise.resolve(tileRowIn(whole, source, ty)) : readTileRow(tiles, source, ty));
+    const whole = tiles ? await readWholeIfSmall(tiles, source, options.wholeReadBytes ?? WHOLE_READ_BYTES) : source.bytes!;
+    const rowOf = (ty: number) => (whole ? Promise.resolve(tileRowIn(whole, source, ty)) : readTileRow(tiles!, source, ty));
     const pyramid = new OverviewPyramid(tiling, tileEncoder(tiling, options.compression));
     if (pyramid.hasLevels) await pushAllRows(rowOf, source, pyramid);
     const levels = pyramid.finish();
@@ -65,7 +69,7 @@ export async function writeCogFromTiles(target: string, source: TileSource, opti
     }
     return directory.fileSize;
   } finally {
-    await tiles.close();
+    await tiles?.close();
   }
 }
 
@@ -111,7 +115,7 @@ async function readWholeIfSmall(handle: FileHandle, source: TileSource, limit: n
 }
 
 /** The compressed tiles of tile row `ty` within the whole file's bytes. */
-function tileRowIn(whole: Buffer, source: TileSource, ty: number): Buffer[] {
+function tileRowIn(whole: Uint8Array, source: TileSource, ty: number): Uint8Array[] {
   const { across } = source.tiling;
   return Array.from({ length: across }, (_, tx) => {
     const t = ty * across + tx;
@@ -141,7 +145,7 @@ async function readTileRow(handle: FileHandle, source: TileSource, ty: number): 
 const inflateAsync = promisify(inflate);
 
 /** Decodes the tiles row by row and feeds every full-resolution row to the pyramid. */
-async function pushAllRows(rowOf: (ty: number) => Promise<Buffer[]>, source: TileSource, pyramid: OverviewPyramid): Promise<void> {
+async function pushAllRows(rowOf: (ty: number) => Promise<Uint8Array[]>, source: TileSource, pyramid: OverviewPyramid): Promise<void> {
   const { width, height, tileWidth, tileHeight, across, down } = source.tiling;
   const rawBytes = tileWidth * tileHeight * 4;
   const band = new Float32Array(width * tileHeight);

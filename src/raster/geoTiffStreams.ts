@@ -7,13 +7,15 @@
  * pass the buffer budget they are flushed — per file one open, one vectored write at the file's end, one
  * close, at most `maxOpenFiles` files at a time. `finish` writes the remaining tiles and then assembles the
  * Cloud Optimized GeoTIFF `<path>.cog.part` from them (`cogFile.ts`: overviews built from the tiles,
- * directory first, tiles in COG order), renames it to its final name and removes `<path>.part`; `abort`
+ * directory first, tiles in COG order), renames it to its final name and removes `<path>.part`; a file whose
+ * tiles were all still queued is assembled from them in memory instead (a run whose whole output fits the
+ * buffer writes each tile once, into its COG, never into a `.part` file); `abort`
  * removes every unfinished file's parts. No file ever appears under its final name incomplete. `seal` instead
  * keeps a file's tiles in its `.part` file for another run to assemble (a job split into tile slices).
  * The assembly itself (`assembleCog`, from plain data) can run elsewhere — the `sol` pipeline hands it to
  * its worker threads, idle by then — through the `assembler` option.
  */
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeAllAt, writeCogFromTiles, type TileSource } from './cogFile.js';
 import type { GridSpec } from './types.js';
@@ -207,13 +209,14 @@ export class GeoTiffStreams {
     if (file.state !== 'open') return;
     const missing = file.received.length - countReceived(file.received);
     if (missing > 0) throw new Error(`${file.path}: ${missing} of ${file.tiling.count} tiles were never written`);
-    await this.writeRemaining(file);
+    // a file none of whose tiles went to its .part file yet is assembled from the tiles in memory
+    const bytes = await this.takeQueue(file);
     const assembly = `${file.path}${ASSEMBLY_SUFFIX}`;
     await this.timed(async () => {
       try {
         const size = await this.assembler({
           target: assembly,
-          source: { path: file.part, tiling: file.tiling, offsets: file.offsets, byteCounts: file.byteCounts },
+          source: { path: file.part, tiling: file.tiling, offsets: file.offsets, byteCounts: file.byteCounts, ...(bytes ? { bytes } : {}) },
           grid: file.grid,
           options: file.options,
           ...(this.wholeReadBytes === undefined ? {} : { wholeReadBytes: this.wholeReadBytes }),
@@ -224,7 +227,10 @@ export class GeoTiffStreams {
         await rm(assembly, { force: true });
         throw error;
       }
-      await rm(file.part, { force: true });
+      // the .part file is ours and a plain file: unlink, not rm (which looks at it first)
+      await unlink(file.part).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOENT') throw error;
+      });
     });
     file.state = 'finished';
   }
@@ -310,6 +316,33 @@ export class GeoTiffStreams {
     const queued = file.queue.reduce((n, q) => n + q.bytes.length, 0);
     await this.timed(() => this.writeQueue(file));
     this.queuedBytes -= queued;
+  }
+
+  /**
+   * Waits for a flush in progress; if that left the file's tiles queued, takes them out of the queue as one
+   * buffer (offsets and byte counts set as if appended to the empty .part file) and returns it, else writes
+   * what remains and returns undefined.
+   */
+  private async takeQueue(file: StreamedFile): Promise<Uint8Array | undefined> {
+    await this.flushing;
+    this.checkUsable();
+    if (file.end !== 0) {
+      await this.writeRemaining(file);
+      return undefined;
+    }
+    const queue = file.queue;
+    file.queue = [];
+    const total = queue.reduce((n, q) => n + q.bytes.length, 0);
+    const bytes = new Uint8Array(total);
+    let at = 0;
+    for (const { tile, bytes: tileBytes } of queue) {
+      file.offsets[tile] = at;
+      file.byteCounts[tile] = tileBytes.length;
+      bytes.set(tileBytes, at);
+      at += tileBytes.length;
+    }
+    this.queuedBytes -= total;
+    return bytes;
   }
 
   /** Appends the file's queued tiles at its end. One open. */

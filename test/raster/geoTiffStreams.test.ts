@@ -90,6 +90,34 @@ test('the COG assembly can run elsewhere: its job is plain data (cloned as for a
   assert.deepEqual(readdirSync(join(dir, 'failing')), []);
 });
 
+test('a file whose tiles are all still queued is assembled from them in memory: the same file as from its .part file', async () => {
+  const values = field(100, 37, 8);
+  const options = { tileSize: 16, description: 'in memory', metadata: { K: 'v' } };
+  const jobs: CogAssemblyJob[] = [];
+  const record = async (job: CogAssemblyJob) => (jobs.push(job), assembleCog(structuredClone(job)));
+  // a large buffer keeps every tile queued; a one-byte buffer writes each tile to the .part file at once
+  const inMemory = new GeoTiffStreams({ bufferBytes: 2 ** 26, assembler: record });
+  const onDisk = new GeoTiffStreams({ bufferBytes: 1, assembler: record });
+  const paths = [join(dir, 'memory', 'a.tif'), join(dir, 'disk', 'a.tif')];
+  for (const [streams, path] of [[inMemory, paths[0]!], [onDisk, paths[1]!]] as const) {
+    const id = await streams.create(path, grid, options);
+    const tiling = streams.tiling(id);
+    for (const t of shuffled(tiling.count, 5)) {
+      streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+      await streams.ready();
+    }
+    // the .part file holds the tiles written so far (ready() waited for the flushes): none in memory, all on disk
+    const partSize = readFileSync(`${path}.part`).length;
+    assert.ok(streams === inMemory ? partSize === 0 : partSize > 0, `${path}.part: ${partSize} bytes`);
+    await streams.finish(id);
+  }
+  assert.deepEqual(jobs.map((job) => job.source.bytes !== undefined), [true, false]);
+  assert.deepEqual(readFileSync(paths[0]!), readFileSync(paths[1]!));
+  assert.deepEqual(readdirSync(join(dir, 'memory')), ['a.tif']);
+  const back = gdalRead(paths[0]!, dir, 'Float32');
+  assert.ok(back.every((v, i) => Object.is(v, values[i]!)), 'GDAL reads the values back');
+});
+
 test('many files filled in shuffled tile order with small buffers: GDAL reads every value back, metadata intact', async () => {
   const streams = new GeoTiffStreams({ bufferBytes: 4000, maxOpenFiles: 3 });
   const files = Array.from({ length: 6 }, (_, k) => ({ path: join(dir, 'many', k % 2 ? 'odd' : 'even', `f${k}.tif`), values: field(100, 37, k + 2) }));
