@@ -9,6 +9,8 @@
  * Units and quantities: see dailyKernel.ts.
  */
 
+import { f64at, fi, i32at } from './memoryAccess';
+
 const PREFIX_QUANTITIES: i32 = 26;
 const TAU_SUN_EAST: i32 = 0;
 const TAU_SUN_NORTH: i32 = 1;
@@ -92,15 +94,6 @@ const Y_HOURS_OUT = 24;
 const Y_SCALARS = 25; // f64: stepHours, g0, sumDiffuse, pzCentre
 export const DAY_FIELDS: i32 = 26;
 
-@inline function fi(desc: usize, field: i32): i32 {
-  return load<i32>(desc + (<usize>field << 2));
-}
-@inline function f64at(ptr: i32, i: i32): f64 {
-  return load<f64>(<usize>ptr + (<usize>i << 3));
-}
-@inline function i32at(ptr: i32, i: i32): i32 {
-  return load<i32>(<usize>ptr + (<usize>i << 2));
-}
 @inline function i16at(ptr: i32, i: i32): f64 {
   return <f64>load<i16>(<usize>ptr + (<usize>i << 1));
 }

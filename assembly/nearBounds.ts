@@ -1,12 +1,15 @@
 /**
  * The near-field horizon bounds compiled to WebAssembly (AssemblyScript, built by `scripts/build-wasm.mjs` into
- * build/wasm/nearBounds.wasm): `boundsFromDisc` of src/science/solar/nearHorizonBounds.ts statement for
- * statement, for the cells of one row segment — the same views, maxima, minima and early exits in the same
- * order, and the same `Math.atan` (both are fdlibm's), so its bounds are the same to the bit
+ * build/wasm/nearBounds.wasm): `boundsFromDisc` of src/science/solar/nearHorizonBounds.ts for the cells of
+ * one row segment — the same views, the maxima and minima of the same views (near the grid's edge in the same
+ * order, inside it two sectors at a time, see `nearBoundsRow`), and the same `Math.atan` (both are fdlibm's), so
+ * its bounds are the same to the bit
  * (test/science/solar/nearHorizonBoundsWasm.test.ts). Every array lives in the module's imported memory; the
  * JavaScript side (src/science/solar/nearHorizonBoundsWasm.ts) lays them out and passes one descriptor of i32
  * fields (pointers are byte offsets). Candidate offsets index an elevation window of the grid, not the grid.
  */
+
+import { f64at, fi, i32at } from './memoryAccess';
 
 const HORIZON_ANGLE_UNIT_RAD: f64 = 1e-4;
 
@@ -45,15 +48,6 @@ const D_PAIR_START = 30; // i32 per sector pair and step, + 1: the lower-bound e
 const D_PAIR_DISC = 31; // i32 disc index pairs (sector 2p, sector 2p + 1), each step's lists padded to the longer one
 export const DESCRIPTOR_FIELDS: i32 = 32;
 
-@inline function fi(desc: usize, field: i32): i32 {
-  return load<i32>(desc + (<usize>field << 2));
-}
-@inline function f64at(ptr: i32, i: i32): f64 {
-  return load<f64>(<usize>ptr + (<usize>i << 3));
-}
-@inline function i32at(ptr: i32, i: i32): i32 {
-  return load<i32>(<usize>ptr + (<usize>i << 2));
-}
 @inline function setView(ptr: i32, i: i32, v: f64): void {
   store<f64>(<usize>ptr + (<usize>i << 3), v);
 }

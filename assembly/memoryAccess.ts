@@ -1,0 +1,19 @@
+/**
+ * Typed reads of the kernels' imported memory (assembly/dailyKernel.ts, assembly/nearBounds.ts): a descriptor's
+ * i32 field, and element i of an f64 or i32 array at a byte offset. Inlined where they are used.
+ */
+
+/** Field `field` of the i32 descriptor at `desc`. */
+@inline export function fi(desc: usize, field: i32): i32 {
+  return load<i32>(desc + (<usize>field << 2));
+}
+
+/** Element i of the f64 array at byte offset `ptr`. */
+@inline export function f64at(ptr: i32, i: i32): f64 {
+  return load<f64>(<usize>ptr + (<usize>i << 3));
+}
+
+/** Element i of the i32 array at byte offset `ptr`. */
+@inline export function i32at(ptr: i32, i: i32): i32 {
+  return load<i32>(<usize>ptr + (<usize>i << 2));
+}
