@@ -13,7 +13,7 @@
  */
 import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain } from './dailyKernel.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
-import type { TerrainModel } from './terrainModel.js';
+import { copyElevations, type TerrainModel } from './terrainModel.js';
 import { groupSectors, type TileHorizons } from './tileHorizons.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from './wasmModules.js';
 
@@ -226,11 +226,7 @@ export class WasmDailyKernel {
     const colEnd = Math.min(model.width, tile.colEnd + marginCols);
     const width = colEnd - colStart;
     if (width * (rowEnd - rowStart) > this.capacity.windowCells) throw new RangeError('the elevation window exceeds the reserved room');
-    const { elevation } = this.require();
-    for (let row = rowStart; row < rowEnd; row++) {
-      const from = row * model.width + colStart;
-      elevation.set(model.elevation.subarray(from, from + width), (row - rowStart) * width);
-    }
+    copyElevations(model, { rowStart, rowEnd, colStart, colEnd }, this.require().elevation);
     Object.assign(this.window, { rowStart, rowEnd, colStart, width, marginRows, marginCols });
   }
 

@@ -8,7 +8,7 @@
  */
 import { MAX_HORIZON_UNITS } from './horizon.js';
 import type { NearCandidates, SectorSelection } from './nearHorizonBounds.js';
-import type { TerrainModel } from './terrainModel.js';
+import { copyElevations, type TerrainModel } from './terrainModel.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from './wasmModules.js';
 
 /** Descriptor fields of assembly/nearBounds.ts (i32 each). */
@@ -250,12 +250,7 @@ export class WasmNearBounds {
   }
 
   private loadWindow(model: TerrainModel, rowStart: number, rowEnd: number, colStart: number, colEnd: number): void {
-    const { elevation } = this.views!;
-    const width = colEnd - colStart;
-    for (let row = rowStart; row < rowEnd; row++) {
-      const from = row * model.width + colStart;
-      elevation.set(model.elevation.subarray(from, from + width), (row - rowStart) * width);
-    }
+    copyElevations(model, { rowStart, rowEnd, colStart, colEnd }, this.views!.elevation);
     Object.assign(this.window, { rowStart, rowEnd, colStart, colEnd });
     this.model = model;
   }

@@ -127,3 +127,12 @@ export function cellSizeBands(model: TerrainModel, tolerance: number): CellSizeB
   }
   return bands;
 }
+
+/** Copies the elevations of `block` into `out`, row-major, (block width) cells a row. */
+export function copyElevations(model: TerrainModel, block: CellBlock, out: Float32Array | Float64Array): void {
+  const width = block.colEnd - block.colStart;
+  for (let row = block.rowStart; row < block.rowEnd; row++) {
+    const from = row * model.width + block.colStart;
+    out.set(model.elevation.subarray(from, from + width), (row - block.rowStart) * width);
+  }
+}

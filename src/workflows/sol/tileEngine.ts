@@ -27,7 +27,7 @@ import { WasmDailyKernel } from '../../science/solar/dailyKernelWasm.js';
 import { nearFieldReach } from '../../science/solar/horizon.js';
 import { WasmNearBounds } from '../../science/solar/nearHorizonBoundsWasm.js';
 import { surfaceTerms, type SurfaceTerms } from '../../science/solar/surface.js';
-import type { TerrainModel } from '../../science/solar/terrainModel.js';
+import { copyElevations, type TerrainModel } from '../../science/solar/terrainModel.js';
 import {
   allocateTileHorizons,
   groupSectors,
@@ -93,10 +93,7 @@ export class TileEngine {
     const tileWidth = tile.colEnd - tile.colStart;
     const cells = tileWidth * (tile.rowEnd - tile.rowStart);
     const tileElevation = new Float64Array(cells);
-    for (let r = tile.rowStart; r < tile.rowEnd; r++) {
-      const from = r * width + tile.colStart;
-      tileElevation.set(elevation.subarray(from, from + tileWidth), (r - tile.rowStart) * tileWidth);
-    }
+    copyElevations(this.model, tile, tileElevation);
     const gradient = { fallEast: new Float64Array(cells), fallNorth: new Float64Array(cells) };
     hornGradientOfBlock(elevation, width, height, tile, cellSizeX, cellSizeY, gradient);
     const geometries = tile.parts.map((part) => this.sunTiles[part.sun]!);
