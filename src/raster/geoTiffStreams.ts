@@ -209,8 +209,11 @@ export class GeoTiffStreams {
     if (file.state !== 'open') return;
     const missing = file.received.length - countReceived(file.received);
     if (missing > 0) throw new Error(`${file.path}: ${missing} of ${file.tiling.count} tiles were never written`);
-    // a file none of whose tiles went to its .part file yet is assembled from the tiles in memory
-    const bytes = await this.takeQueue(file);
+    await this.flushing;
+    this.checkUsable();
+    // a file none of whose tiles went to its .part file yet is assembled from its tiles in memory
+    const bytes = file.end === 0 ? this.takeQueue(file) : undefined;
+    if (!bytes) await this.writeRemaining(file);
     const assembly = `${file.path}${ASSEMBLY_SUFFIX}`;
     await this.timed(async () => {
       try {
@@ -318,46 +321,19 @@ export class GeoTiffStreams {
     this.queuedBytes -= queued;
   }
 
-  /**
-   * Waits for a flush in progress; if that left the file's tiles queued, takes them out of the queue as one
-   * buffer (offsets and byte counts set as if appended to the empty .part file) and returns it, else writes
-   * what remains and returns undefined.
-   */
-  private async takeQueue(file: StreamedFile): Promise<Uint8Array | undefined> {
-    await this.flushing;
-    this.checkUsable();
-    if (file.end !== 0) {
-      await this.writeRemaining(file);
-      return undefined;
-    }
-    const queue = file.queue;
-    file.queue = [];
-    const total = queue.reduce((n, q) => n + q.bytes.length, 0);
-    const bytes = new Uint8Array(total);
-    let at = 0;
-    for (const { tile, bytes: tileBytes } of queue) {
-      file.offsets[tile] = at;
-      file.byteCounts[tile] = tileBytes.length;
-      bytes.set(tileBytes, at);
-      at += tileBytes.length;
-    }
-    this.queuedBytes -= total;
-    return bytes;
+  /** Takes the file's queued tiles out of the queue as one buffer, placed (offsets, byte counts) from its start. */
+  private takeQueue(file: StreamedFile): Uint8Array {
+    const { buffers, end } = placeQueue(file, 0);
+    this.queuedBytes -= end;
+    return Buffer.concat(buffers, end);
   }
 
   /** Appends the file's queued tiles at its end. One open. */
   private async writeQueue(file: StreamedFile): Promise<void> {
-    const queue = file.queue;
-    file.queue = [];
-    if (queue.length === 0) return;
     const start = file.end;
-    const buffers: Uint8Array[] = [];
-    for (const { tile, bytes } of queue) {
-      file.offsets[tile] = file.end;
-      file.byteCounts[tile] = bytes.length;
-      file.end += bytes.length;
-      buffers.push(bytes);
-    }
+    const { buffers, end } = placeQueue(file, start);
+    if (buffers.length === 0) return;
+    file.end = end;
     const handle = await open(file.part, 'r+');
     try {
       await writeAllAt(handle, buffers, start);
@@ -375,6 +351,19 @@ export class GeoTiffStreams {
       if (--this.activeWrites === 0) this.writeSeconds += (performance.now() - this.writesSince) / 1000;
     }
   }
+}
+
+/** Empties the file's queue, giving its tiles consecutive places from byte `start` (offsets, byte counts); returns them in order and where they end. */
+function placeQueue(file: StreamedFile, start: number): { buffers: Uint8Array[]; end: number } {
+  const queue = file.queue;
+  file.queue = [];
+  let end = start;
+  for (const { tile, bytes } of queue) {
+    file.offsets[tile] = end;
+    file.byteCounts[tile] = bytes.length;
+    end += bytes.length;
+  }
+  return { buffers: queue.map((q) => q.bytes), end };
 }
 
 function countReceived(received: Uint8Array): number {
