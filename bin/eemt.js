@@ -18,9 +18,12 @@ function newestMtime(dir) {
 }
 
 const assembly = fileURLToPath(new URL('../assembly', import.meta.url));
-const kernels = ['dailyKernel', 'nearBounds'].map((name) => new URL(`../build/wasm/${name}.wasm`, import.meta.url));
-const stale = (kernel) => !existsSync(kernel) || statSync(kernel).mtimeMs < newestMtime(assembly);
-if (existsSync(assembly) && kernels.some(stale)) {
+const stale = (output) => {
+  const kernel = new URL(`../build/wasm/${output}`, import.meta.url);
+  return !existsSync(kernel) || statSync(kernel).mtimeMs < newestMtime(assembly);
+};
+const { WASM_KERNELS } = existsSync(assembly) ? await import(new URL('../scripts/wasm-kernels.mjs', import.meta.url).href) : { WASM_KERNELS: [] };
+if (WASM_KERNELS.some(({ output }) => stale(output))) {
   const { buildWasm } = await import(new URL('../scripts/build-wasm.mjs', import.meta.url).href);
   await buildWasm({ quiet: true });
 }

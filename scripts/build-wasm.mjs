@@ -10,14 +10,9 @@ import asc from 'assemblyscript/asc';
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WASM_KERNELS } from './wasm-kernels.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-/** The kernels: source under assembly/ → file name under the output folder. */
-export const WASM_KERNELS = [
-  { source: 'assembly/dailyKernel.ts', output: 'dailyKernel.wasm' },
-  { source: 'assembly/nearBounds.ts', output: 'nearBounds.wasm' },
-];
 
 /** Compiles every kernel into `outDir` (default build/wasm); throws with the compiler's messages on an error. */
 export async function buildWasm({ outDir = join(root, 'build/wasm'), quiet = false } = {}) {
