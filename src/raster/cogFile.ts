@@ -1,7 +1,7 @@
 /**
  * Turning a file of compressed full-resolution tiles, appended in any order (as the `sol` pipeline makes
- * them; or the same tiles still in memory), into a Cloud Optimized GeoTIFF (`cogLayout.ts`): its overview levels are built from the tiles read
- * back one tile row at a time (`overviews.ts`, which also gathers the band statistics written into the
+ * them; or the same tiles still in memory), into a Cloud Optimized GeoTIFF (`cogLayout.ts`): its overview
+ * levels are built from the tiles read back one tile row at a time (`overviews.ts`, which also gathers the band statistics written into the
  * directory), then the file is written front to back — directory, overview tiles (smallest level first),
  * the full-resolution tiles copied in row-major order. A file of tiles up to 4 MiB is read in one go.
  *

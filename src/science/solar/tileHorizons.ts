@@ -6,8 +6,8 @@
  *    (nearHorizonBounds.ts),
  *  - per far sector, the sun altitude from which the surface is certainly lit (`sunlitBounds`).
  * A cell's values never depend on the tile it was computed in (on geographic grids the near and far fields
- * take the cell size of the first row of the cell's band of rows, `cellSizeBands`). With `SectorMasks`, only the sectors the tile's sun can stand in are
- * computed; the others are left open (the kernel never reads them).
+ * take the cell size of the first row of the cell's band of rows, `cellSizeBands`). With `SectorMasks`, only
+ * the sectors the tile's sun can stand in are computed; the others are left open (the kernel never reads them).
  *
  * Arrays are tile-local and cell-major: cell (row, col) of block B has index
  * i = (row − B.rowStart)·(B.colEnd − B.colStart) + (col − B.colStart), and its values of direction k sit at

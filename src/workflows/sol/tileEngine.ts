@@ -7,8 +7,9 @@
  * run's days (`sunSectors`), so the engine integrates those days only.
  *
  * The daily kernel and the near-field horizon bounds run compiled to WebAssembly (dailyKernelWasm.ts,
- * nearHorizonBoundsWasm.ts) unless the TypeScript kernel is asked for; the two give the same outputs to the bit. With WebAssembly the tile's surface terms, horizons, day
- * samples and a window of the elevations around it live in the module's memory.
+ * nearHorizonBoundsWasm.ts) unless the TypeScript kernel is asked for; the two give the same outputs to the
+ * bit. With WebAssembly the tile's surface terms, horizons, day samples and a window of the elevations around
+ * it live in the kernel module's memory.
  */
 import {
   KERNEL_DAY_BATCH,
