@@ -9,9 +9,10 @@
  * overview tiles (about a third of the compressed full-resolution tiles) until they are written, and at most
  * 4 MiB of tiles gathered for a write.
  */
+import { closeSync, openSync, writevSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
-import { inflate } from 'node:zlib';
+import { inflate, inflateSync } from 'node:zlib';
 import { blockFraming, cogDirectory } from './cogLayout.js';
 import { decodeFloatPredictorRows } from './floatPredictor.js';
 import { OverviewPyramid, type BandStatistics } from './overviews.js';
@@ -42,19 +43,21 @@ export interface CogFileOptions {
 
 /** Writes the COG `target` from the tiles of `source`; returns the bytes written. */
 export async function writeCogFromTiles(target: string, source: TileSource, options: CogFileOptions): Promise<number> {
-  const { tiling, byteCounts } = source;
-  const tiles = source.bytes ? null : await open(source.path, 'r');
+  if (source.bytes) return writeCogFromMemory(target, source, source.bytes, options);
+  const { tiling } = source;
+  const tiles = await open(source.path, 'r');
   try {
     // a small file is read in one go (most of the 742 files of a year); a large one tile row by tile row
-    const whole = tiles ? await readWholeIfSmall(tiles, source, options.wholeReadBytes ?? WHOLE_READ_BYTES) : source.bytes!;
-    const rowOf = (ty: number) => (whole ? Promise.resolve(tileRowIn(whole, source, ty)) : readTileRow(tiles!, source, ty));
+    const whole = await readWholeIfSmall(tiles, source, options.wholeReadBytes ?? WHOLE_READ_BYTES);
+    const rowOf = (ty: number) => (whole ? Promise.resolve(tileRowIn(whole, source, ty)) : readTileRow(tiles, source, ty));
     const pyramid = new OverviewPyramid(tiling, tileEncoder(tiling, options.compression));
-    if (pyramid.hasLevels) await pushAllRows(rowOf, source, pyramid);
+    if (pyramid.hasLevels) {
+      const band = new TileRowBand(source);
+      // inflated on libuv's thread pool, a tile row at a time (overlapping with the other files being assembled)
+      for (let ty = 0; ty < tiling.down; ty++) band.push(pyramid, ty, await Promise.all((await rowOf(ty)).map((bytes) => inflateAsync(bytes, { maxOutputLength: band.rawBytes }))));
+    }
     const levels = pyramid.finish();
-    const directory = cogDirectory(
-      [{ tags: options.tags(pyramid.statistics()), blockSizes: byteCounts }, ...levels.map((level) => ({ tags: overviewTags(level.tiling), blockSizes: level.tiles.map((t) => t.length) }))],
-      options.bigTiff ?? false,
-    );
+    const directory = directoryOf(pyramid, levels, source, options);
     const out = await open(target, 'w');
     try {
       // front to back: directory, overview tiles (smallest level first), full-resolution tiles
@@ -69,8 +72,43 @@ export async function writeCogFromTiles(target: string, source: TileSource, opti
     }
     return directory.fileSize;
   } finally {
-    await tiles?.close();
+    await tiles.close();
   }
+}
+
+/**
+ * `writeCogFromTiles` for tiles in memory (`bytes`, indexed by the source's offsets), synchronously: the file
+ * is a few hundred kB at most here, and a thread-pool round trip per file operation cost several times the
+ * operations themselves (742 files: ≈ 0.6 CPU-seconds against 0.1 on the 2-core development machine).
+ */
+export function writeCogFromMemory(target: string, source: TileSource, bytes: Uint8Array, options: CogFileOptions): number {
+  const { tiling } = source;
+  const pyramid = new OverviewPyramid(tiling, tileEncoder(tiling, options.compression));
+  if (pyramid.hasLevels) {
+    const band = new TileRowBand(source);
+    for (let ty = 0; ty < tiling.down; ty++) band.push(pyramid, ty, tileRowIn(bytes, source, ty).map((tile) => inflateSync(tile, { maxOutputLength: band.rawBytes })));
+  }
+  const levels = pyramid.finish();
+  const directory = directoryOf(pyramid, levels, source, options);
+  const buffers: Uint8Array[] = [directory.bytes];
+  for (let k = levels.length - 1; k >= 0; k--) buffers.push(...levels[k]!.tiles.flatMap(framedBlock));
+  for (let ty = 0; ty < tiling.down; ty++) buffers.push(...tileRowIn(bytes, source, ty).flatMap(framedBlock));
+  const out = openSync(target, 'w');
+  try {
+    const written = writeAllSync(out, buffers);
+    if (written !== directory.fileSize) throw new Error(`${target}: wrote ${written} bytes, the layout has ${directory.fileSize}`);
+  } finally {
+    closeSync(out);
+  }
+  return directory.fileSize;
+}
+
+/** The COG's directory: the full-resolution image (its tags given the pyramid's statistics) and its overview levels. */
+function directoryOf(pyramid: OverviewPyramid, levels: ReturnType<OverviewPyramid['finish']>, source: TileSource, options: CogFileOptions): ReturnType<typeof cogDirectory> {
+  return cogDirectory(
+    [{ tags: options.tags(pyramid.statistics()), blockSizes: source.byteCounts }, ...levels.map((level) => ({ tags: overviewTags(level.tiling), blockSizes: level.tiles.map((t) => t.length) }))],
+    options.bigTiff ?? false,
+  );
 }
 
 /** Files of tiles up to this size are read whole by default. */
@@ -144,21 +182,27 @@ async function readTileRow(handle: FileHandle, source: TileSource, ty: number): 
 
 const inflateAsync = promisify(inflate);
 
-/** Decodes the tiles row by row and feeds every full-resolution row to the pyramid. */
-async function pushAllRows(rowOf: (ty: number) => Promise<Uint8Array[]>, source: TileSource, pyramid: OverviewPyramid): Promise<void> {
-  const { width, height, tileWidth, tileHeight, across, down } = source.tiling;
-  const rawBytes = tileWidth * tileHeight * 4;
-  const band = new Float32Array(width * tileHeight);
-  const tile = new Float32Array(tileWidth * tileHeight);
-  const bits = new Uint32Array(tile.buffer);
-  for (let ty = 0; ty < down; ty++) {
-    const compressed = await rowOf(ty);
+/** Decodes tile rows (inflated tiles of one tile row at a time) and feeds their full-resolution rows to a pyramid. */
+class TileRowBand {
+  readonly rawBytes: number;
+  private readonly band: Float32Array;
+  private readonly tile: Float32Array;
+
+  constructor(private readonly source: TileSource) {
+    const { width, tileWidth, tileHeight } = source.tiling;
+    this.rawBytes = tileWidth * tileHeight * 4;
+    this.band = new Float32Array(width * tileHeight);
+    this.tile = new Float32Array(tileWidth * tileHeight);
+  }
+
+  push(pyramid: OverviewPyramid, ty: number, inflated: readonly Uint8Array[]): void {
+    const { width, height, tileWidth, tileHeight, across } = this.source.tiling;
+    const { band, tile } = this;
+    const bits = new Uint32Array(tile.buffer);
     const rows = Math.min(tileHeight, height - ty * tileHeight);
-    // inflated on libuv's thread pool, a tile row at a time (overlapping with the other files being assembled)
-    const inflated = await Promise.all(compressed.map((bytes) => inflateAsync(bytes, { maxOutputLength: rawBytes })));
     for (let tx = 0; tx < across; tx++) {
       const data = inflated[tx]!;
-      if (data.length !== rawBytes) throw new Error(`tile ${ty * across + tx} of ${source.path} holds ${data.length} bytes, expected ${rawBytes}`);
+      if (data.length !== this.rawBytes) throw new Error(`tile ${ty * across + tx} of ${this.source.path} holds ${data.length} bytes, expected ${this.rawBytes}`);
       decodeFloatPredictorRows(data, tileWidth, tileHeight, bits);
       const col0 = tx * tileWidth;
       const cols = Math.min(tileWidth, width - col0);
@@ -176,16 +220,35 @@ export async function writeAllAt(handle: FileHandle, buffers: Uint8Array[], posi
     while (batch.length > 0) {
       const { bytesWritten } = await handle.writev(batch, pos);
       pos += bytesWritten;
-      let skip = bytesWritten;
-      const rest: Uint8Array[] = [];
-      for (const b of batch) {
-        if (skip >= b.length) skip -= b.length;
-        else {
-          rest.push(skip > 0 ? b.subarray(skip) : b);
-          skip = 0;
-        }
-      }
-      batch = rest;
+      batch = unwritten(batch, bytesWritten);
     }
   }
+}
+
+/** writev of all `buffers` from the start of the file `fd`, synchronously, until every byte is written; returns the bytes written. */
+function writeAllSync(fd: number, buffers: Uint8Array[]): number {
+  let position = 0;
+  for (let i = 0; i < buffers.length; i += 1024) {
+    let batch = buffers.slice(i, i + 1024);
+    while (batch.length > 0) {
+      const written = writevSync(fd, batch, position);
+      position += written;
+      batch = unwritten(batch, written);
+    }
+  }
+  return position;
+}
+
+/** What is left of `batch` after its first `written` bytes. */
+function unwritten(batch: Uint8Array[], written: number): Uint8Array[] {
+  let skip = written;
+  const rest: Uint8Array[] = [];
+  for (const b of batch) {
+    if (skip >= b.length) skip -= b.length;
+    else {
+      rest.push(skip > 0 ? b.subarray(skip) : b);
+      skip = 0;
+    }
+  }
+  return rest;
 }

@@ -2,22 +2,24 @@
  * Writing many Float32 GeoTIFFs at once, tile by tile, in bounded memory and with a bounded number of open
  * files — the `sol` pipeline fills its 742 products a compute tile at a time.
  *
- * Each file is created as `<path>.part`, which collects its compressed tiles (`encodeFloat32Tile`, made
- * wherever the values are): they are queued here and appended in arrival order; whenever the queued bytes
- * pass the buffer budget they are flushed — per file one open, one vectored write at the file's end, one
- * close, at most `maxOpenFiles` files at a time. `finish` writes the remaining tiles and then assembles the
+ * Each file's compressed tiles (`encodeFloat32Tile`, made wherever the values are) are queued here and
+ * appended in arrival order to `<path>.part`, created by the first flush that reaches the file: whenever the
+ * queued bytes pass the buffer budget they are flushed — per file one open, one vectored write at the file's
+ * end, one close, at most `maxOpenFiles` files at a time. `finish` writes the remaining tiles and then assembles the
  * Cloud Optimized GeoTIFF `<path>.cog.part` from them (`cogFile.ts`: overviews built from the tiles,
- * directory first, tiles in COG order), renames it to its final name and removes `<path>.part`; a file whose
+ * directory first, tiles in COG order), renames it to its final name and removes `<path>.part` if there is one; a file whose
  * tiles were all still queued is assembled from them in memory instead (a run whose whole output fits the
- * buffer writes each tile once, into its COG, never into a `.part` file); `abort`
+ * buffer writes each tile once, into its COG, and never creates a `.part` file); `abort`
  * removes every unfinished file's parts. No file ever appears under its final name incomplete. `seal` instead
  * keeps a file's tiles in its `.part` file for another run to assemble (a job split into tile slices).
  * The assembly itself (`assembleCog`, from plain data) can run elsewhere — the `sol` pipeline hands it to
  * its worker threads, idle by then — through the `assembler` option.
  */
-import { mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import { constants, renameSync } from 'node:fs';
+import { access, mkdir, open, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { writeAllAt, writeCogFromTiles, type TileSource } from './cogFile.js';
+import { writeAllAt, writeCogFromMemory, writeCogFromTiles, type TileSource } from './cogFile.js';
+import type { BandStatistics } from './overviews.js';
 import type { GridSpec } from './types.js';
 import { float32GeoTiffTags, rasterTiling, tileCompression, type Float32GeoTiffOptions, type RasterTiling } from './writeGeoTiff.js';
 
@@ -36,24 +38,37 @@ export interface GeoTiffStreamsOptions {
 export interface CogAssemblyJob {
   /** Where the COG is written. */
   readonly target: string;
+  /** The name `target` is renamed to once it is complete. */
+  readonly path: string;
   readonly source: TileSource;
   readonly grid: GridSpec;
   readonly options: StreamedGeoTiffOptions;
   readonly wholeReadBytes?: number;
 }
 
-/** Assembles the COG of a job; resolves with the bytes written. */
+/** Assembles the COG of a job and renames it to its final name; resolves with the bytes written. */
 export type CogAssembler = (job: CogAssemblyJob) => Promise<number>;
 
-/** Assembles the COG of `job` in this thread (`writeCogFromTiles`); returns the bytes written. */
-export function assembleCog(job: CogAssemblyJob): Promise<number> {
-  const { target, source, grid, options, wholeReadBytes } = job;
-  return writeCogFromTiles(target, source, {
-    tags: (statistics) => float32GeoTiffTags(grid, source.tiling, { ...options, statistics }),
+/**
+ * Assembles the COG of `job` in this thread and renames it to `job.path`; returns the bytes written. Tiles in
+ * memory are written synchronously (`writeCogFromMemory`), tiles in a file through the thread pool.
+ */
+export async function assembleCog(job: CogAssemblyJob): Promise<number> {
+  const { target, path, source, grid, options, wholeReadBytes } = job;
+  const cogOptions = {
+    tags: (statistics: BandStatistics | null) => float32GeoTiffTags(grid, source.tiling, { ...options, statistics }),
     compression: OVERVIEW_COMPRESSION,
     bigTiff: options.bigTiff ?? false,
     ...(wholeReadBytes === undefined ? {} : { wholeReadBytes }),
-  });
+  };
+  if (source.bytes) {
+    const size = writeCogFromMemory(target, source, source.bytes, cogOptions);
+    renameSync(target, path);
+    return size;
+  }
+  const size = await writeCogFromTiles(target, source, cogOptions);
+  await rename(target, path);
+  return size;
 }
 
 /** Options of one file: its tile size, band description and metadata (as `writeFloat32GeoTiff`). */
@@ -73,8 +88,14 @@ interface StreamedFile {
   readonly byteCounts: Float64Array;
   /** 1 for tiles queued or written. */
   readonly received: Uint8Array;
+  /** How many tiles were received. */
+  receivedCount: number;
+  /** The finishing of the file, once started. */
+  finishing: Promise<void> | null;
   /** Where the next appended tile goes. */
   end: number;
+  /** Whether `part` exists (the first flush that reaches the file creates it). */
+  onDisk: boolean;
   queue: { tile: number; bytes: Uint8Array }[];
   state: 'open' | 'finished' | 'sealed';
 }
@@ -122,7 +143,11 @@ export class GeoTiffStreams {
     this.assembler = options.assembler ?? assembleCog;
   }
 
-  /** Creates the empty `<path>.part` that collects the file's tiles; returns the id that `add` and `finish` take. */
+  /**
+   * Registers a file (its folder is created and checked writable here, so that a run fails before computing;
+   * the `<path>.part` that may collect its tiles is created by the first flush that reaches it); returns the id
+   * that `add` and `finish` take.
+   */
   async create(path: string, grid: GridSpec, options: StreamedGeoTiffOptions = {}): Promise<number> {
     this.checkUsable();
     const tiling = rasterTiling(grid, options.tileSize);
@@ -135,23 +160,22 @@ export class GeoTiffStreams {
       offsets: new Float64Array(tiling.count),
       byteCounts: new Float64Array(tiling.count),
       received: new Uint8Array(tiling.count),
+      receivedCount: 0,
+      finishing: null,
       end: 0,
+      onDisk: false,
       queue: [],
       state: 'open',
     };
-    await this.timed(async () => {
-      const folder = dirname(path);
-      if (!this.folders.has(folder)) {
+    const folder = dirname(path);
+    if (!this.folders.has(folder)) {
+      await this.timed(async () => {
         await mkdir(folder, { recursive: true });
-        this.folders.add(folder);
-      }
-      const handle = await open(file.part, 'w');
-      await handle.close();
-    });
-    if (this.aborted) {
-      await rm(file.part, { force: true });
-      this.checkUsable();
+        await access(folder, constants.W_OK);
+      });
+      this.folders.add(folder);
     }
+    this.checkUsable();
     const id = this.files.length;
     this.files.push(file);
     return id;
@@ -184,6 +208,7 @@ export class GeoTiffStreams {
     if (bytes.length === 0) throw new RangeError('a compressed tile cannot be empty');
     if (file.received[tile] === 1) throw new Error(`tile ${tile} of ${file.path} was written twice`);
     file.received[tile] = 1;
+    file.receivedCount++;
     file.queue.push({ tile, bytes });
     this.queuedBytes += bytes.length;
     if (this.queuedBytes >= this.bufferBytes && !this.flushing) this.startFlush();
@@ -202,12 +227,25 @@ export class GeoTiffStreams {
     this.checkUsable();
   }
 
-  /** Writes the remaining tiles of file `id`, assembles its COG and renames that to its final name. */
-  async finish(id: number): Promise<void> {
-    this.checkUsable();
+  /** Whether every tile of file `id` was received (it can be finished). */
+  isComplete(id: number): boolean {
     const file = this.file(id);
+    return file.receivedCount === file.tiling.count;
+  }
+
+  /**
+   * Writes the remaining tiles of file `id`, assembles its COG and renames that to its final name. A file is
+   * finished once: calling again returns the first call's promise.
+   */
+  finish(id: number): Promise<void> {
+    const file = this.file(id);
+    return (file.finishing ??= this.finishFile(file));
+  }
+
+  private async finishFile(file: StreamedFile): Promise<void> {
+    this.checkUsable();
     if (file.state !== 'open') return;
-    const missing = file.received.length - countReceived(file.received);
+    const missing = file.tiling.count - file.receivedCount;
     if (missing > 0) throw new Error(`${file.path}: ${missing} of ${file.tiling.count} tiles were never written`);
     await this.flushing;
     this.checkUsable();
@@ -219,21 +257,19 @@ export class GeoTiffStreams {
       try {
         const size = await this.assembler({
           target: assembly,
+          path: file.path,
           source: { path: file.part, tiling: file.tiling, offsets: file.offsets, byteCounts: file.byteCounts, ...(bytes ? { bytes } : {}) },
           grid: file.grid,
           options: file.options,
           ...(this.wholeReadBytes === undefined ? {} : { wholeReadBytes: this.wholeReadBytes }),
         });
         this.bytesWritten += size; // (after the await: files are finished concurrently)
-        await rename(assembly, file.path);
       } catch (error) {
         await rm(assembly, { force: true });
         throw error;
       }
       // the .part file is ours and a plain file: unlink, not rm (which looks at it first)
-      await unlink(file.part).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'ENOENT') throw error;
-      });
+      if (file.onDisk) await unlink(file.part);
     });
     file.state = 'finished';
   }
@@ -248,6 +284,8 @@ export class GeoTiffStreams {
     const file = this.file(id);
     if (file.state !== 'open') throw new Error(`${file.path} is already ${file.state}`);
     await this.writeRemaining(file);
+    if (!file.onDisk) await this.timed(() => writeFile(file.part, new Uint8Array(0)));
+    file.onDisk = true;
     file.state = 'sealed';
     const tiles: [number, number, number][] = [];
     for (let tile = 0; tile < file.received.length; tile++) if (file.received[tile] === 1) tiles.push([tile, file.offsets[tile]!, file.byteCounts[tile]!]);
@@ -334,7 +372,8 @@ export class GeoTiffStreams {
     const { buffers, end } = placeQueue(file, start);
     if (buffers.length === 0) return;
     file.end = end;
-    const handle = await open(file.part, 'r+');
+    const handle = await open(file.part, file.onDisk ? 'r+' : 'w');
+    file.onDisk = true;
     try {
       await writeAllAt(handle, buffers, start);
     } finally {
@@ -364,12 +403,6 @@ function placeQueue(file: StreamedFile, start: number): { buffers: Uint8Array[];
     end += bytes.length;
   }
   return { buffers: queue.map((q) => q.bytes), end };
-}
-
-function countReceived(received: Uint8Array): number {
-  let n = 0;
-  for (const r of received) n += r;
-  return n;
 }
 
 /** Runs `work` on every item with at most `limit` running at once; rejects with the first failure. */

@@ -168,7 +168,8 @@ function lowerCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number
   const groups: { cols: number[]; rows: number[] }[] = [];
   for (let k = 0; k < sectors; k++) {
     for (let s = 1; s <= steps; s++) {
-      const found = new Map<string, [number, number]>();
+      // (keyed by number: the cells in the order first found)
+      const found = new Map<number, [number, number]>();
       const radius = s * stepM;
       const samples = Math.max(2, Math.ceil((radius * width) / (0.2 * Math.min(cellSizeXM, cellSizeYM))) + 1);
       for (let i = 0; i <= samples; i++) {
@@ -179,7 +180,7 @@ function lowerCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number
         for (const cx of [Math.floor(x - margin + 0.5), Math.floor(x + 0.5), Math.floor(x + margin + 0.5)]) {
           for (const cy of [Math.floor(y - margin + 0.5), Math.floor(y + 0.5), Math.floor(y + margin + 0.5)]) {
             if (cx === 0 && cy === 0) continue;
-            found.set(`${cx},${-cy}`, [cx, -cy]);
+            found.set((cx + 32768) * 65536 + (32768 - cy), [cx, -cy]);
           }
         }
       }

@@ -15,7 +15,7 @@ import { availableParallelism } from 'node:os';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createGeodesy } from '../../raster/geodesy.js';
-import { GeoTiffStreams } from '../../raster/geoTiffStreams.js';
+import { GeoTiffStreams, assembleCog, type CogAssemblyJob } from '../../raster/geoTiffStreams.js';
 import { readDem, readDemGrid } from '../../raster/readGeoTiff.js';
 import { demReadLimits } from '../demLimits.js';
 import type { Dem, GridSpec } from '../../raster/types.js';
@@ -188,7 +188,18 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   // the products' COGs are assembled by the worker threads once the tiles are done
   const productCount = days.length * 2 + months.length * (setup.flat ? 2 : 1);
   const bufferBytes = outputBufferBytes(productCount, tiling);
-  const streams = new GeoTiffStreams({ assembler: (job) => pool.assemble(job), ...(bufferBytes ? { bufferBytes } : {}) });
+  // The workers assemble the COGs of files of tiles once the tiles are done. A file whose tiles are in memory is
+  // written here (a few hundred µs, less than a round trip to a worker) — and when the whole output is kept in
+  // memory, as soon as its last tile arrives, while the last tiles are computed; as is any file finished then.
+  let computing = false;
+  const finishEarly = bufferBytes !== undefined && !slice;
+  const assembler = (job: CogAssemblyJob) => (job.source.bytes || computing ? assembleCog(job) : pool.assemble(job));
+  const streams = new GeoTiffStreams({ assembler, ...(bufferBytes ? { bufferBytes } : {}) });
+  const add = (id: number, tile: number, bytes: Uint8Array) => {
+    streams.add(id, tile, bytes);
+    // (a failure is the run's: finishProducts awaits the same promise)
+    if (finishEarly && streams.isComplete(id)) streams.finish(id).catch(() => {});
+  };
   const totals = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
   try {
     // a slice run again (its worker was lost) starts from nothing
@@ -196,19 +207,20 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     const files = await createProducts(streams, writeDir, grid, tileSize, days, months, setup.flat, metadata);
     options.signal?.throwIfAborted();
     const progress = new TileProgress(runTiles, days.length, 1 - FINISH_PROGRESS_SHARE, report);
+    computing = true;
     await pool.run(
       runTiles.map((tile): WorkerTask => ({ type: 'tile', tile: positionOf.get(tile)! })),
       (reply) => {
         const tile = 'tile' in reply ? tiles[reply.tile]! : null;
         if (reply.type === 'horizons') progress.horizons(tile!, reply.fraction);
         else if (reply.type === 'day') {
-          streams.add(files.daily.get(reply.day)!.global, tile!.index, reply.global);
-          streams.add(files.daily.get(reply.day)!.hours, tile!.index, reply.hours);
+          add(files.daily.get(reply.day)!.global, tile!.index, reply.global);
+          add(files.daily.get(reply.day)!.hours, tile!.index, reply.hours);
           progress.dayDone(tile!, reply.day);
         } else if (reply.type === 'month') {
           const ids = files.monthly.get(reply.month)!;
-          streams.add(ids.global, tile!.index, reply.global);
-          if (ids.flat !== null && reply.flat) streams.add(ids.flat, tile!.index, reply.flat);
+          add(ids.global, tile!.index, reply.global);
+          if (ids.flat !== null && reply.flat) add(ids.flat, tile!.index, reply.flat);
         } else if (reply.type === 'tileDone') {
           addTimings(totals, reply.timings);
           progress.tileDone(reply.timings);
@@ -216,6 +228,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
       },
       () => streams.ready(),
     );
+    computing = false;
     options.signal?.throwIfAborted();
     const validCells = slice ? runTiles.reduce((n, tile) => n + tile.validCells, 0) : dem.validCount;
     if (slice) {

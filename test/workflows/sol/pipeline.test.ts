@@ -2,7 +2,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDem, readRaster } from '../../../src/raster/index.js';
@@ -68,7 +68,8 @@ test('aborting a run stops it with an AbortError and leaves no half-written file
       threads: 2,
       signal: controller.signal,
       onProgress: ({ message }) => {
-        if (message.startsWith('day') && ++days === 20) setImmediate(() => controller.abort());
+        // (at once: the replies of a small tile arrive together, and files finish as their last tile arrives)
+        if (message.startsWith('day') && ++days === 20) queueMicrotask(() => controller.abort());
       },
     }),
     (error: Error) => error.name === 'AbortError',
@@ -87,14 +88,25 @@ test('aborting a run stops it with an AbortError and leaves no half-written file
 });
 
 test('a file that cannot be written fails the run with its error and removes every unfinished file', async () => {
+  // a folder that cannot be made fails the run before any work
+  const blocked = join(work, 'blocked');
+  mkdirSync(join(blocked, 'insol'), { recursive: true });
+  writeFileSync(join(blocked, 'insol/daily'), 'a file where a folder goes');
+  await assert.rejects(
+    computeSolarYear(await readDem(small), { outDir: blocked, params: { stepMinutes: 30, linkeTurbidity: 3, albedo: 0.2 }, threads: 2, days: [1, 2, 3, 4] }),
+    (error: NodeJS.ErrnoException) => error.code === 'EEXIST' || error.code === 'ENOTDIR',
+  );
+  assert.deepEqual(readdirSync(blocked, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => e.name), ['daily']);
+  // a file that cannot be put in place fails the run with its error; what is left is whole files only, no parts
   const out = join(work, 'unwritable');
-  mkdirSync(join(out, 'insol/daily/hours_sun_day_3.tif.part'), { recursive: true });
+  mkdirSync(join(out, 'insol/daily/hours_sun_day_3.tif/in the way'), { recursive: true });
   await assert.rejects(
     computeSolarYear(await readDem(small), { outDir: out, params: { stepMinutes: 30, linkeTurbidity: 3, albedo: 0.2 }, threads: 2, days: [1, 2, 3, 4] }),
-    (error: NodeJS.ErrnoException) => error.code === 'EISDIR',
+    (error: NodeJS.ErrnoException) => error.code === 'EISDIR' || error.code === 'ENOTEMPTY',
   );
   const files = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
-  assert.deepEqual(files, []);
+  assert.deepEqual(files.filter((e) => e.name.endsWith('.part')), []);
+  for (const e of files) assert.deepEqual(gdalSize(join(e.parentPath, e.name)), [30, 24]);
 });
 
 test('a subset of days writes those days only, and monthly sums only for complete months', async () => {
