@@ -1,8 +1,8 @@
 #!/usr/bin/env node
-// Compiles the WebAssembly kernels (assembly/*.ts, AssemblyScript) into build/wasm/: today the daily solar
-// kernel (build/wasm/dailyKernel.wasm) and the near-field horizon bounds (build/wasm/nearBounds.wasm), which
-// src/science/solar/wasmModules.ts loads (from src/ under the tests and from dist/ once built: both sit three
-// folders below the repository). Run by `npm run build`, by the
+// Compiles the WebAssembly kernels (assembly/*.ts, AssemblyScript; the list is scripts/wasm-kernels.mjs) into
+// build/wasm/: today the daily solar kernel (dailyKernel.wasm), the near-field horizon bounds (nearBounds.wasm)
+// and the GeoTIFF tile encoder (deflateTile.wasm), which src/util/wasmModules.ts loads (from src/ under the tests
+// and from dist/ once built: both sit two folders below the repository). Run by `npm run build`, by the
 // test runner before the tests, and by scripts/build-job-image.mjs (into the job image's /app/build/wasm).
 // Options: -O3 (speed), the stub runtime (the kernels allocate nothing), 128-bit SIMD (Node.js ≥ 16.4), no
 // assertions, memory imported from JavaScript (which sizes it for each compute tile).

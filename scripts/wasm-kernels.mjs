@@ -4,4 +4,5 @@
 export const WASM_KERNELS = [
   { source: 'assembly/dailyKernel.ts', output: 'dailyKernel.wasm' },
   { source: 'assembly/nearBounds.ts', output: 'nearBounds.wasm' },
+  { source: 'assembly/deflateTile.ts', output: 'deflateTile.wasm' },
 ];

@@ -15,7 +15,7 @@ import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, 
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
 import { groupSectors, type TileHorizons } from './tileHorizons.js';
-import { Arena, PAGE_BYTES, instantiateKernel } from './wasmModules.js';
+import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 // The descriptor fields (assembly/dailyKernel.ts, D_* and Y_*): i32 each.
 const DESCRIPTOR_FIELDS = 39;

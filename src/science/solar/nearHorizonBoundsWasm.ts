@@ -9,7 +9,7 @@
 import { MAX_HORIZON_UNITS } from './horizon.js';
 import type { NearCandidates, SectorSelection } from './nearHorizonBounds.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
-import { Arena, PAGE_BYTES, instantiateKernel } from './wasmModules.js';
+import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 /** Descriptor fields of assembly/nearBounds.ts (i32 each). */
 const DESCRIPTOR_FIELDS = 32;

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { assembleCog } from '../../raster/geoTiffStreams.js';
+import { WasmTileEncoder, wasmEncodes } from '../../raster/tileEncoderWasm.js';
 import { encodeFloat32Tile } from '../../raster/writeGeoTiff.js';
 import type { TileTimings, WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
 import type { ComputeTile } from './plan.js';
@@ -19,6 +20,8 @@ const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.s
 const { tileWidth, tileHeight } = setup;
 const padded = new Float32Array(tileWidth * tileHeight);
 const scratch = new Uint8Array(padded.byteLength);
+// tiles are compressed in WebAssembly with the compiled kernel (the same zlib streams' contents as Node's zlib makes)
+const wasmEncoder = setup.kernel === 'wasm' && wasmEncodes(setup.compression) ? new WasmTileEncoder(tileWidth, tileHeight) : null;
 const summedMonths = new Set(setup.months);
 
 let timings = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
@@ -36,7 +39,7 @@ function encode(values: Float32Array, width: number, height: number, allNodata =
     for (let r = 0; r < height; r++) padded.set(values.subarray(r * width, (r + 1) * width), r * tileWidth);
     tile = padded;
   }
-  const bytes = encodeFloat32Tile(tile, tileWidth, tileHeight, setup.compression, scratch);
+  const bytes = wasmEncoder ? wasmEncoder.encode(tile) : encodeFloat32Tile(tile, tileWidth, tileHeight, setup.compression, scratch);
   timings.encodeSeconds += (performance.now() - t0) / 1000;
   timings.rawBytes += tile.byteLength;
   if (allNodata) nodataTile = new Uint8Array(bytes);

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 
 /** The compiled kernels, by name (build/wasm/<name>.wasm). */
-export type WasmKernelName = 'dailyKernel' | 'nearBounds';
+export type WasmKernelName = 'dailyKernel' | 'nearBounds' | 'deflateTile';
 
 export const PAGE_BYTES = 65536;
 /** Bytes below this are left to a module (its stack and static data: none today). */
@@ -18,8 +18,8 @@ const compiled = new Map<WasmKernelName, WebAssembly.Module>();
 export function wasmKernelModule(name: WasmKernelName): WebAssembly.Module {
   let module = compiled.get(name);
   if (!module) {
-    // relative to this file: src/science/solar or dist/science/solar, three folders below the repository
-    const url = new URL(`../../../build/wasm/${name}.wasm`, import.meta.url);
+    // relative to this file: src/util or dist/util, two folders below the repository
+    const url = new URL(`../../build/wasm/${name}.wasm`, import.meta.url);
     let bytes: Buffer;
     try {
       bytes = readFileSync(url);
@@ -33,10 +33,10 @@ export function wasmKernelModule(name: WasmKernelName): WebAssembly.Module {
 }
 
 /**
- * An instance of kernel `name` on `memory`, checked to take descriptors of `descriptorFields` fields (a module
- * built from other sources than this build's is refused).
+ * An instance of kernel `name` on `memory`, checked to export `signature` (default DESCRIPTOR_FIELDS, the fields of
+ * its descriptors) with the value `expected` (a module built from other sources than this build's is refused).
  */
-export function instantiateKernel(name: WasmKernelName, memory: WebAssembly.Memory, descriptorFields: number): WebAssembly.Instance {
+export function instantiateKernel(name: WasmKernelName, memory: WebAssembly.Memory, expected: number, signature = 'DESCRIPTOR_FIELDS'): WebAssembly.Instance {
   const instance = new WebAssembly.Instance(wasmKernelModule(name), {
     env: {
       memory,
@@ -45,8 +45,8 @@ export function instantiateKernel(name: WasmKernelName, memory: WebAssembly.Memo
       },
     },
   });
-  const fields = (instance.exports.DESCRIPTOR_FIELDS as WebAssembly.Global).value as number;
-  if (fields !== descriptorFields) throw new Error(`build/wasm/${name}.wasm does not match this build: run \`npm run build\``);
+  const value = (instance.exports[signature] as WebAssembly.Global | undefined)?.value as number | undefined;
+  if (value !== expected) throw new Error(`build/wasm/${name}.wasm does not match this build: run \`npm run build\``);
   return instance;
 }
 

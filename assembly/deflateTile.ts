@@ -1,0 +1,573 @@
+/**
+ * Compressing one GeoTIFF tile of Float32 values, compiled to WebAssembly (built by `scripts/build-wasm.mjs`
+ * into build/wasm/deflateTile.wasm, loaded by src/raster/tileEncoderWasm.ts): the TIFF floating-point
+ * predictor (Predictor 3, as src/raster/floatPredictor.ts), then one zlib stream (RFC 1950) of DEFLATE blocks
+ * (RFC 1951) with Huffman codes made for their bytes, whose only matches are runs of the byte
+ * before (distance 1) — what zlib's Z_RLE strategy looks for, the strategy the writer chose by measurement —
+ * in blocks of as many symbols as zlib's, each with codes of its own. A tile that would not shrink is stored.
+ *
+ * The JavaScript side passes the tile's values and scratch in the imported memory: `work` (WORK_BYTES) for
+ * the tables, `pred` (4 bytes per value) for the predicted bytes, `runs` (3 bytes per byte) and `out`
+ * (outputCapacity bytes).
+ */
+
+const LITLEN_CODES: i32 = 286;
+const DIST_CODES: i32 = 30;
+const CL_CODES: i32 = 19;
+const MAX_BITS: i32 = 15;
+const MAX_CL_BITS: i32 = 7;
+const MIN_MATCH: i32 = 3;
+const MAX_MATCH: i32 = 258;
+/** Literals and runs per block: zlib's at memLevel 8 (lit_bufsize − 1). */
+const BLOCK_SYMBOLS: i32 = 16383;
+
+// the work area (byte offsets)
+const FREQ_LL: usize = 0; // u32[286]
+const FREQ_D: usize = 1152; // u32[30]
+const FREQ_CL: usize = 1280; // u32[19]
+const LEN_LL: usize = 1360; // u8[286]
+const LEN_D: usize = 1664; // u8[30]
+const LEN_CL: usize = 1696; // u8[19]
+const CODE_LL: usize = 1728; // u16[286] (bit-reversed)
+const CODE_D: usize = 2304; // u16[30]
+const CODE_CL: usize = 2368; // u16[19]
+const CL_SEQUENCE: usize = 2416; // u16[316]: code-length symbols, extra bits << 5
+const KEYS: usize = 3072; // u64[286]: frequency << 16 | symbol
+const PARENT: usize = 5376; // u32[572]
+const DEPTH: usize = 7680; // u8[572]
+const BL_COUNT: usize = 8256; // u32[16]
+const NEXT_CODE: usize = 8320; // u32[16]
+const COUNTS: usize = 8384; // u32[32]
+const HISTOGRAMS: usize = 8704; // u32[4][256]
+export const WORK_BYTES: i32 = 12800;
+
+/** First length of each length code 257…285, and its extra bits. */
+const LENGTH_BASE = memory.data<u16>([3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]);
+const LENGTH_EXTRA = memory.data<u8>([0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]);
+/** The order in which the code-length code's lengths are sent. */
+const CL_ORDER = memory.data<u8>([16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]);
+
+/** Bytes `out` must hold for a tile of `bytes` predicted bytes. */
+export function outputCapacity(bytes: i32): i32 {
+  return bytes + (bytes >> 2) + 1024;
+}
+
+// the bit writer
+let bitBuffer: u64 = 0;
+let bitCount: i32 = 0;
+let outAt: usize = 0;
+
+@inline function putBits(value: u32, length: i32): void {
+  bitBuffer |= (<u64>value) << (<u64>bitCount);
+  bitCount += length;
+  if (bitCount >= 32) {
+    store<u32>(outAt, <u32>bitBuffer);
+    outAt += 4;
+    bitBuffer >>= 32;
+    bitCount -= 32;
+  }
+}
+
+/** Writes the whole bytes of the bit buffer, leaving at most 7 bits in it. */
+function flushWhole(): void {
+  while (bitCount >= 8) {
+    store<u8>(outAt, <u8>bitBuffer);
+    outAt += 1;
+    bitBuffer >>= 8;
+    bitCount -= 8;
+  }
+}
+
+function flushBits(): void {
+  while (bitCount > 0) {
+    store<u8>(outAt, <u8>bitBuffer);
+    outAt += 1;
+    bitBuffer >>= 8;
+    bitCount -= 8;
+  }
+  bitCount = 0;
+  bitBuffer = 0;
+}
+
+/**
+ * Predictor 3 of `height` rows of `width` values (IEEE bit patterns at `values`) into `pred`: byte k of each value
+ * minus byte k of the value before (four values at a time with SIMD), laid out as four planes per row, most
+ * significant byte first; the first byte of each plane is differenced against the last of the plane before.
+ */
+function predict(values: usize, width: i32, height: i32, pred: usize): void {
+  const w = <usize>width;
+  for (let r: usize = 0; r < <usize>height; r++) {
+    const src = values + r * w * 4;
+    const dst = pred + r * w * 4;
+    const first = load<u32>(src);
+    const last = load<u32>(src + (w - 1) * 4);
+    store<u8>(dst, <u8>(first >> 24));
+    store<u8>(dst + w, <u8>((first >> 16) - (last >> 24)));
+    store<u8>(dst + 2 * w, <u8>((first >> 8) - (last >> 16)));
+    store<u8>(dst + 3 * w, <u8>(first - (last >> 8)));
+    let i: usize = 1;
+    for (; i + 4 <= w; i += 4) {
+      const difference = i8x16.sub(v128.load(src + i * 4), v128.load(src + i * 4 - 4));
+      // bytes 3, 7, 11, 15 (most significant of each value) first, then 2, 6, 10, 14, …
+      const planes = i8x16.shuffle(difference, difference, 3, 7, 11, 15, 2, 6, 10, 14, 1, 5, 9, 13, 0, 4, 8, 12);
+      store<u32>(dst + i, i32x4.extract_lane(planes, 0));
+      store<u32>(dst + w + i, i32x4.extract_lane(planes, 1));
+      store<u32>(dst + 2 * w + i, i32x4.extract_lane(planes, 2));
+      store<u32>(dst + 3 * w + i, i32x4.extract_lane(planes, 3));
+    }
+    for (; i < w; i++) {
+      const v = load<u32>(src + i * 4);
+      const u = load<u32>(src + i * 4 - 4);
+      store<u8>(dst + i, <u8>((v >> 24) - (u >> 24)));
+      store<u8>(dst + w + i, <u8>((v >> 16) - (u >> 16)));
+      store<u8>(dst + 2 * w + i, <u8>((v >> 8) - (u >> 8)));
+      store<u8>(dst + 3 * w + i, <u8>(v - u));
+    }
+  }
+}
+
+@inline function lanesSum(v: v128): u32 {
+  return <u32>(i32x4.extract_lane(v, 0) + i32x4.extract_lane(v, 1) + i32x4.extract_lane(v, 2) + i32x4.extract_lane(v, 3));
+}
+
+/** Adler-32 (RFC 1950) of `length` bytes at `data`, 16 bytes at a time with SIMD. */
+function adler32(data: usize, length: i32): u32 {
+  // weights 16…1 of a 16-byte chunk's bytes in the second sum
+  const weightsLow = i16x8(16, 15, 14, 13, 12, 11, 10, 9);
+  const weightsHigh = i16x8(8, 7, 6, 5, 4, 3, 2, 1);
+  let a: u32 = 1;
+  let b: u32 = 0;
+  let at: i32 = 0;
+  while (at < length) {
+    // blocks of at most 5552 bytes keep the sums below 2³² before the reduction (as zlib's NMAX)
+    const end = min(length, at + 5552);
+    const chunks = (end - at) >> 4;
+    let sums = i32x4.splat(0);
+    let prefix = i32x4.splat(0);
+    let weighted = i32x4.splat(0);
+    for (let c = 0; c < chunks; c++) {
+      const v = v128.load(data + <usize>(at + (c << 4)));
+      prefix = i32x4.add(prefix, sums);
+      sums = i32x4.add(sums, i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(v)));
+      weighted = i32x4.add(weighted, i32x4.add(i32x4.dot_i16x8_s(i16x8.extend_low_i8x16_u(v), weightsLow), i32x4.dot_i16x8_s(i16x8.extend_high_i8x16_u(v), weightsHigh)));
+    }
+    const n = <u32>(chunks << 4);
+    b = (b + n * a + 16 * (lanesSum(prefix) % 65521) + lanesSum(weighted)) % 65521;
+    a = (a + lanesSum(sums)) % 65521;
+    at += chunks << 4;
+    for (; at < end; at++) {
+      a += <u32>load<u8>(data + <usize>at);
+      b += a;
+    }
+    a %= 65521;
+    b %= 65521;
+  }
+  return (b << 16) | a;
+}
+
+/** Where the last `tokenize` stopped. */
+let tokenEnd: i32 = 0;
+
+/**
+ * The runs of the byte before (3…258 long, as zlib's Z_RLE finds them) in the bytes from `start` at `data` (of
+ * `length`), up to BLOCK_SYMBOLS literals and runs, as (position, length) pairs of u32 at `runs`, with the
+ * frequencies of the literals (counted in four tables at HISTOGRAMS, by position mod 4, summed into FREQ_LL) and
+ * of the run lengths' codes; returns the number of runs, and where it stopped in `tokenEnd`. Sixteen bytes are
+ * compared with the byte before each at a time (SIMD): most of the mantissa planes have no run.
+ */
+function tokenize(data: usize, start: i32, length: i32, runs: usize, work: usize): i32 {
+  const histograms = work + HISTOGRAMS;
+  let count = 0;
+  let symbols = 0;
+  let i = start;
+  if (i == 0) {
+    countLiteral(histograms, 0, load<u8>(data));
+    symbols++;
+    i++;
+  }
+  while (i < length && symbols < BLOCK_SYMBOLS) {
+    if (i + 16 <= length && symbols + 16 <= BLOCK_SYMBOLS) {
+      const equal = i8x16.bitmask(i8x16.eq(v128.load(data + <usize>i), v128.load(data + <usize>i - 1)));
+      if (equal == 0) {
+        for (let k = 0; k < 16; k++) countLiteral(histograms, i + k, load<u8>(data + <usize>(i + k)));
+        i += 16;
+        symbols += 16;
+        continue;
+      }
+      // the literals before the first byte equal to the one before it
+      const literals = ctz(equal);
+      for (let k = 0; k < literals; k++) countLiteral(histograms, i + k, load<u8>(data + <usize>(i + k)));
+      i += literals;
+      symbols += literals;
+      if (i >= length || symbols >= BLOCK_SYMBOLS) break;
+    }
+    const run = runLength(data, i, load<u8>(data + <usize>i - 1), min(MAX_MATCH, length - i));
+    if (run >= MIN_MATCH) {
+      store<u32>(runs + (<usize>count << 3), i);
+      store<u32>(runs + (<usize>count << 3) + 4, run);
+      count++;
+      const at = work + FREQ_LL + (<usize>(257 + lengthCode(run)) << 2);
+      store<u32>(at, load<u32>(at) + 1);
+      i += run;
+    } else {
+      countLiteral(histograms, i, load<u8>(data + <usize>i));
+      i++;
+    }
+    symbols++;
+  }
+  const freq = work + FREQ_LL;
+  for (let b: usize = 0; b < 256; b++) {
+    store<u32>(freq + (b << 2), load<u32>(histograms + (b << 2)) + load<u32>(histograms + 1024 + (b << 2)) + load<u32>(histograms + 2048 + (b << 2)) + load<u32>(histograms + 3072 + (b << 2)));
+  }
+  tokenEnd = i;
+  return count;
+}
+
+@inline function countLiteral(histograms: usize, position: i32, byte: u8): void {
+  const at = histograms + (<usize>(position & 3) << 10) + (<usize>byte << 2);
+  store<u32>(at, load<u32>(at) + 1);
+}
+
+/** How many of the bytes from `i` (at most `limit`) equal `byte`. */
+@inline function runLength(data: usize, i: i32, byte: u8, limit: i32): i32 {
+  let run = 0;
+  const splat = i8x16.splat(byte);
+  while (run + 16 <= limit) {
+    const equal = i8x16.bitmask(i8x16.eq(v128.load(data + <usize>(i + run)), splat));
+    if (equal != 0xffff) return run + ctz(~equal);
+    run += 16;
+  }
+  while (run < limit && load<u8>(data + <usize>(i + run)) == byte) run++;
+  return run;
+}
+
+/** Index 0…28 of the length code of a match of `length` (3…258). */
+@inline function lengthCode(length: i32): i32 {
+  let code = 28;
+  while (<i32>load<u16>(LENGTH_BASE + (<usize>code << 1)) > length) code--;
+  return code;
+}
+
+/**
+ * Huffman code lengths (at most `maxBits`) of the `n` symbols with frequencies at `freq` (u32) into `lengths`
+ * (u8): a Huffman tree from the symbols sorted by frequency (two queues), its depths limited as in JPEG
+ * (ITU T.81 Annex K.3), the shortest lengths given to the most frequent symbols. A lone symbol gets length 1.
+ */
+function huffmanLengths(freq: usize, n: i32, maxBits: i32, lengths: usize, work: usize): void {
+  const keys = work + KEYS;
+  const parent = work + PARENT;
+  const depth = work + DEPTH;
+  let m = 0;
+  for (let s = 0; s < n; s++) {
+    store<u8>(lengths + <usize>s, 0);
+    const f = load<u32>(freq + (<usize>s << 2));
+    if (f > 0) {
+      store<u64>(keys + (<usize>m << 3), ((<u64>f) << 16) | <u64>s);
+      m++;
+    }
+  }
+  if (m == 0) return;
+  if (m == 1) {
+    store<u8>(lengths + <usize>(<i32>(load<u64>(keys) & 0xffff)), 1);
+    return;
+  }
+  sortKeys(keys, m);
+  // leaves 0…m−1 (ascending frequency), internal nodes m…2m−2 made in ascending weight (their weights at `internal`)
+  const internal = parent + (<usize>(2 * m) << 2);
+  let leaf = 0;
+  let node = m;
+  let end = m;
+  for (let k = 0; k < m - 1; k++) {
+    let a = 0;
+    if (leaf < m && (node >= end || leafWeight(keys, leaf) <= load<u32>(internal + (<usize>(node - m) << 2)))) a = leaf++;
+    else a = node++;
+    let b = 0;
+    if (leaf < m && (node >= end || leafWeight(keys, leaf) <= load<u32>(internal + (<usize>(node - m) << 2)))) b = leaf++;
+    else b = node++;
+    const wa = a < m ? leafWeight(keys, a) : load<u32>(internal + (<usize>(a - m) << 2));
+    const wb = b < m ? leafWeight(keys, b) : load<u32>(internal + (<usize>(b - m) << 2));
+    store<u32>(internal + (<usize>(end - m) << 2), wa + wb);
+    store<u32>(parent + (<usize>a << 2), end);
+    store<u32>(parent + (<usize>b << 2), end);
+    end++;
+  }
+  // depths from the root down; leaves counted per depth (up to 31: deeper trees cannot occur for 2³² tokens)
+  const counts = work + COUNTS;
+  for (let i = 0; i < 32; i++) store<u32>(counts + (<usize>i << 2), 0);
+  const root = 2 * m - 2;
+  store<u8>(depth + <usize>root, 0);
+  let deepest = 0;
+  for (let v = root - 1; v >= 0; v--) {
+    const d = min(<i32>load<u8>(depth + <usize>load<u32>(parent + (<usize>v << 2))) + 1, 31);
+    store<u8>(depth + <usize>v, <u8>d);
+    if (v < m) {
+      const at = counts + (<usize>d << 2);
+      store<u32>(at, load<u32>(at) + 1);
+      deepest = max(deepest, d);
+    }
+  }
+  // lengths beyond maxBits moved up the tree (ITU T.81 Annex K.3, Adjust_BITS)
+  for (let i = deepest; i > maxBits; i--) {
+    while (countAt(counts, i) > 0) {
+      let j = i - 2;
+      while (countAt(counts, j) == 0) j--;
+      addCount(counts, i, -2);
+      addCount(counts, i - 1, 1);
+      addCount(counts, j + 1, 2);
+      addCount(counts, j, -1);
+    }
+  }
+  // the most frequent symbols (last in the sorted keys) get the shortest lengths
+  let v = m - 1;
+  for (let length = 1; length <= maxBits; length++) {
+    for (let c: u32 = 0; c < countAt(counts, length); c++) {
+      const symbol = <i32>(load<u64>(keys + (<usize>v << 3)) & 0xffff);
+      store<u8>(lengths + <usize>symbol, <u8>length);
+      v--;
+    }
+  }
+}
+
+@inline function leafWeight(keys: usize, leaf: i32): u32 {
+  return <u32>(load<u64>(keys + (<usize>leaf << 3)) >> 16);
+}
+
+@inline function countAt(counts: usize, i: i32): u32 {
+  return load<u32>(counts + (<usize>i << 2));
+}
+
+@inline function addCount(counts: usize, i: i32, delta: i32): void {
+  store<u32>(counts + (<usize>i << 2), <u32>(<i32>countAt(counts, i) + delta));
+}
+
+const SHELL_GAPS = memory.data<i32>([132, 57, 23, 10, 4, 1]);
+
+/** Sorts `m` u64 keys ascending (Shell sort with Ciura's gaps; m ≤ 286). */
+function sortKeys(keys: usize, m: i32): void {
+  for (let g = 0; g < 6; g++) {
+    const gap = load<i32>(SHELL_GAPS + (<usize>g << 2));
+    for (let i = gap; i < m; i++) {
+      const key = load<u64>(keys + (<usize>i << 3));
+      let j = i;
+      while (j >= gap && load<u64>(keys + (<usize>(j - gap) << 3)) > key) {
+        store<u64>(keys + (<usize>j << 3), load<u64>(keys + (<usize>(j - gap) << 3)));
+        j -= gap;
+      }
+      store<u64>(keys + (<usize>j << 3), key);
+    }
+  }
+}
+
+/** Canonical codes (bit-reversed, for LSB-first output) of `n` symbols with `lengths` (u8) into `codes` (u16). */
+function canonicalCodes(lengths: usize, n: i32, codes: usize, work: usize): void {
+  const blCount = work + BL_COUNT;
+  const nextCode = work + NEXT_CODE;
+  for (let i = 0; i < 16; i++) store<u32>(blCount + (<usize>i << 2), 0);
+  for (let s = 0; s < n; s++) {
+    const at = blCount + (<usize>load<u8>(lengths + <usize>s) << 2);
+    store<u32>(at, load<u32>(at) + 1);
+  }
+  store<u32>(blCount, 0);
+  let code: u32 = 0;
+  for (let bits = 1; bits <= MAX_BITS; bits++) {
+    code = (code + load<u32>(blCount + (<usize>(bits - 1) << 2))) << 1;
+    store<u32>(nextCode + (<usize>bits << 2), code);
+  }
+  for (let s = 0; s < n; s++) {
+    const length = <i32>load<u8>(lengths + <usize>s);
+    if (length == 0) continue;
+    const at = nextCode + (<usize>length << 2);
+    const c = load<u32>(at);
+    store<u32>(at, c + 1);
+    // reversed: DEFLATE sends Huffman codes most significant bit first into an LSB-first stream
+    store<u16>(codes + (<usize>s << 1), <u16>(reverseBits(c) >> (32 - length)));
+  }
+}
+
+@inline function reverseBits(x: u32): u32 {
+  x = ((x >> 1) & 0x55555555) | ((x & 0x55555555) << 1);
+  x = ((x >> 2) & 0x33333333) | ((x & 0x33333333) << 2);
+  x = ((x >> 4) & 0x0f0f0f0f) | ((x & 0x0f0f0f0f) << 4);
+  x = ((x >> 8) & 0x00ff00ff) | ((x & 0x00ff00ff) << 8);
+  return (x >> 16) | (x << 16);
+}
+
+/** The code-length sequence of the two alphabets (RFC 1951 §3.2.7: 16 repeats, 17 and 18 zeros) with its frequencies; returns its length. */
+function codeLengthSequence(hlit: i32, hdist: i32, work: usize): i32 {
+  const total = hlit + hdist;
+  const sequence = work + CL_SEQUENCE;
+  const freq = work + FREQ_CL;
+  for (let i = 0; i < CL_CODES; i++) store<u32>(freq + (<usize>i << 2), 0);
+  let count = 0;
+  let i = 0;
+  while (i < total) {
+    const length = lengthAt(i, hlit, work);
+    let run = 1;
+    while (i + run < total && lengthAt(i + run, hlit, work) == length) run++;
+    let left = run;
+    if (length == 0) {
+      while (left >= 11) {
+        const n = min(left, 138);
+        count = pushCl(sequence, freq, count, 18, n - 11);
+        left -= n;
+      }
+      if (left >= 3) {
+        count = pushCl(sequence, freq, count, 17, left - 3);
+        left = 0;
+      }
+    } else {
+      count = pushCl(sequence, freq, count, length, 0);
+      left--;
+      while (left >= 3) {
+        const n = min(left, 6);
+        count = pushCl(sequence, freq, count, 16, n - 3);
+        left -= n;
+      }
+    }
+    for (; left > 0; left--) count = pushCl(sequence, freq, count, length, 0);
+    i += run;
+  }
+  return count;
+}
+
+@inline function lengthAt(i: i32, hlit: i32, work: usize): i32 {
+  return i < hlit ? <i32>load<u8>(work + LEN_LL + <usize>i) : <i32>load<u8>(work + LEN_D + <usize>(i - hlit));
+}
+
+@inline function pushCl(sequence: usize, freq: usize, count: i32, symbol: i32, extra: i32): i32 {
+  store<u16>(sequence + (<usize>count << 1), <u16>(symbol | (extra << 5)));
+  const at = freq + (<usize>symbol << 2);
+  store<u32>(at, load<u32>(at) + 1);
+  return count + 1;
+}
+
+/**
+ * Compresses the `width` × `height` Float32 tile at `values` into `out` as a zlib stream; returns its length
+ * in bytes. `pred` (4·width·height bytes), `runs` (3 bytes per predicted byte) and `work` (WORK_BYTES) are
+ * scratch; `out` holds at least outputCapacity(4·width·height) bytes.
+ */
+export function encodeTile(values: usize, width: i32, height: i32, pred: usize, runs: usize, work: usize, out: usize): i32 {
+  const length = 4 * width * height;
+  predict(values, width, height, pred);
+  store<u8>(out, 0x78); // zlib: DEFLATE, 32 KiB window
+  store<u8>(out + 1, 0x01); // no dictionary, fastest; (0x7801 % 31 == 0)
+  outAt = out + 2;
+  bitBuffer = 0;
+  bitCount = 0;
+  // blocks of at most BLOCK_SYMBOLS literals and runs, each with its own codes (as zlib's, which adapt to the
+  // planes and rows of a large tile)
+  let position = 0;
+  while (position < length) {
+    memory.fill(work, 0, <usize>WORK_BYTES);
+    const runCount = tokenize(pred, position, length, runs, work);
+    const end = tokenEnd;
+    writeBlock(pred, position, end, end == length, runs, runCount, work);
+    position = end;
+  }
+  flushBits();
+  let size = <i32>(outAt - out);
+  const storedSize = 2 + length + 5 * max(1, (length + 65534) / 65535) + 4;
+  if (size + 4 > storedSize) size = stored(pred, length, out);
+  const checksum = adler32(pred, length);
+  store<u8>(out + <usize>size, <u8>(checksum >> 24));
+  store<u8>(out + <usize>size + 1, <u8>(checksum >> 16));
+  store<u8>(out + <usize>size + 2, <u8>(checksum >> 8));
+  store<u8>(out + <usize>size + 3, <u8>checksum);
+  return size + 4;
+}
+
+/** One block with dynamic Huffman codes of the bytes from `start` to `end` of `pred`, with the runs found in them. */
+function writeBlock(pred: usize, start: i32, end: i32, last: bool, runs: usize, runCount: i32, work: usize): void {
+  const freqLL = work + FREQ_LL;
+  store<u32>(freqLL + (256 << 2), 1); // end of block
+  huffmanLengths(freqLL, LITLEN_CODES, MAX_BITS, work + LEN_LL, work);
+  // distance 1 only: codes 0 and 1 of one bit (a complete code; 1 is never used)
+  store<u8>(work + LEN_D, 1);
+  store<u8>(work + LEN_D + 1, 1);
+  canonicalCodes(work + LEN_LL, LITLEN_CODES, work + CODE_LL, work);
+  canonicalCodes(work + LEN_D, DIST_CODES, work + CODE_D, work);
+  let hlit = LITLEN_CODES;
+  while (hlit > 257 && load<u8>(work + LEN_LL + <usize>(hlit - 1)) == 0) hlit--;
+  const hdist = 2;
+  const clCount = codeLengthSequence(hlit, hdist, work);
+  huffmanLengths(work + FREQ_CL, CL_CODES, MAX_CL_BITS, work + LEN_CL, work);
+  canonicalCodes(work + LEN_CL, CL_CODES, work + CODE_CL, work);
+  let hclen = CL_CODES;
+  while (hclen > 4 && load<u8>(work + LEN_CL + <usize>load<u8>(CL_ORDER + <usize>(hclen - 1))) == 0) hclen--;
+
+  putBits(last ? 1 : 0, 1);
+  putBits(2, 2); // dynamic Huffman codes
+  putBits(<u32>(hlit - 257), 5);
+  putBits(<u32>(hdist - 1), 5);
+  putBits(<u32>(hclen - 4), 4);
+  for (let i = 0; i < hclen; i++) putBits(<u32>load<u8>(work + LEN_CL + <usize>load<u8>(CL_ORDER + <usize>i)), 3);
+  for (let i = 0; i < clCount; i++) {
+    const entry = <i32>load<u16>(work + CL_SEQUENCE + (<usize>i << 1));
+    const symbol = entry & 31;
+    putBits(<u32>load<u16>(work + CODE_CL + (<usize>symbol << 1)), <i32>load<u8>(work + LEN_CL + <usize>symbol));
+    if (symbol == 16) putBits(<u32>(entry >> 5), 2);
+    else if (symbol == 17) putBits(<u32>(entry >> 5), 3);
+    else if (symbol == 18) putBits(<u32>(entry >> 5), 7);
+  }
+  const codeLL = work + CODE_LL;
+  const lenLL = work + LEN_LL;
+  const distCode = <u64>load<u16>(work + CODE_D);
+  // the literals and runs: at most 15 + 5 + 1 bits each, added to at most 7 bits left over, written 8 bytes at a time
+  flushWhole();
+  let buffer = bitBuffer;
+  let count = <u64>bitCount;
+  let at = outAt;
+  let position = start;
+  for (let r = 0; r <= runCount; r++) {
+    const runStart = r < runCount ? <i32>load<u32>(runs + (<usize>r << 3)) : end;
+    for (; position < runStart; position++) {
+      const byte = <usize>load<u8>(pred + <usize>position);
+      buffer |= (<u64>load<u16>(codeLL + (byte << 1))) << count;
+      count += <u64>load<u8>(lenLL + byte);
+      store<u64>(at, buffer);
+      const bytes = count >> 3;
+      at += <usize>bytes;
+      buffer = buffer >> (bytes << 3);
+      count &= 7;
+    }
+    if (r == runCount) break;
+    const run = <i32>load<u32>(runs + (<usize>r << 3) + 4);
+    const code = lengthCode(run);
+    const symbol = <usize>(257 + code);
+    const extra = <u64>load<u8>(LENGTH_EXTRA + <usize>code);
+    const symbolLength = <u64>load<u8>(lenLL + symbol);
+    let bits = <u64>load<u16>(codeLL + (symbol << 1));
+    bits |= (<u64>(run - <i32>load<u16>(LENGTH_BASE + (<usize>code << 1)))) << symbolLength;
+    bits |= distCode << (symbolLength + extra);
+    buffer |= bits << count;
+    count += symbolLength + extra + 1;
+    store<u64>(at, buffer);
+    const bytes = count >> 3;
+    at += <usize>bytes;
+    buffer = buffer >> (bytes << 3);
+    count &= 7;
+    position += run;
+  }
+  outAt = at;
+  bitBuffer = buffer;
+  bitCount = <i32>count;
+  putBits(<u32>load<u16>(codeLL + (256 << 1)), <i32>load<u8>(lenLL + 256));
+}
+
+/** The zlib header and `length` bytes of `data` in stored blocks (up to 65 535 bytes each) at `out`; returns the bytes written. */
+function stored(data: usize, length: i32, out: usize): i32 {
+  store<u8>(out, 0x78);
+  store<u8>(out + 1, 0x01);
+  let at = out + 2;
+  let done = 0;
+  do {
+    const n = min(65535, length - done);
+    store<u8>(at, done + n == length ? 1 : 0);
+    store<u16>(at + 1, <u16>n);
+    store<u16>(at + 3, <u16>~n);
+    memory.copy(at + 5, data + <usize>done, <usize>n);
+    at += 5 + <usize>n;
+    done += n;
+  } while (done < length);
+  return <i32>(at - out);
+}
