@@ -15,7 +15,7 @@
  * The assembly itself (`assembleCog`, from plain data) can run elsewhere — the `sol` pipeline hands it to
  * its worker threads, idle by then — through the `assembler` option.
  */
-import { constants, renameSync } from 'node:fs';
+import { closeSync, constants, openSync, renameSync } from 'node:fs';
 import { access, mkdir, open, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeAllAt, writeCogFromMemory, writeCogFromTiles, type TileSource } from './cogFile.js';
@@ -227,6 +227,17 @@ export class GeoTiffStreams {
     this.checkUsable();
   }
 
+  /**
+   * Creates the empty `<path>.cog.part` in which file `id`'s COG will be assembled, unless the file's finishing
+   * has begun: on some file systems creating a file costs far more than opening one (0.2–0.7 ms against 15 µs
+   * on the development machine), so a run can do it while it computes rather than after its last tile.
+   */
+  createAssemblyFile(id: number): void {
+    const file = this.file(id);
+    if (file.finishing || file.state !== 'open' || this.aborted) return;
+    closeSync(openSync(`${file.path}${ASSEMBLY_SUFFIX}`, 'w'));
+  }
+
   /** Whether every tile of file `id` was received (it can be finished). */
   isComplete(id: number): boolean {
     const file = this.file(id);
@@ -239,14 +250,14 @@ export class GeoTiffStreams {
    */
   finish(id: number): Promise<void> {
     const file = this.file(id);
+    const missing = file.tiling.count - file.receivedCount;
+    if (missing > 0 && file.state === 'open') return Promise.reject(new Error(`${file.path}: ${missing} of ${file.tiling.count} tiles were never written`));
     return (file.finishing ??= this.finishFile(file));
   }
 
   private async finishFile(file: StreamedFile): Promise<void> {
     this.checkUsable();
     if (file.state !== 'open') return;
-    const missing = file.tiling.count - file.receivedCount;
-    if (missing > 0) throw new Error(`${file.path}: ${missing} of ${file.tiling.count} tiles were never written`);
     await this.flushing;
     this.checkUsable();
     // a file none of whose tiles went to its .part file yet is assembled from its tiles in memory

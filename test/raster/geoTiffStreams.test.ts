@@ -174,7 +174,12 @@ test('a missing or repeated tile is an error; abort removes unfinished files and
   assert.throws(() => streams.add(b, 0, encoded(0)), /written twice/);
   assert.throws(() => streams.add(b, tiling.count, encoded(0)), /outside/);
   await assert.rejects(streams.finish(b), /1 of 2 tiles were never written/);
+  // files to be assembled may be created ahead (an empty .cog.part), whole or not; finishing writes over it
+  streams.createAssemblyFile(a);
+  streams.createAssemblyFile(b);
+  assert.deepEqual(readdirSync(join(dir, 'abort')).sort(), ['done.tif.cog.part', 'open.tif.cog.part']);
   await streams.finish(a);
+  streams.createAssemblyFile(a); // (finished: nothing to create)
   await streams.abort();
   assert.deepEqual(readdirSync(join(dir, 'abort')), ['done.tif']);
   assert.ok(gdalRead(done, dir, 'Float32').every((v, i) => Object.is(v, values[i]!)));

@@ -208,27 +208,33 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     options.signal?.throwIfAborted();
     const progress = new TileProgress(runTiles, days.length, 1 - FINISH_PROGRESS_SHARE, report);
     computing = true;
-    await pool.run(
-      runTiles.map((tile): WorkerTask => ({ type: 'tile', tile: positionOf.get(tile)! })),
-      (reply) => {
-        const tile = 'tile' in reply ? tiles[reply.tile]! : null;
-        if (reply.type === 'horizons') progress.horizons(tile!, reply.fraction);
-        else if (reply.type === 'day') {
-          add(files.daily.get(reply.day)!.global, tile!.index, reply.global);
-          add(files.daily.get(reply.day)!.hours, tile!.index, reply.hours);
-          progress.dayDone(tile!, reply.day);
-        } else if (reply.type === 'month') {
-          const ids = files.monthly.get(reply.month)!;
-          add(ids.global, tile!.index, reply.global);
-          if (ids.flat !== null && reply.flat) add(ids.flat, tile!.index, reply.flat);
-        } else if (reply.type === 'tileDone') {
-          addTimings(totals, reply.timings);
-          progress.tileDone(reply.timings);
-        }
-      },
-      () => streams.ready(),
-    );
-    computing = false;
+    // the files written from memory get their assembly file while the tiles are computed (see createAssemblyFiles)
+    const creating = finishEarly ? createAssemblyFiles(streams, files.ids, () => computing) : null;
+    try {
+      await pool.run(
+        runTiles.map((tile): WorkerTask => ({ type: 'tile', tile: positionOf.get(tile)! })),
+        (reply) => {
+          const tile = 'tile' in reply ? tiles[reply.tile]! : null;
+          if (reply.type === 'horizons') progress.horizons(tile!, reply.fraction);
+          else if (reply.type === 'day') {
+            add(files.daily.get(reply.day)!.global, tile!.index, reply.global);
+            add(files.daily.get(reply.day)!.hours, tile!.index, reply.hours);
+            progress.dayDone(tile!, reply.day);
+          } else if (reply.type === 'month') {
+            const ids = files.monthly.get(reply.month)!;
+            add(ids.global, tile!.index, reply.global);
+            if (ids.flat !== null && reply.flat) add(ids.flat, tile!.index, reply.flat);
+          } else if (reply.type === 'tileDone') {
+            addTimings(totals, reply.timings);
+            progress.tileDone(reply.timings);
+          }
+        },
+        () => streams.ready(),
+      );
+    } finally {
+      computing = false;
+      await creating;
+    }
     options.signal?.throwIfAborted();
     const validCells = slice ? runTiles.reduce((n, tile) => n + tile.validCells, 0) : dem.validCount;
     if (slice) {
@@ -359,6 +365,23 @@ async function finishProducts(streams: GeoTiffStreams, ids: readonly number[], r
       report({ fraction: 1 - FINISH_PROGRESS_SHARE * (1 - done / ids.length), message: `writing: ${done}/${ids.length} files complete` });
     }
   });
+}
+
+/**
+ * Creates the files in which the products' COGs will be assembled, a few per turn of the event loop while
+ * `going()` (the main thread is idle while the workers compute): creating a file can cost 30 times what opening
+ * one does, and done after the last tile it is time the workers wait. A file that cannot be created now is left
+ * to its finishing, which reports the error.
+ */
+async function createAssemblyFiles(streams: GeoTiffStreams, ids: readonly number[], going: () => boolean): Promise<void> {
+  for (let k = 0; k < ids.length && going(); k++) {
+    try {
+      streams.createAssemblyFile(ids[k]!);
+    } catch {
+      return;
+    }
+    if (k % 8 === 7) await new Promise((resolve) => setImmediate(resolve));
+  }
 }
 
 /** Keeps every product's tiles in its part file (a slice's products), listing where they are for the assembly. */
