@@ -303,25 +303,35 @@ export function sunlitBounds(
  * (upslope: the largest; downslope: the smallest, −|∇|/n_U), with the sector holding that azimuth.
  */
 function planeTangents(nE: number, nN: number, nU: number, sectors: number, extremeAzimuth: number) {
-  const { sin, cos } = sectorBoundaries(sectors);
-  const atBoundary = new Float64Array(sectors + 1);
+  const table = sectorBoundaries(sectors);
+  const { sin, cos, atBoundary } = table;
   for (let k = 0; k <= sectors; k++) atBoundary[k] = -(nE * sin[k]! + nN * cos[k]!) / nU;
   const turn = extremeAzimuth < 0 ? extremeAzimuth + 2 * Math.PI : extremeAzimuth;
   return { atBoundary, extreme: Math.hypot(nE, nN) / nU, sectorOfExtreme: Math.min(sectors - 1, Math.floor((turn / (2 * Math.PI)) * sectors)) };
 }
 
-const boundaryTables = new Map<number, { sin: Float64Array; cos: Float64Array }>();
+interface SectorBoundaries {
+  readonly sin: Float64Array;
+  readonly cos: Float64Array;
+  /** Scratch for `planeTangents` (its result is used before the next call with the same S). */
+  readonly atBoundary: Float64Array;
+}
+
+const boundaryTables = new Map<number, SectorBoundaries>();
+let lastBoundaries: SectorBoundaries | null = null;
 
 /** sin and cos of the azimuths k·2π/S, k = 0 … S (computed once per S). */
-function sectorBoundaries(sectors: number): { sin: Float64Array; cos: Float64Array } {
+function sectorBoundaries(sectors: number): SectorBoundaries {
+  if (lastBoundaries && lastBoundaries.sin.length === sectors + 1) return lastBoundaries;
   let table = boundaryTables.get(sectors);
   if (!table) {
-    table = { sin: new Float64Array(sectors + 1), cos: new Float64Array(sectors + 1) };
+    table = { sin: new Float64Array(sectors + 1), cos: new Float64Array(sectors + 1), atBoundary: new Float64Array(sectors + 1) };
     for (let k = 0; k <= sectors; k++) {
       table.sin[k] = Math.sin((2 * Math.PI * k) / sectors);
       table.cos[k] = Math.cos((2 * Math.PI * k) / sectors);
     }
     boundaryTables.set(sectors, table);
   }
+  lastBoundaries = table;
   return table;
 }

@@ -41,15 +41,17 @@ export interface TileTimings {
   readonly rawBytes: number;
 }
 
-/**
- * Replies; the last one of a tile task is `tileDone`, of an assembly `assembled` (either may be `error`).
- * Tiles are compressed GeoTIFF tiles.
- */
+/** A compute tile's products of one day or month: compressed GeoTIFF tiles. */
+export type ProductTiles =
+  | { readonly type: 'day'; readonly day: number; readonly global: Uint8Array; readonly hours: Uint8Array }
+  | { readonly type: 'month'; readonly month: number; readonly global: Uint8Array; readonly flat: Uint8Array | null };
+
+/** Replies; the last one of a tile task is `tileDone`, of an assembly `assembled` (either may be `error`). */
 export type WorkerReply =
   /** Share of the tile's horizon work done (1 when done). */
   | { readonly type: 'horizons'; readonly tile: number; readonly fraction: number }
-  | { readonly type: 'day'; readonly tile: number; readonly day: number; readonly global: Uint8Array; readonly hours: Uint8Array }
-  | { readonly type: 'month'; readonly tile: number; readonly month: number; readonly global: Uint8Array; readonly flat: Uint8Array | null }
+  /** The products of a batch of days (one message per kernel batch: a message costs tens of µs). */
+  | { readonly type: 'products'; readonly tile: number; readonly products: readonly ProductTiles[] }
   | { readonly type: 'tileDone'; readonly tile: number; readonly timings: TileTimings }
   | { readonly type: 'assembled'; readonly id: number; readonly bytes: number }
   /** `assembly`: the id of the assembly that failed (absent: a tile task). */

@@ -216,14 +216,18 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
         (reply) => {
           const tile = 'tile' in reply ? tiles[reply.tile]! : null;
           if (reply.type === 'horizons') progress.horizons(tile!, reply.fraction);
-          else if (reply.type === 'day') {
-            add(files.daily.get(reply.day)!.global, tile!.index, reply.global);
-            add(files.daily.get(reply.day)!.hours, tile!.index, reply.hours);
-            progress.dayDone(tile!, reply.day);
-          } else if (reply.type === 'month') {
-            const ids = files.monthly.get(reply.month)!;
-            add(ids.global, tile!.index, reply.global);
-            if (ids.flat !== null && reply.flat) add(ids.flat, tile!.index, reply.flat);
+          else if (reply.type === 'products') {
+            for (const product of reply.products) {
+              if (product.type === 'day') {
+                add(files.daily.get(product.day)!.global, tile!.index, product.global);
+                add(files.daily.get(product.day)!.hours, tile!.index, product.hours);
+                progress.dayDone(tile!, product.day);
+              } else {
+                const ids = files.monthly.get(product.month)!;
+                add(ids.global, tile!.index, product.global);
+                if (ids.flat !== null && product.flat) add(ids.flat, tile!.index, product.flat);
+              }
+            }
           } else if (reply.type === 'tileDone') {
             addTimings(totals, reply.timings);
             progress.tileDone(reply.timings);

@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { assembleCog } from '../../raster/geoTiffStreams.js';
 import { WasmTileEncoder, wasmEncodes } from '../../raster/tileEncoderWasm.js';
 import { encodeFloat32Tile } from '../../raster/writeGeoTiff.js';
-import type { TileTimings, WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
+import type { ProductTiles, TileTimings, WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
 import type { ComputeTile } from './plan.js';
 import { lastDayOfMonth, monthOfDay } from './products.js';
 import { KERNEL_DAY_BATCH } from '../../science/solar/dailyKernel.js';
@@ -48,10 +48,20 @@ function encode(values: Float32Array, width: number, height: number, allNodata =
 }
 
 function send(reply: WorkerReply): void {
+  port.postMessage(reply);
+}
+
+/** Sends the products made since the last call, their buffers transferred, in one message. */
+function sendProducts(tile: number, products: ProductTiles[]): void {
+  if (products.length === 0) return;
   const transfer: ArrayBuffer[] = [];
-  if (reply.type === 'day') transfer.push(reply.global.buffer as ArrayBuffer, reply.hours.buffer as ArrayBuffer);
-  if (reply.type === 'month') transfer.push(reply.global.buffer as ArrayBuffer, ...(reply.flat ? [reply.flat.buffer as ArrayBuffer] : []));
-  port.postMessage(reply, transfer);
+  for (const p of products) {
+    transfer.push(p.global.buffer as ArrayBuffer);
+    if (p.type === 'day') transfer.push(p.hours.buffer as ArrayBuffer);
+    else if (p.flat) transfer.push(p.flat.buffer as ArrayBuffer);
+  }
+  port.postMessage({ type: 'products', tile, products } satisfies WorkerReply, transfer);
+  products.length = 0;
 }
 
 function computeTile(index: number, tile: ComputeTile): void {
@@ -70,6 +80,7 @@ function computeTile(index: number, tile: ComputeTile): void {
     flat: setup.flat ? new Float32Array(cells).fill(NaN) : null,
   }));
   const sums = new Map<number, { global: Float64Array; flat: Float64Array | null }>();
+  const products: ProductTiles[] = [];
   for (let i = 0; i < setup.days.length; i++) {
     // the kernel computes a batch of days in one pass; they are then summed, encoded and sent one by one
     const batchIndex = i % KERNEL_DAY_BATCH;
@@ -92,18 +103,19 @@ function computeTile(index: number, tile: ComputeTile): void {
     }
     timings.kernelSeconds += (performance.now() - t0) / 1000;
     const empty = tile.validCells === 0;
-    send({ type: 'day', tile: index, day, global: encode(out.global, width, height, empty), hours: encode(out.hours, width, height, empty) });
+    products.push({ type: 'day', day, global: encode(out.global, width, height, empty), hours: encode(out.hours, width, height, empty) });
     if (sum && day === lastDayOfMonth(month)) {
-      send({
+      products.push({
         type: 'month',
-        tile: index,
         month,
         global: encode(Float32Array.from(sum.global), width, height, empty),
         flat: sum.flat ? encode(Float32Array.from(sum.flat), width, height, empty) : null,
       });
       sums.delete(month);
     }
+    if (batchIndex === KERNEL_DAY_BATCH - 1) sendProducts(index, products);
   }
+  sendProducts(index, products);
   send({ type: 'tileDone', tile: index, timings: timings satisfies TileTimings });
 }
 
