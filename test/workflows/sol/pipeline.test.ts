@@ -57,6 +57,32 @@ test('progress starts at 0, never goes back, and ends at 1 with a short message 
   }
 });
 
+test('a small run writes each file as its last tile arrives, and never a part file of tiles', async () => {
+  const out = join(work, 'early');
+  const parts = () => readdirSync(out, { recursive: true }).map(String).filter((name) => name.endsWith('.tif.part'));
+  let seenParts = 0;
+  let updates = 0;
+  let finishedBeforeWriting: number | null = null;
+  await computeSolarYear(await readDem(small), {
+    outDir: out,
+    params: { stepMinutes: 30, linkeTurbidity: 3, albedo: 0.2 },
+    threads: 2,
+    tileSize: 16,
+    onProgress: ({ message }) => {
+      if (++updates % 50 === 0 && existsSync(out)) seenParts += parts().length;
+      // the writing phase begins once the tiles are done: by then every file was written
+      if (message.startsWith('writing') && finishedBeforeWriting === null) {
+        finishedBeforeWriting = readdirSync(out, { recursive: true }).map(String).filter((name) => name.endsWith('.tif')).length;
+      }
+    },
+  });
+  assert.equal(finishedBeforeWriting, 742);
+  assert.equal(seenParts, 0);
+  const left = readdirSync(out, { recursive: true }).map(String);
+  assert.deepEqual(left.filter((name) => name.endsWith('.part')), []);
+  assert.deepEqual(gdalSize(join(out, 'global/daily/total_sun_day_100.tif')), [30, 24]);
+});
+
 test('aborting a run stops it with an AbortError and leaves no half-written file', async () => {
   const controller = new AbortController();
   const out = join(work, 'aborted');
