@@ -197,8 +197,8 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   const streams = new GeoTiffStreams({ assembler, ...(bufferBytes ? { bufferBytes } : {}) });
   const add = (id: number, tile: number, bytes: Uint8Array) => {
     streams.add(id, tile, bytes);
-    // (a failure is the run's: finishProducts awaits the same promise)
-    if (finishEarly && streams.isComplete(id)) streams.finish(id).catch(() => {});
+    // a file that cannot be written fails the run at once (finishProducts would meet the same promise)
+    if (finishEarly && streams.isComplete(id)) streams.finish(id).catch((error: unknown) => pool.fail(error instanceof Error ? error : new Error(String(error))));
   };
   const totals = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
   try {
