@@ -2,18 +2,18 @@
  * Writing many Float32 GeoTIFFs at once, tile by tile, in bounded memory and with a bounded number of open
  * files — the `sol` pipeline fills its 742 products a compute tile at a time.
  *
- * Each file's compressed tiles (`encodeFloat32Tile`, made wherever the values are) are queued here and
- * appended in arrival order to `<path>.part`, created by the first flush that reaches the file: whenever the
- * queued bytes pass the buffer budget they are flushed — per file one open, one vectored write at the file's
- * end, one close, at most `maxOpenFiles` files at a time. `finish` writes the remaining tiles and then assembles the
- * Cloud Optimized GeoTIFF `<path>.cog.part` from them (`cogFile.ts`: overviews built from the tiles,
- * directory first, tiles in COG order), renames it to its final name and removes `<path>.part` if there is one; a file whose
- * tiles were all still queued is assembled from them in memory instead (a run whose whole output fits the
- * buffer writes each tile once, into its COG, and never creates a `.part` file); `abort`
- * removes every unfinished file's parts. No file ever appears under its final name incomplete. `seal` instead
- * keeps a file's tiles in its `.part` file for another run to assemble (a job split into tile slices).
- * The assembly itself (`assembleCog`, from plain data) can run elsewhere — the `sol` pipeline hands it to
- * its worker threads, idle by then — through the `assembler` option.
+ * Each file's compressed tiles (`encodeFloat32Tile`, made wherever the values are) are queued here and appended
+ * in arrival order to `<path>.part`, which the first flush that reaches the file creates: whenever the queued
+ * bytes pass the buffer budget they are flushed — per file one open, one vectored write at the file's end, one
+ * close, at most `maxOpenFiles` files at a time. `finish` writes the remaining tiles and then assembles the Cloud
+ * Optimized GeoTIFF `<path>.cog.part` from them (`cogFile.ts`: overviews built from the tiles, directory first,
+ * tiles in COG order), renames it to its final name and removes `<path>.part`. A file whose tiles are all still
+ * queued is assembled from them in memory instead, synchronously (a run whose whole output fits the buffer
+ * writes each tile once, into its COG, and creates no `.part` file; `createAssemblyFile` lets it create the
+ * `.cog.part` files early). `abort` removes every unfinished file's parts. No file ever appears under its final
+ * name incomplete. `seal` instead keeps a file's tiles in its `.part` file for another run to assemble (a job
+ * split into tile slices). The assembly itself (`assembleCog`, from plain data) can run elsewhere — the `sol`
+ * pipeline hands the files of tiles on disk to its worker threads, idle by then — through the `assembler` option.
  */
 import { closeSync, constants, openSync, renameSync } from 'node:fs';
 import { access, mkdir, open, rename, rm, unlink, writeFile } from 'node:fs/promises';
