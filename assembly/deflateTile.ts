@@ -33,13 +33,14 @@ const CODE_D: usize = 2304; // u16[30]
 const CODE_CL: usize = 2368; // u16[19]
 const CL_SEQUENCE: usize = 2416; // u16[316]: code-length symbols, extra bits << 5
 const KEYS: usize = 3072; // u64[286]: frequency << 16 | symbol
-const PARENT: usize = 5376; // u32[572]
+const PARENT: usize = 5376; // u32[572]: parent of each tree node
 const DEPTH: usize = 7680; // u8[572]
 const BL_COUNT: usize = 8256; // u32[16]
 const NEXT_CODE: usize = 8320; // u32[16]
 const COUNTS: usize = 8384; // u32[32]
 const HISTOGRAMS: usize = 8704; // u32[4][256]
-export const WORK_BYTES: i32 = 12800;
+const INTERNAL: usize = 12800; // u32[286]: weights of the internal tree nodes
+export const WORK_BYTES: i32 = 13952;
 
 /** First length of each length code 257…285, and its extra bits. */
 const LENGTH_BASE = memory.data<u16>([3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]);
@@ -273,7 +274,7 @@ function huffmanLengths(freq: usize, n: i32, maxBits: i32, lengths: usize, work:
   }
   sortKeys(keys, m);
   // leaves 0…m−1 (ascending frequency), internal nodes m…2m−2 made in ascending weight (their weights at `internal`)
-  const internal = parent + (<usize>(2 * m) << 2);
+  const internal = work + INTERNAL;
   let leaf = 0;
   let node = m;
   let end = m;
