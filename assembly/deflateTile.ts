@@ -23,7 +23,6 @@ const BLOCK_SYMBOLS: i32 = 16383;
 
 // the work area (byte offsets)
 const FREQ_LL: usize = 0; // u32[286]
-const FREQ_D: usize = 1152; // u32[30]
 const FREQ_CL: usize = 1280; // u32[19]
 const LEN_LL: usize = 1360; // u8[286]
 const LEN_D: usize = 1664; // u8[30]
@@ -79,12 +78,12 @@ function flushWhole(): void {
   }
 }
 
+/** Writes the bit buffer to the last byte, padding it with zero bits. */
 function flushBits(): void {
-  while (bitCount > 0) {
+  flushWhole();
+  if (bitCount > 0) {
     store<u8>(outAt, <u8>bitBuffer);
     outAt += 1;
-    bitBuffer >>= 8;
-    bitCount -= 8;
   }
   bitCount = 0;
   bitBuffer = 0;

@@ -92,10 +92,8 @@ interface StreamedFile {
   receivedCount: number;
   /** The finishing of the file, once started. */
   finishing: Promise<void> | null;
-  /** Where the next appended tile goes. */
+  /** Where the next appended tile goes (0: none was written, and `part` does not exist: the first flush that reaches the file creates it). */
   end: number;
-  /** Whether `part` exists (the first flush that reaches the file creates it). */
-  onDisk: boolean;
   queue: { tile: number; bytes: Uint8Array }[];
   state: 'open' | 'finished' | 'sealed';
 }
@@ -163,7 +161,6 @@ export class GeoTiffStreams {
       receivedCount: 0,
       finishing: null,
       end: 0,
-      onDisk: false,
       queue: [],
       state: 'open',
     };
@@ -280,7 +277,7 @@ export class GeoTiffStreams {
         throw error;
       }
       // the .part file is ours and a plain file: unlink, not rm (which looks at it first)
-      if (file.onDisk) await unlink(file.part);
+      if (file.end > 0) await unlink(file.part);
     });
     file.state = 'finished';
   }
@@ -295,8 +292,7 @@ export class GeoTiffStreams {
     const file = this.file(id);
     if (file.state !== 'open') throw new Error(`${file.path} is already ${file.state}`);
     await this.writeRemaining(file);
-    if (!file.onDisk) await this.timed(() => writeFile(file.part, new Uint8Array(0)));
-    file.onDisk = true;
+    if (file.end === 0) await this.timed(() => writeFile(file.part, new Uint8Array(0)));
     file.state = 'sealed';
     const tiles: [number, number, number][] = [];
     for (let tile = 0; tile < file.received.length; tile++) if (file.received[tile] === 1) tiles.push([tile, file.offsets[tile]!, file.byteCounts[tile]!]);
@@ -383,8 +379,7 @@ export class GeoTiffStreams {
     const { buffers, end } = placeQueue(file, start);
     if (buffers.length === 0) return;
     file.end = end;
-    const handle = await open(file.part, file.onDisk ? 'r+' : 'w');
-    file.onDisk = true;
+    const handle = await open(file.part, start > 0 ? 'r+' : 'w');
     try {
       await writeAllAt(handle, buffers, start);
     } finally {

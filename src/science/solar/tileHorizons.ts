@@ -318,11 +318,9 @@ interface SectorBoundaries {
 }
 
 const boundaryTables = new Map<number, SectorBoundaries>();
-let lastBoundaries: SectorBoundaries | null = null;
 
 /** sin and cos of the azimuths k·2π/S, k = 0 … S (computed once per S). */
 function sectorBoundaries(sectors: number): SectorBoundaries {
-  if (lastBoundaries && lastBoundaries.sin.length === sectors + 1) return lastBoundaries;
   let table = boundaryTables.get(sectors);
   if (!table) {
     table = { sin: new Float64Array(sectors + 1), cos: new Float64Array(sectors + 1), atBoundary: new Float64Array(sectors + 1) };
@@ -332,6 +330,5 @@ function sectorBoundaries(sectors: number): SectorBoundaries {
     }
     boundaryTables.set(sectors, table);
   }
-  lastBoundaries = table;
   return table;
 }

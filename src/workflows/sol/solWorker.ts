@@ -43,7 +43,7 @@ function encode(values: Float32Array, width: number, height: number, allNodata =
   timings.encodeSeconds += (performance.now() - t0) / 1000;
   timings.rawBytes += tile.byteLength;
   if (allNodata) nodataTile = new Uint8Array(bytes);
-  // (copied into the batch's buffer before the next tile is encoded: see sendProducts)
+  // (a buffer of its own until sendProducts copies it into the batch's)
   return bytes;
 }
 
