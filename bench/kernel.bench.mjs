@@ -3,8 +3,9 @@
 //
 //   node bench/kernel.bench.mjs [--dem file.tif] [--days 365] [--rounds 2] [--baseline-ref main | --baseline <dist dir>]
 //
-// This build is measured with its WebAssembly kernel and with its TypeScript kernel (builds with
-// science/solar/dailyKernelWasm.js), the baseline with whichever it has.
+// This build is measured with its WebAssembly kernel and with its TypeScript kernel, the baseline with its
+// WebAssembly kernel where it has one (compiled into build/wasm/ beside its dist/; --baseline-ref compiles the
+// ref's assembly/ there), else its TypeScript kernel.
 //
 // With a baseline, both builds run in the same process, alternating round by round, so the ratio is measured
 // side by side (this machine's timings drift by ±30 %). --baseline-ref builds that git ref's sources into
@@ -14,7 +15,7 @@
 // process's CPU time; on a shared machine the CPU time (kernel_cell_days_per_cpu_second, kernel_speedup_cpu)
 // leaves out the time spent waiting for a core. Builds with `integrateBlockDays` get KERNEL_DAY_BATCH days per
 // call, as the sol workers do.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -38,10 +39,14 @@ function baselineBuild(ref) {
   if (existsSync(join(dist, 'workflows/sol/plan.js'))) return dist;
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
-  const archive = execFileSync('git', ['-C', repo, 'archive', ref, 'src', 'tsconfig.json', 'tsconfig.build.json', 'package.json'], { maxBuffer: 1 << 28 });
+  // with its WebAssembly kernels where the ref has them (assembly/ and the script that compiles them)
+  const hasWasm = ['assembly', 'scripts/build-wasm.mjs'].every((path) => spawnSync('git', ['-C', repo, 'cat-file', '-e', `${ref}:${path}`]).status === 0);
+  const paths = ['src', 'tsconfig.json', 'tsconfig.build.json', 'package.json', ...(hasWasm ? ['assembly', 'scripts'] : [])];
+  const archive = execFileSync('git', ['-C', repo, 'archive', ref, ...paths], { maxBuffer: 1 << 28 });
   execFileSync('tar', ['-x', '-C', root], { input: archive });
   symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'));
   execFileSync(process.execPath, [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(root, 'tsconfig.build.json')], { stdio: 'inherit' });
+  if (hasWasm) execFileSync(process.execPath, [join(root, 'scripts/build-wasm.mjs')], { stdio: 'inherit' });
   return dist;
 }
 
@@ -154,7 +159,12 @@ async function prepare(name, dist, kernelChoice = 'typescript') {
 
 const builds = [await prepare('this build, WebAssembly kernel', join(repo, 'dist'), 'wasm'), await prepare('this build, TypeScript kernel', join(repo, 'dist'))];
 const baselineDist = option('baseline', option('baseline-ref', null) && baselineBuild(option('baseline-ref')));
-if (baselineDist) builds.push(await prepare(`baseline ${option('baseline-ref', baselineDist)}`, resolve(baselineDist)));
+if (baselineDist) {
+  // the baseline with its WebAssembly kernel when it has one (compiled beside its dist/), else its TypeScript kernel
+  const dist = resolve(baselineDist);
+  const wasm = existsSync(join(dist, 'science/solar/dailyKernelWasm.js')) && existsSync(join(dist, '../build/wasm/dailyKernel.wasm'));
+  builds.push(await prepare(`baseline ${option('baseline-ref', baselineDist)}${wasm ? ', WebAssembly kernel' : ''}`, dist, wasm ? 'wasm' : 'typescript'));
+}
 
 const seconds = builds.map(() => []);
 const cpuSeconds = builds.map(() => []);

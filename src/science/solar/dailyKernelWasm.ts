@@ -1,8 +1,9 @@
 /**
  * The daily kernel in WebAssembly: `integrateBlockDays` of dailyKernel.ts compiled from assembly/dailyKernel.ts
- * (AssemblyScript, statement for statement, outputs equal to the bit — a test holds them so). About 1.7× the
- * cell-days per second of the TypeScript kernel on one thread (bench/kernel.bench.mjs), chiefly because the
- * compiled loops read typed memory without bounds checks and the run sums go two at a time (SIMD).
+ * (AssemblyScript: the same decisions with the same arithmetic, outputs equal to the bit — a test holds them
+ * so), with terrain shadows four cells of a row at a time (assembly/sunlitLanes.ts). About 2× the cell-days per
+ * second of the TypeScript kernel on one thread (bench/kernel.bench.mjs): the compiled loops read typed memory
+ * without bounds checks, four cells share each look at a sample, and the run sums go two at a time (SIMD).
  *
  * Everything the kernel reads lives in the module's memory, laid out once per capacity (`reserve`): the day
  * samples of a batch of days (filled by `sunSamplesForDay`, as views), the tile's horizons (filled by
@@ -21,6 +22,10 @@ import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js'
 const DESCRIPTOR_FIELDS = 39;
 const DAY_FIELDS = 26;
 const PREFIX_QUANTITIES = 26;
+// Scratch of the kernel (assembly/sunlitLanes.ts, LANE_SCRATCH_BYTES): four cells' sums, run states and state,
+// and their group bounds for up to MAX_GROUP_SECTORS group sectors.
+const SUMS_SCRATCH_BYTES = 17504;
+const MAX_GROUP_SECTORS = 256;
 
 /** Cells and elevation-window cells the kernel's memory has room for. */
 export interface WasmKernelCapacity {
@@ -60,7 +65,7 @@ interface MemoryLayout {
 function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: number, capacity: WasmKernelCapacity): MemoryLayout {
   const { cells, windowCells } = capacity;
   const ints = arena.take(Int32Array, DESCRIPTOR_FIELDS + DAY_FIELDS * KERNEL_DAY_BATCH);
-  const scalars = arena.take(Float64Array, 1 + PREFIX_QUANTITIES);
+  const scalars = arena.take(Float64Array, 1 + SUMS_SCRATCH_BYTES / 8);
   const nearCapacity = sampleCapacity * Math.max(1, layout?.nearSteps ?? 0);
   const daySamples: DaySamples[] = [];
   const dayScalars: Float64Array[] = [];
@@ -151,7 +156,9 @@ export class WasmDailyKernel {
   constructor(
     private readonly layout: HorizonLayout | null,
     private readonly sampleCapacity: number,
-  ) {}
+  ) {
+    if (layout && groupSectors(layout) > MAX_GROUP_SECTORS) throw new RangeError(`at most ${MAX_GROUP_SECTORS} group sectors, not ${groupSectors(layout)}`);
+  }
 
   /** Makes room for a tile of `cells` cells and an elevation window of `windowCells` (keeps a larger memory). */
   reserve(cells: number, windowCells: number): void {
@@ -162,7 +169,9 @@ export class WasmDailyKernel {
     const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes.used / PAGE_BYTES) });
     const instance = instantiateKernel('dailyKernel', memory, DESCRIPTOR_FIELDS);
     const dayFields = (instance.exports.DAY_FIELDS as WebAssembly.Global).value as number;
-    if (dayFields !== DAY_FIELDS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
+    const scratchBytes = (instance.exports.LANE_SCRATCH_BYTES as WebAssembly.Global).value as number;
+    const maxGroups = (instance.exports.MAX_GROUP_SECTORS as WebAssembly.Global).value as number;
+    if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
     const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity);
     views.daySamples.forEach((s, d) => {
       const arrays = [s.altitudeUnits, s.sinAltitude, s.sunEast, s.sunNorth, s.nearSector, s.horizonDirection0, s.horizonDirection1, s.horizonWeight, s.nearStart, s.nearOffset, s.nearCol, s.nearRow, s.nearThreshold, s.prefix, s.sampleGroup, s.groupSector, s.groupStart, s.groupEnd, s.groupMinAltitude, s.groupMaxAltitude, views.globalOut[d]!, views.hoursOut[d]!, views.dayScalars[d]!];

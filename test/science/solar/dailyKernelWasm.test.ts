@@ -27,7 +27,10 @@ const WIDTH = 44;
 const HEIGHT = 36;
 const DAYS = [1, 2, 80, 172, 266, 355];
 
-/** Hills, a wall that casts long shadows, nodata cells in the second tile where the first tile has valid ones. */
+/**
+ * Hills, a wall that casts long shadows, nodata cells in the second tile where the first tile has valid ones,
+ * and one inside the first tile (among the four cells the kernel integrates together).
+ */
 function terrain(): Float32Array {
   const z = new Float32Array(WIDTH * HEIGHT);
   for (let r = 0; r < HEIGHT; r++) {
@@ -37,7 +40,7 @@ function terrain(): Float32Array {
       z[r * WIDTH + c] = h;
     }
   }
-  for (const [r, c] of [[24, 3], [25, 3], [30, 10], [35, 0]] as const) z[r * WIDTH + c] = NaN;
+  for (const [r, c] of [[24, 3], [25, 3], [30, 10], [35, 0], [15, 21]] as const) z[r * WIDTH + c] = NaN;
   return z;
 }
 
@@ -144,4 +147,6 @@ test('the WebAssembly kernel refuses what it was not prepared for', () => {
   const foreign = surfaceTerms(new Float64Array(100).fill(100), new Float64Array(100), new Float64Array(100));
   assert.throws(() => wasm.integrateBlockDays(tile, tile, 1, foreign, kernelTerrain, 0.2), /surfaceAllocator/);
   assert.throws(() => wasm.loadElevationWindow(model, { rowStart: 0, rowEnd: 40, colStart: 0, colEnd: 40 }, 4, 4), /exceeds the reserved room/);
+  // the kernel keeps four cells' group bounds for at most 256 group sectors
+  assert.throws(() => new WasmDailyKernel({ directions: 257, nearSectors: 257, nearSteps: 4 }, sampleCapacity(15)), /at most 256 group sectors/);
 });

@@ -1,0 +1,331 @@
+/**
+ * The terrain-shadowed daily sums of the WebAssembly kernel (assembly/dailyKernel.ts), four neighbouring cells
+ * of a row at a time (the "lanes"). The four cells share the day's samples: per group of samples their group
+ * bounds are compared for all four at once, and per sample of a group that not every lane's bounds decide,
+ * the sample's altitude is compared with the four cells' lit and dark bounds at once (128-bit SIMD, two f64 per
+ * vector). Only the lanes whose altitude lies between the two bounds get the exact test, one by one: in front
+ * of the surface's plane, above the interpolated far-field horizon and the near field's lower bound, and above
+ * its upper bound or not hidden by any cell of the near-field ray (traced up to the grid's edge).
+ *
+ * Every lane's decision is the one `sunlitSums` of src/science/solar/dailyKernel.ts makes for that cell, with
+ * the same IEEE operations on the same values: lit by the group's lit bound, else dark by its dark bound,
+ * else per sample as above. The samples above every lit bound of all the lanes around noon are taken as lit
+ * without looking at their groups; each lane's group bounds would make them lit anyway (a cell's lit-everywhere
+ * bound is the largest of its group lit bounds). Each lane's lit samples form the same runs, whose prefix sums
+ * are added in the same order, so the sums are equal to the bit (test/science/solar/dailyKernelWasm.test.ts).
+ * Units and quantities: see src/science/solar/dailyKernel.ts.
+ */
+
+import { f64at, fi, i16at, i32at } from './memoryAccess';
+import {
+  PREFIX_QUANTITIES,
+  D_DIRECTIONS,
+  D_NEAR_SECTORS,
+  D_GROUPS_PER_CELL,
+  D_FAR,
+  D_NEAR_UPPER,
+  D_NEAR_LOWER,
+  D_LIT_BOUND,
+  D_DARK_BOUND,
+  D_INCLINED,
+  D_NORMAL_EAST,
+  D_NORMAL_NORTH,
+  D_NORMAL_UP,
+  D_ELEVATION,
+  D_VALID,
+  D_GRID_WIDTH,
+  D_GRID_HEIGHT,
+  D_MARGIN_ROWS,
+  D_MARGIN_COLS,
+  Y_COUNT,
+  Y_PEAK,
+  Y_GROUP_COUNT,
+  Y_ALTITUDE,
+  Y_SIN_ALTITUDE,
+  Y_SUN_EAST,
+  Y_SUN_NORTH,
+  Y_NEAR_SECTOR,
+  Y_HD0,
+  Y_HD1,
+  Y_HW,
+  Y_NEAR_START,
+  Y_NEAR_OFFSET,
+  Y_NEAR_COL,
+  Y_NEAR_ROW,
+  Y_NEAR_THRESHOLD,
+  Y_PREFIX,
+  Y_SAMPLE_GROUP,
+  Y_GROUP_SECTOR,
+  Y_GROUP_START,
+  Y_GROUP_END,
+  Y_GROUP_MIN,
+  Y_GROUP_MAX,
+} from './kernelLayout';
+
+/** Cells integrated together. */
+export const LANES: i32 = 4;
+/** Bytes of one lane's sums (PREFIX_QUANTITIES f64) in the scratch area: lane l's at sums + l · LANE_SUMS_BYTES. */
+export const LANE_SUMS_BYTES: i32 = PREFIX_QUANTITIES * 8;
+// after the four lanes' sums: each lane's run start (i32) and its count of runs (i32)
+const RUN_START: i32 = LANES * LANE_SUMS_BYTES;
+const RUN_COUNT: i32 = RUN_START + LANES * 4;
+// then each lane's state (`prepareLanes`): the normal of its plane test, its elevation, where its horizons
+// start, its row and column, and whether its near-field rays stay inside the grid
+const LANE_STATE: i32 = RUN_COUNT + LANES * 4;
+const LANE_STATE_BYTES: i32 = 64;
+const L_TEST_EAST: i32 = 0;
+const L_TEST_NORTH: i32 = 8;
+const L_TEST_UP: i32 = 16;
+const L_Z0: i32 = 24;
+const L_FAR_BASE: i32 = 32;
+const L_NEAR_BASE: i32 = 36;
+const L_ROW: i32 = 40;
+const L_COL: i32 = 44;
+const L_INTERIOR: i32 = 48;
+// then the lanes' group bounds: per group sector the lit bounds of lanes 0–1 and 2–3 and the dark bounds of
+// lanes 0–1 and 2–3, four f64 vectors
+const GROUP_BOUNDS: i32 = LANE_STATE + LANES * LANE_STATE_BYTES;
+const GROUP_BOUNDS_BYTES: i32 = 64;
+/** The most group sectors a layout may have (N ≤ 256 far directions have at most 256). */
+export const MAX_GROUP_SECTORS: i32 = 256;
+/** Bytes of scratch at the descriptor's D_SUMS. */
+export const LANE_SCRATCH_BYTES: i32 = GROUP_BOUNDS + MAX_GROUP_SECTORS * GROUP_BOUNDS_BYTES;
+
+/** One bit per lane (bit l: lane l) from the masks of lanes 0–1 and 2–3. */
+@inline function laneBits(low: v128, high: v128): i32 {
+  return i64x2.bitmask(low) | (i64x2.bitmask(high) << 2);
+}
+
+/** Two f64 from the i16 arrays at `ptr`: elements i and j. */
+@inline function i16Pair(ptr: i32, i: i32, j: i32): v128 {
+  return f64x2.replace_lane(f64x2.splat(i16at(ptr, i)), 1, i16at(ptr, j));
+}
+
+/**
+ * Lays out the state of the `lanes` cells (row, col) … (tile-local `cell` …, window index `gridCell` …) for
+ * `sunlitLanes`: each lane's plane test, elevation, horizon offsets and whether its near-field rays stay inside
+ * the grid, and the lanes' group bounds as vectors. Lanes beyond `lanes` repeat the first cell and are not
+ * valid. Returns the valid lanes (one bit each).
+ */
+export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i32, gridCell: i32, lanes: i32): i32 {
+  const validCells = fi(desc, D_VALID);
+  const inclined = fi(desc, D_INCLINED);
+  const width = fi(desc, D_GRID_WIDTH);
+  const height = fi(desc, D_GRID_HEIGHT);
+  const marginRows = fi(desc, D_MARGIN_ROWS);
+  const marginCols = fi(desc, D_MARGIN_COLS);
+  const elevation = fi(desc, D_ELEVATION);
+  const rowInterior = row >= marginRows && row < height - marginRows;
+  let valid = 0;
+  for (let lane = 0; lane < LANES; lane++) {
+    const shift = lane < lanes ? lane : 0;
+    const laneCell = cell + shift;
+    if (lane < lanes && load<u8>(<usize>validCells + <usize>laneCell) == 1) valid |= 1 << lane;
+    const state = <usize>sums + <usize>(LANE_STATE + lane * LANE_STATE_BYTES);
+    const tilted = load<u8>(<usize>inclined + <usize>laneCell) == 1;
+    store<f64>(state + L_TEST_EAST, tilted ? f64at(fi(desc, D_NORMAL_EAST), laneCell) : 0.0);
+    store<f64>(state + L_TEST_NORTH, tilted ? f64at(fi(desc, D_NORMAL_NORTH), laneCell) : 0.0);
+    store<f64>(state + L_TEST_UP, tilted ? f64at(fi(desc, D_NORMAL_UP), laneCell) : 1.0);
+    store<f64>(state + L_Z0, <f64>load<f32>(<usize>elevation + (<usize>(gridCell + shift) << 2)));
+    store<i32>(state + L_FAR_BASE, laneCell * fi(desc, D_DIRECTIONS));
+    store<i32>(state + L_NEAR_BASE, laneCell * fi(desc, D_NEAR_SECTORS));
+    store<i32>(state + L_ROW, row);
+    store<i32>(state + L_COL, col + shift);
+    store<i32>(state + L_INTERIOR, i32(rowInterior && col + shift >= marginCols && col + shift < width - marginCols));
+  }
+  const groups = fi(desc, D_GROUPS_PER_CELL);
+  const litBound = fi(desc, D_LIT_BOUND);
+  const darkBound = fi(desc, D_DARK_BOUND);
+  const cell1 = lanes > 1 ? cell + 1 : cell;
+  const cell2 = lanes > 2 ? cell + 2 : cell;
+  const cell3 = lanes > 3 ? cell + 3 : cell;
+  let at = <usize>sums + <usize>GROUP_BOUNDS;
+  for (let g = 0; g < groups; g++) {
+    v128.store(at, i16Pair(litBound, cell * groups + g, cell1 * groups + g));
+    v128.store(at + 16, i16Pair(litBound, cell2 * groups + g, cell3 * groups + g));
+    v128.store(at + 32, i16Pair(darkBound, cell * groups + g, cell1 * groups + g));
+    v128.store(at + 48, i16Pair(darkBound, cell2 * groups + g, cell3 * groups + g));
+    at += <usize>GROUP_BOUNDS_BYTES;
+  }
+  return valid;
+}
+
+/** Adds the prefix sums of the sunlit run of samples [first, end) to the sums at `sums` (sets them for the first run). */
+@inline export function addRun(sums: i32, prefix: i32, first: i32, end: i32, firstRun: bool): void {
+  const from = <usize>prefix + (<usize>(first * PREFIX_QUANTITIES) << 3);
+  const to = <usize>prefix + (<usize>(end * PREFIX_QUANTITIES) << 3);
+  const s = <usize>sums;
+  if (firstRun) {
+    for (let q: usize = 0; q < <usize>PREFIX_QUANTITIES * 8; q += 16) {
+      v128.store(s + q, f64x2.sub(v128.load(to + q), v128.load(from + q)));
+    }
+  } else {
+    for (let q: usize = 0; q < <usize>PREFIX_QUANTITIES * 8; q += 16) {
+      v128.store(s + q, f64x2.add(v128.load(s + q), f64x2.sub(v128.load(to + q), v128.load(from + q))));
+    }
+  }
+}
+
+/** `addRun` into lane `lane`'s sums, counting its runs. */
+function addLaneRun(sums: i32, prefix: i32, lane: i32, first: i32, end: i32): void {
+  const countAt = <usize>sums + <usize>(RUN_COUNT + lane * 4);
+  const runs = load<i32>(countAt);
+  store<i32>(countAt, runs + 1);
+  addRun(sums + lane * LANE_SUMS_BYTES, prefix, first, end, runs == 0);
+}
+
+/**
+ * Lanes whose lit state changes at sample k (bits of `lit` against `inRun`): runs start at k or end before it.
+ * Returns the new lit state.
+ */
+function switchRuns(sums: i32, prefix: i32, inRun: i32, lit: i32, k: i32): i32 {
+  let changed = inRun ^ lit;
+  while (changed != 0) {
+    const lane = ctz(changed);
+    changed &= changed - 1;
+    const startAt = <usize>sums + <usize>(RUN_START + lane * 4);
+    if ((lit >> lane) & 1) store<i32>(startAt, k);
+    else addLaneRun(sums, prefix, lane, load<i32>(startAt), k);
+  }
+  return lit;
+}
+
+/**
+ * The sums over the sunlit samples of one day of the lanes prepared by `prepareLanes` (only the lanes of
+ * `valid`, one bit each) into lane l's sums at `sums + l · LANE_SUMS_BYTES`. `cell`, `gridCell`: the first
+ * lane's tile-local and window index; `everywhere`: the largest lit-everywhere bound of the valid lanes
+ * [horizon units]. Returns the lanes with at least one sunlit sample (only their sums are set).
+ */
+export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridCell: i32, valid: i32, everywhere: f64): i32 {
+  const count = fi(day, Y_COUNT);
+  const prefix = fi(day, Y_PREFIX);
+  const peak = fi(day, Y_PEAK);
+  const sampleGroup = fi(day, Y_SAMPLE_GROUP);
+  const altitudeUnits = fi(day, Y_ALTITUDE);
+  const sinAltitude = fi(day, Y_SIN_ALTITUDE);
+  const sunEast = fi(day, Y_SUN_EAST);
+  const sunNorth = fi(day, Y_SUN_NORTH);
+  const hd0 = fi(day, Y_HD0);
+  const hd1 = fi(day, Y_HD1);
+  const hw = fi(day, Y_HW);
+  const nearSector = fi(day, Y_NEAR_SECTOR);
+  const nearStart = fi(day, Y_NEAR_START);
+  const nearOffset = fi(day, Y_NEAR_OFFSET);
+  const nearCol = fi(day, Y_NEAR_COL);
+  const nearRow = fi(day, Y_NEAR_ROW);
+  const nearThreshold = fi(day, Y_NEAR_THRESHOLD);
+  const groupCount = fi(day, Y_GROUP_COUNT);
+  const groupSector = fi(day, Y_GROUP_SECTOR);
+  const groupStart = fi(day, Y_GROUP_START);
+  const groupEnd = fi(day, Y_GROUP_END);
+  const groupMin = fi(day, Y_GROUP_MIN);
+  const groupMax = fi(day, Y_GROUP_MAX);
+  const far = fi(desc, D_FAR);
+  const nearUpper = fi(desc, D_NEAR_UPPER);
+  const nearLower = fi(desc, D_NEAR_LOWER);
+  const directions = fi(desc, D_DIRECTIONS);
+  const nearSectors = fi(desc, D_NEAR_SECTORS);
+  const elevation = fi(desc, D_ELEVATION);
+  const width = fi(desc, D_GRID_WIDTH);
+  const height = fi(desc, D_GRID_HEIGHT);
+  for (let lane = 0; lane < LANES; lane++) store<i32>(<usize>sums + <usize>(RUN_COUNT + lane * 4), 0);
+  let inRun = 0;
+  // the groups strictly between `skipFrom` and `skipTo` have the sun above every lit bound of every lane
+  let skipFrom = groupCount;
+  let skipTo = groupCount;
+  if (count > 0 && f64at(altitudeUnits, peak) >= everywhere) {
+    let lo = 0;
+    let hi = peak;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (f64at(altitudeUnits, mid) >= everywhere) hi = mid;
+      else lo = mid + 1;
+    }
+    skipFrom = i32at(sampleGroup, lo);
+    lo = peak;
+    hi = count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (f64at(altitudeUnits, mid) >= everywhere) lo = mid;
+      else hi = mid - 1;
+    }
+    skipTo = i32at(sampleGroup, lo);
+  }
+  for (let g = 0; g < groupCount; g++) {
+    if (g == skipFrom + 1 && g < skipTo) {
+      if (inRun != valid) inRun = switchRuns(sums, prefix, inRun, valid, i32at(groupStart, g));
+      g = skipTo - 1;
+      continue;
+    }
+    const first = i32at(groupStart, g);
+    const last = i32at(groupEnd, g);
+    const bounds = <usize>sums + <usize>(GROUP_BOUNDS + i32at(groupSector, g) * GROUP_BOUNDS_BYTES);
+    const lit0 = v128.load(bounds);
+    const lit2 = v128.load(bounds, 16);
+    const dark0 = v128.load(bounds, 32);
+    const dark2 = v128.load(bounds, 48);
+    const lowest = f64x2.splat(f64at(groupMin, g));
+    const highest = f64x2.splat(f64at(groupMax, g));
+    // lanes lit or dark for the whole group (the lit bound first, as the scalar kernel tests it)
+    const groupLit = laneBits(f64x2.ge(lowest, lit0), f64x2.ge(lowest, lit2));
+    const groupDark = laneBits(f64x2.lt(highest, dark0), f64x2.lt(highest, dark2)) & ~groupLit;
+    if (((groupLit | groupDark | ~valid) & 15) == 15) {
+      if (inRun != (groupLit & valid)) inRun = switchRuns(sums, prefix, inRun, groupLit & valid, first);
+      continue;
+    }
+    const fixedLit = groupLit & valid;
+    const open = valid & ~groupLit & ~groupDark;
+    for (let k = first; k < last; k++) {
+      const altitude = f64at(altitudeUnits, k);
+      const sunAltitude = f64x2.splat(altitude);
+      const above0 = f64x2.ge(sunAltitude, lit0);
+      const above2 = f64x2.ge(sunAltitude, lit2);
+      let lit = fixedLit | (laneBits(above0, above2) & open);
+      // between the bounds: the exact test, lane by lane
+      let exact = laneBits(v128.andnot(f64x2.ge(sunAltitude, dark0), above0), v128.andnot(f64x2.ge(sunAltitude, dark2), above2)) & open;
+      while (exact != 0) {
+        const lane = ctz(exact);
+        exact &= exact - 1;
+        const state = <usize>sums + <usize>(LANE_STATE + lane * LANE_STATE_BYTES);
+        const base = load<i32>(state + L_FAR_BASE);
+        const a0 = i16at(far, base + i32at(hd0, k));
+        const a1 = i16at(far, base + i32at(hd1, k));
+        const near = load<i32>(state + L_NEAR_BASE) + i32at(nearSector, k);
+        const inFront =
+          i32(load<f64>(state + L_TEST_EAST) * f64at(sunEast, k) + load<f64>(state + L_TEST_NORTH) * f64at(sunNorth, k) + load<f64>(state + L_TEST_UP) * f64at(sinAltitude, k) > 0) &
+          i32(altitude >= a0 + f64at(hw, k) * (a1 - a0)) &
+          i32(altitude >= i16at(nearLower, near));
+        if (inFront == 0) continue;
+        if (altitude >= i16at(nearUpper, near)) {
+          lit |= 1 << lane;
+          continue;
+        }
+        // between the near field's bounds: trace the ray over the cells around the lane's cell (up to the grid's edge)
+        const z0 = load<f64>(state + L_Z0);
+        const rayBase = gridCell + lane;
+        const interior = load<i32>(state + L_INTERIOR) == 1;
+        let hidden = false;
+        const end = i32at(nearStart, k + 1);
+        for (let j = i32at(nearStart, k); j < end; j++) {
+          if (!interior) {
+            const r = load<i32>(state + L_ROW) + i32at(nearRow, j);
+            const c = load<i32>(state + L_COL) + i32at(nearCol, j);
+            if (r < 0 || r >= height || c < 0 || c >= width) break;
+          }
+          if (<f64>load<f32>(<usize>elevation + (<usize>(rayBase + i32at(nearOffset, j)) << 2)) - z0 > f64at(nearThreshold, j)) {
+            hidden = true;
+            break;
+          }
+        }
+        if (!hidden) lit |= 1 << lane;
+      }
+      if (lit != inRun) inRun = switchRuns(sums, prefix, inRun, lit, k);
+    }
+  }
+  let litLanes = 0;
+  for (let lane = 0; lane < LANES; lane++) {
+    if ((inRun >> lane) & 1) addLaneRun(sums, prefix, lane, load<i32>(<usize>sums + <usize>(RUN_START + lane * 4)), count);
+    if (load<i32>(<usize>sums + <usize>(RUN_COUNT + lane * 4)) > 0) litLanes |= 1 << lane;
+  }
+  return litLanes;
+}
