@@ -21,7 +21,7 @@
  * @see docs/solar-model.md §3–§7, Part A; dailyIrradiation.ts (the scalar form)
  */
 import { beamTransmittance, diffuseCoefficients, diffuseHorizontal, seaLevelAirMass } from './clearSky.js';
-import { HORIZON_ANGLE_UNIT_RAD, forEachNearFieldStep } from './horizon.js';
+import { HORIZON_ANGLE_UNIT_RAD, allocateNearFieldRay, nearFieldSteps, type NearFieldRay } from './horizon.js';
 import { sampleHours } from './dailyIrradiation.js';
 import { extraterrestrialIrradiance, solarDeclination, sunDirection } from './sunPosition.js';
 import type { SurfaceTerms } from './surface.js';
@@ -225,6 +225,14 @@ export function sunSectors(days: readonly number[], tiles: readonly TileGeometry
   return sectors;
 }
 
+let rayScratch: NearFieldRay = allocateNearFieldRay(0);
+
+/** Room for a near-field ray of `steps` steps (one array set, reused). */
+function nearFieldRay(steps: number): NearFieldRay {
+  if (rayScratch.colOffset.length < steps) rayScratch = allocateNearFieldRay(steps);
+  return rayScratch;
+}
+
 /** Fill `out` with the sun samples of `day` for a tile, on a grid `width` cells wide. */
 export function sunSamplesForDay(
   day: number,
@@ -278,16 +286,17 @@ export function sunSamplesForDay(
       out.horizonWeight[count] = position - k0;
     }
     out.nearStart[count] = near;
-    if (nearSteps > 0) {
-      forEachNearFieldStep(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, (colOffset, rowOffset, inverseDistance, curvatureSlope) => {
-        out.nearOffset[near] = rowOffset * width + colOffset;
-        out.nearCol[near] = colOffset;
-        out.nearRow[near] = rowOffset;
-        out.nearThreshold[near] = (tanh + curvatureSlope) / inverseDistance;
-        near++;
-        reachCols = Math.max(reachCols, Math.abs(colOffset));
-        reachRows = Math.max(reachRows, Math.abs(rowOffset));
-      });
+    const ray = nearSteps > 0 ? nearFieldRay(nearSteps) : null;
+    for (let j = 0, cells = ray ? nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, ray) : 0; j < cells; j++) {
+      const colOffset = ray!.colOffset[j]!;
+      const rowOffset = ray!.rowOffset[j]!;
+      out.nearOffset[near] = rowOffset * width + colOffset;
+      out.nearCol[near] = colOffset;
+      out.nearRow[near] = rowOffset;
+      out.nearThreshold[near] = (tanh + ray!.curvatureSlope[j]!) / ray!.inverseDistance[j]!;
+      near++;
+      if (Math.abs(colOffset) > reachCols) reachCols = Math.abs(colOffset);
+      if (Math.abs(rowOffset) > reachRows) reachRows = Math.abs(rowOffset);
     }
     // τ-dependent quantities at δ = −half, 0, +half, fitted as a + bδ + cδ²
     const m0 = seaLevelAirMass(h);

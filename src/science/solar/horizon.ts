@@ -12,7 +12,7 @@
  * sees an open horizon, −π/2).
  *
  * This module holds the definitions and the readable reference tracer. The engine splits each ray:
- *  - the near field (steps 1 … n) is traced at the exact sun azimuth when needed (`forEachNearFieldStep`),
+ *  - the near field (steps 1 … n) is traced at the exact sun azimuth when needed (`nearFieldSteps`),
  *    bounded per direction sector beforehand (nearHorizonBounds.ts);
  *  - the far field (steps > n) is computed in N stored directions by profile sweeps (sweptHorizon.ts; the
  *    exact per-cell ray over a maximum pyramid, farHorizon.ts, is its reference) and interpolated between
@@ -112,7 +112,7 @@ export function horizonUnits(tangent: number): number {
 
 /**
  * Columns and rows a near-field ray of `steps` steps can reach from its cell, whatever its azimuth (on cells
- * `cellSizeXM` × `cellSizeYM`): |offset| ≤ ⌊steps · per step + ½⌋ (`forEachNearFieldStep`), plus one for safety.
+ * `cellSizeXM` × `cellSizeYM`): |offset| ≤ ⌊steps · per step + ½⌋ (`nearFieldSteps`), plus one for safety.
  */
 export function nearFieldReach(cellSizeXM: number, cellSizeYM: number, steps: number): { cols: number; rows: number } {
   if (steps === 0) return { cols: 0, rows: 0 };
@@ -120,20 +120,28 @@ export function nearFieldReach(cellSizeXM: number, cellSizeYM: number, steps: nu
   return { cols: Math.floor((steps * stepM) / cellSizeXM + 0.5) + 1, rows: Math.floor((steps * stepM) / cellSizeYM + 0.5) + 1 };
 }
 
+/** The distinct cells of a near-field ray (`nearFieldSteps`): offsets, 1/d [1/m] and curvature slope, per cell. */
+export interface NearFieldRay {
+  readonly colOffset: Int32Array;
+  readonly rowOffset: Int32Array;
+  readonly inverseDistance: Float64Array;
+  readonly curvatureSlope: Float64Array;
+}
+
+/** Room for the cells of rays of up to `steps` steps. */
+export function allocateNearFieldRay(steps: number): NearFieldRay {
+  return { colOffset: new Int32Array(steps), rowOffset: new Int32Array(steps), inverseDistance: new Float64Array(steps), curvatureSlope: new Float64Array(steps) };
+}
+
 /**
- * Calls `visit` for each distinct cell of the first `steps` ray steps along a grid azimuth [rad, clockwise
- * from grid north], with its offsets, 1/d and curvature slope, without allocating. The near field is traced
- * this way at the exact sun azimuth, because the first cells around a cell decide its horizon in steps too
- * coarse to interpolate between stored directions.
+ * The distinct cells of the first `steps` ray steps along a grid azimuth [rad, clockwise from grid north],
+ * in order, into `out` (room for `steps`); returns how many. The near field is traced this way at the exact
+ * sun azimuth, because the first cells around a cell decide its horizon in steps too coarse to interpolate
+ * between stored directions.
  */
-export function forEachNearFieldStep(
-  cellSizeXM: number,
-  cellSizeYM: number,
-  gridAzimuthRad: number,
-  steps: number,
-  visit: (colOffset: number, rowOffset: number, inverseDistance: number, curvatureSlope: number) => void,
-): void {
+export function nearFieldSteps(cellSizeXM: number, cellSizeYM: number, gridAzimuthRad: number, steps: number, out: NearFieldRay): number {
   const { colPerStep, northPerStep } = rayDirection(cellSizeXM, cellSizeYM, gridAzimuthRad);
+  let count = 0;
   let lastCol = 0;
   let lastRow = 0;
   for (let j = 1; j <= steps; j++) {
@@ -143,8 +151,13 @@ export function forEachNearFieldStep(
     lastCol = colOffset;
     lastRow = rowOffset;
     const d = Math.sqrt((colOffset * cellSizeXM) ** 2 + (rowOffset * cellSizeYM) ** 2);
-    visit(colOffset, rowOffset, 1 / d, curvatureOverDistance(d));
+    out.colOffset[count] = colOffset;
+    out.rowOffset[count] = rowOffset;
+    out.inverseDistance[count] = 1 / d;
+    out.curvatureSlope[count] = curvatureOverDistance(d);
+    count++;
   }
+  return count;
 }
 
 /**

@@ -6,7 +6,8 @@ import {
   HORIZON_ANGLE_UNIT_RAD,
   MAX_HORIZON_UNITS,
   curvatureOverDistance,
-  forEachNearFieldStep,
+  allocateNearFieldRay,
+  nearFieldSteps,
   horizonAt,
   horizonTangentAlongRay,
   nearFieldReach,
@@ -251,11 +252,13 @@ test('near-field rays stay within nearFieldReach, and reach its edge less one', 
     const reach = nearFieldReach(dx, dy, steps);
     let cols = 0;
     let rows = 0;
+    const ray = allocateNearFieldRay(steps);
     for (let a = 0; a < 3600; a++) {
-      forEachNearFieldStep(dx, dy, (a * 2 * Math.PI) / 3600, steps, (c, r) => {
-        cols = Math.max(cols, Math.abs(c));
-        rows = Math.max(rows, Math.abs(r));
-      });
+      const count = nearFieldSteps(dx, dy, (a * 2 * Math.PI) / 3600, steps, ray);
+      for (let j = 0; j < count; j++) {
+        cols = Math.max(cols, Math.abs(ray.colOffset[j]!));
+        rows = Math.max(rows, Math.abs(ray.rowOffset[j]!));
+      }
     }
     assert.ok(cols <= reach.cols && rows <= reach.rows, `${dx} × ${dy} m, ${steps} steps: ${cols}, ${rows} within ${reach.cols}, ${reach.rows}`);
     if (steps > 0) assert.deepEqual([cols, rows], [reach.cols - 1, reach.rows - 1], `${dx} × ${dy} m, ${steps} steps`);
@@ -265,11 +268,14 @@ test('near-field rays stay within nearFieldReach, and reach its edge less one', 
 test('the near-field steps are the distinct cells of the first n ray steps', () => {
   const cells = (dx: number, dy: number, azimuth: number, steps: number) => {
     const out: [number, number][] = [];
-    forEachNearFieldStep(dx, dy, azimuth, steps, (c, r, inverseDistance, curvatureSlope) => {
+    const ray = allocateNearFieldRay(steps);
+    for (let j = 0, count = nearFieldSteps(dx, dy, azimuth, steps, ray); j < count; j++) {
+      const c = ray.colOffset[j]!;
+      const r = ray.rowOffset[j]!;
       out.push([c, r]);
       const d = Math.hypot(c * dx, r * dy);
-      assert.ok(Math.abs(1 / inverseDistance - d) < 1e-9 && curvatureSlope === curvatureOverDistance(1 / inverseDistance));
-    });
+      assert.ok(Math.abs(1 / ray.inverseDistance[j]! - d) < 1e-9 && ray.curvatureSlope[j] === curvatureOverDistance(1 / ray.inverseDistance[j]!));
+    }
     return out;
   };
   // sin 35° = 0.574 columns and cos 35° = 0.819 rows north per step
