@@ -3,11 +3,14 @@
  * [k·2π/K, (k + 1)·2π/K]: the daily kernel traces the near field at the exact sun azimuth only for samples
  * between the two bounds, and decides every other sample from them.
  *
- *  - Upper bound: the steepest view to any cell the near-field ray can land on while its azimuth stays in
- *    the sector (every cell whose square meets the sector within reach of n steps).
- *  - Lower bound: for each step s, the flattest view among the cells the ray can land on at step s within
- *    the sector; the steepest of these over the steps (each step's cell is certainly one of them). Steps
- *    whose candidates may leave the grid end the bound; nodata candidates make their step's minimum −∞.
+ * The candidates of step s in sector k are the cells the ray's step s lands on at some azimuth of the sector
+ * (the nearest cell to the point s·L along the azimuth, horizon.ts): found exactly, from the azimuths at
+ * which that point crosses a cell boundary, with a margin for the cell sizes the rays are traced with
+ * (`cellSizeSlack`) and for rounding.
+ *  - Upper bound: the steepest view to any candidate of any step of the sector.
+ *  - Lower bound: for each step s, the flattest view among its candidates; the steepest of these over the
+ *    steps (each step's cell is certainly one of them). Steps whose candidates may leave the grid end the
+ *    bound; nodata candidates make their step's minimum −∞.
  *
  * The candidate cells depend only on the cell size, the sectors and n, so they are listed once.
  * @see horizon.ts (the model), dailyKernel.ts (their use)
@@ -64,11 +67,11 @@ function candidateCells(cols: readonly number[], rows: readonly number[], cellSi
 
 /**
  * The candidate cells of `sectors` sectors and `steps` near-field steps on cells of the given size [m], in a
- * grid `gridWidth` cells wide.
+ * grid `gridWidth` cells wide, for rays traced with cell sizes within `cellSizeSlack` (relative) of these.
  */
-export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number, steps: number, gridWidth: number): NearCandidates {
-  const upper = upperCandidates(cellSizeXM, cellSizeYM, sectors, steps);
-  const lower = lowerCandidates(cellSizeXM, cellSizeYM, sectors, steps);
+export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number, steps: number, gridWidth: number, cellSizeSlack = 0): NearCandidates {
+  const lower = stepCandidates(cellSizeXM, cellSizeYM, sectors, steps, cellSizeSlack);
+  const upper = sectorUnion(lower, sectors, steps, cellSizeXM, cellSizeYM);
   let reachCols = 0;
   let reachRows = 0;
   for (const cells of [upper.cells, lower.cells]) {
@@ -114,76 +117,48 @@ export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: 
   };
 }
 
-/** Every cell whose square meets sector k within reach of `steps` ray steps, grouped by sector. */
-function upperCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number, steps: number) {
-  const reach = steps * 0.5 * (cellSizeXM + cellSizeYM) * (1 + 1e-9);
-  const maxCols = Math.ceil(reach / cellSizeXM) + 1;
-  const maxRows = Math.ceil(reach / cellSizeYM) + 1;
-  const width = (2 * Math.PI) / sectors;
-  const bySector: { cols: number[]; rows: number[] }[] = Array.from({ length: sectors }, () => ({ cols: [], rows: [] }));
-  for (let dr = -maxRows; dr <= maxRows; dr++) {
-    for (let dc = -maxCols; dc <= maxCols; dc++) {
-      if (dr === 0 && dc === 0) continue;
-      // the cell's square in metres, x east, y north (row offsets grow southward)
-      const x0 = (dc - 0.5) * cellSizeXM;
-      const x1 = (dc + 0.5) * cellSizeXM;
-      const y0 = (-dr - 0.5) * cellSizeYM;
-      const y1 = (-dr + 0.5) * cellSizeYM;
-      if (Math.hypot(Math.max(x0, Math.min(0, x1)), Math.max(y0, Math.min(0, y1))) > reach) continue;
-      // azimuth range of the square seen from the origin, relative to its centre's azimuth
-      const centre = Math.atan2(dc * cellSizeXM, -dr * cellSizeYM);
-      let lo = Infinity;
-      let hi = -Infinity;
-      for (const [x, y] of [[x0, y0], [x0, y1], [x1, y0], [x1, y1]] as const) {
-        let a = Math.atan2(x, y) - centre;
-        if (a > Math.PI) a -= 2 * Math.PI;
-        if (a < -Math.PI) a += 2 * Math.PI;
-        lo = Math.min(lo, a);
-        hi = Math.max(hi, a);
-      }
-      for (let k = 0; k < sectors; k++) {
-        // sector k relative to the cell's centre azimuth, wrapped to (−π, π]
-        let a = k * width - centre;
-        a -= 2 * Math.PI * Math.round(a / (2 * Math.PI));
-        const b = a + width;
-        const overlaps = (a <= hi && b >= lo) || (a + 2 * Math.PI <= hi && b + 2 * Math.PI >= lo) || (a - 2 * Math.PI <= hi && b - 2 * Math.PI >= lo);
-        if (overlaps) {
-          bySector[k]!.cols.push(dc);
-          bySector[k]!.rows.push(dr);
-        }
-      }
-    }
-  }
-  return flatten(bySector, cellSizeXM, cellSizeYM);
-}
+/** Largest relative cell-size difference `stepCandidates` allows for when none is given: rounding only. */
+const ROUNDING_MARGIN_CELLS = 1e-9;
 
 /**
- * For each sector and step s, every cell the ray can land on at step s within the sector: cells within a
- * tenth of a cell of a densely sampled arc of radius s·L (a superset of the exact ones).
+ * For each sector k and step s (groups k·steps + s − 1), every cell the ray's step s can land on at an azimuth
+ * of the sector: the point p(φ) = s·L·(sin φ / dx, cos φ / dy) [cells east, north] rounds to one cell between
+ * consecutive azimuths at which a coordinate crosses a half-integer, so the cells are those at the middles of
+ * the pieces between the sector's ends and these crossings; each point is widened by a margin of
+ * `cellSizeSlack` times the reach (a ray traced with other cell sizes lands that much elsewhere) plus
+ * rounding, which also takes in both cells at every crossing.
  */
-function lowerCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number, steps: number) {
+function stepCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number, steps: number, cellSizeSlack: number) {
   const stepM = 0.5 * (cellSizeXM + cellSizeYM);
   const width = (2 * Math.PI) / sectors;
-  const margin = 0.1;
+  const reachCells = (steps * stepM) / Math.min(cellSizeXM, cellSizeYM) + 1;
+  const margin = reachCells * cellSizeSlack + ROUNDING_MARGIN_CELLS;
   const groups: { cols: number[]; rows: number[] }[] = [];
+  const crossings: number[] = [];
   for (let k = 0; k < sectors; k++) {
+    const from = k * width;
+    const to = (k + 1) * width;
     for (let s = 1; s <= steps; s++) {
-      // (keyed by number: the cells in the order first found)
+      const rx = (s * stepM) / cellSizeXM;
+      const ry = (s * stepM) / cellSizeYM;
+      crossings.length = 0;
+      crossings.push(from, to);
+      halfIntegerCrossings(rx, Math.sin, Math.asin, from, to, crossings);
+      halfIntegerCrossings(ry, Math.cos, Math.acos, from, to, crossings);
+      crossings.sort((x, y) => x - y);
       const found = new Map<number, [number, number]>();
-      const radius = s * stepM;
-      const samples = Math.max(2, Math.ceil((radius * width) / (0.2 * Math.min(cellSizeXM, cellSizeYM))) + 1);
-      for (let i = 0; i <= samples; i++) {
-        const azimuth = k * width + (width * i) / samples;
-        // position in cell units, x east and y north (rows grow southward)
-        const x = (radius * Math.sin(azimuth)) / cellSizeXM;
-        const y = (radius * Math.cos(azimuth)) / cellSizeYM;
-        for (const cx of [Math.floor(x - margin + 0.5), Math.floor(x + 0.5), Math.floor(x + margin + 0.5)]) {
-          for (const cy of [Math.floor(y - margin + 0.5), Math.floor(y + 0.5), Math.floor(y + margin + 0.5)]) {
-            if (cx === 0 && cy === 0) continue;
-            found.set((cx + 32768) * 65536 + (32768 - cy), [cx, -cy]);
+      const visit = (azimuth: number) => {
+        const x = rx * Math.sin(azimuth);
+        const y = ry * Math.cos(azimuth);
+        for (const cx of [Math.floor(x - margin + 0.5), Math.floor(x + margin + 0.5)]) {
+          for (const cy of [Math.floor(y - margin + 0.5), Math.floor(y + margin + 0.5)]) {
+            if (cx !== 0 || cy !== 0) found.set((cx + 32768) * 65536 + (32768 - cy), [cx, -cy]);
           }
         }
-      }
+      };
+      visit(from);
+      visit(to);
+      for (let i = 1; i < crossings.length; i++) visit(0.5 * (crossings[i - 1]! + crossings[i]!));
       const group = { cols: [] as number[], rows: [] as number[] };
       for (const [c, r] of found.values()) {
         group.cols.push(c);
@@ -193,6 +168,55 @@ function lowerCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number
     }
   }
   return flatten(groups, cellSizeXM, cellSizeYM);
+}
+
+/**
+ * The azimuths in (from, to) at which r·f(φ) (f = sin with its inverse asin, or cos with acos) equals a
+ * half-integer, appended to `out`: every solution of f(φ) = v in [0, 2π) for each half-integer v with
+ * |v| ≤ r.
+ */
+function halfIntegerCrossings(r: number, f: (x: number) => number, inverse: (x: number) => number, from: number, to: number, out: number[]): void {
+  // f's range over the sector: its ends and any extremum inside it
+  let lo = Math.min(r * f(from), r * f(to));
+  let hi = Math.max(r * f(from), r * f(to));
+  for (let q = 0; q < 4; q++) {
+    const extremum = (q * Math.PI) / 2;
+    if (extremum > from && extremum < to) {
+      lo = Math.min(lo, r * f(extremum));
+      hi = Math.max(hi, r * f(extremum));
+    }
+  }
+  const sinLike = f === Math.sin;
+  for (let c = Math.ceil(lo - 0.5); c + 0.5 <= hi; c++) {
+    const v = (c + 0.5) / r;
+    if (Math.abs(v) > 1) continue;
+    const base = inverse(v);
+    // sin φ = v: φ = asin v or π − asin v; cos φ = v: φ = ±acos v (mod 2π)
+    for (const phi of sinLike ? [base, Math.PI - base] : [base, 2 * Math.PI - base]) {
+      const wrapped = phi < 0 ? phi + 2 * Math.PI : phi;
+      if (wrapped > from && wrapped < to) out.push(wrapped);
+    }
+  }
+}
+
+/** Per sector, every cell some step of the ray can land on (the union of the sector's step candidates). */
+function sectorUnion(steps: ReturnType<typeof flatten>, sectors: number, stepCount: number, cellSizeXM: number, cellSizeYM: number) {
+  const bySector: { cols: number[]; rows: number[] }[] = [];
+  for (let k = 0; k < sectors; k++) {
+    const seen = new Set<number>();
+    const group = { cols: [] as number[], rows: [] as number[] };
+    for (let i = steps.start[k * stepCount]!; i < steps.start[(k + 1) * stepCount]!; i++) {
+      const c = steps.cells.colOffset[i]!;
+      const r = steps.cells.rowOffset[i]!;
+      const key = (r + 32768) * 65536 + (c + 32768);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      group.cols.push(c);
+      group.rows.push(r);
+    }
+    bySector.push(group);
+  }
+  return flatten(bySector, cellSizeXM, cellSizeYM);
 }
 
 function flatten(groups: readonly { cols: number[]; rows: number[] }[], cellSizeXM: number, cellSizeYM: number) {

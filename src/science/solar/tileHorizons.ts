@@ -101,6 +101,28 @@ export function sectorMasks(layout: HorizonLayout, sunSectors: Uint8Array): Sect
 
 /** Relative change of a row's cell size tolerated before the near-field candidates are listed again. */
 const CELL_SIZE_TOLERANCE = 5e-4;
+/**
+ * Rows between a cell and the row whose cell size its near-field rays are traced with (the middle row of its
+ * sun tile, workflows/sol/plan.ts: sun tiles are at most twice this tall).
+ */
+export const RAY_CELL_SIZE_ROWS = 32;
+
+/**
+ * Largest relative difference between the cell sizes of a band's first row (its candidates') and those of a
+ * row up to RAY_CELL_SIZE_ROWS from any of the band's rows: the cell-size slack of the near-field candidates.
+ */
+function rayCellSizeSlack(model: TerrainModel): number {
+  const { cellSizeX, cellSizeY, height } = model;
+  let slack = 0;
+  for (let row = 0; row < height; row++) {
+    const other = Math.min(height - 1, row + RAY_CELL_SIZE_ROWS);
+    for (const sizes of [cellSizeX, cellSizeY]) {
+      const ratio = sizes[other]! / sizes[row]!;
+      slack = Math.max(slack, Math.abs(ratio - 1), Math.abs(1 / ratio - 1));
+    }
+  }
+  return slack > 0 ? slack + CELL_SIZE_TOLERANCE : 0;
+}
 
 /** What tracing needs besides the model, reused across the tiles of a run (one per worker thread). */
 export interface HorizonTracer {
@@ -120,6 +142,7 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout, compil
   // a row takes the candidates of its band's first row, whatever rows its thread visited before it
   const { bandOfRow, firstRow } = cellSizeBands(model, CELL_SIZE_TOLERANCE);
   const cache = new Map<number, NearCandidates>();
+  const slack = rayCellSizeSlack(model);
   return {
     model,
     layout,
@@ -130,7 +153,7 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout, compil
       let candidates = cache.get(band);
       if (!candidates) {
         const first = firstRow[band]!;
-        candidates = nearCandidates(model.cellSizeX[first]!, model.cellSizeY[first]!, layout.nearSectors, layout.nearSteps, model.width);
+        candidates = nearCandidates(model.cellSizeX[first]!, model.cellSizeY[first]!, layout.nearSectors, layout.nearSteps, model.width, slack);
         cache.set(band, candidates);
       }
       return candidates;

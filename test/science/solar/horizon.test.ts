@@ -19,7 +19,7 @@ import { surfaceTerms } from '../../../src/science/solar/surface.js';
 import { buildTerrainModel, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
 import { random, terrain } from '../../helpers/syntheticTerrain.js';
 import { sweepScratch, sweptFarHorizons } from '../../../src/science/solar/sweptHorizon.js';
-import { allocateTileHorizons, groupSectors, horizonTracer, tileHorizons, type HorizonLayout } from '../../../src/science/solar/tileHorizons.js';
+import { RAY_CELL_SIZE_ROWS, allocateTileHorizons, groupSectors, horizonTracer, tileHorizons, type HorizonLayout } from '../../../src/science/solar/tileHorizons.js';
 
 const DEG = Math.PI / 180;
 
@@ -218,6 +218,69 @@ test('near-field sector bounds bracket the exact near-field horizon at every azi
     }
   }
   assert.ok(lowerUseful > 200, `lower bounds informative in ${lowerUseful} sectors`);
+});
+
+test('the near-field candidates of a step are the cells its ray lands on in the sector, found exactly', () => {
+  for (const [dx, dy, sectors, steps] of [[10, 10, 64, 8], [4, 10, 48, 9], [30, 90, 32, 6], [1, 1, 256, 24]] as const) {
+    const candidates = nearCandidates(dx, dy, sectors, steps, 1000);
+    let listed = 0;
+    let landed = 0;
+    for (let k = 0; k < sectors; k++) {
+      // where each step lands, at 4000 azimuths across the sector (both ends included)
+      const hits = Array.from({ length: steps }, () => new Set<string>());
+      for (let i = 0; i <= 4000; i++) {
+        const { colPerStep, northPerStep } = rayDirection(dx, dy, ((k + i / 4000) * 2 * Math.PI) / sectors);
+        for (let s = 1; s <= steps; s++) hits[s - 1]!.add(`${Math.floor(s * colPerStep + 0.5)},${-Math.floor(s * northPerStep + 0.5)}`);
+      }
+      for (let s = 1; s <= steps; s++) {
+        const group = k * steps + s - 1;
+        const cells = new Set<string>();
+        for (let i = candidates.lowerStart[group]!; i < candidates.lowerStart[group + 1]!; i++) cells.add(`${candidates.lower.colOffset[i]},${candidates.lower.rowOffset[i]}`);
+        const step = hits[s - 1]!;
+        step.delete('0,0');
+        for (const cell of step) assert.ok(cells.has(cell), `${dx} × ${dy} m, sector ${k}, step ${s}: ${cell} is not a candidate`);
+        listed += cells.size;
+        landed += step.size;
+      }
+    }
+    // nothing more than the cells landed on, but for the margin's second cell where a step only touches a
+    // cell boundary (at 3.5 cells due west, say, it lands on −3, not −4) and pieces narrower than the sampling
+    assert.ok(listed <= landed * 1.02, `${dx} × ${dy} m: ${listed} candidates for ${landed} cells landed on`);
+  }
+});
+
+test("a row's near-field candidates hold the cells of rays traced with the cell size of a row 32 rows away (geographic cell widths)", () => {
+  const width = 10;
+  const height = 200;
+  // cell widths shrinking 0.02 % a row (on a geographic grid at 60° N with 1″ cells it is 0.0008 %)
+  const cellSizeX = Float64Array.from({ length: height }, (_, row) => 15 * (1 - 2e-4 * row));
+  const cellSizeY = new Float64Array(height).fill(30);
+  const model = buildTerrainModel(new Float32Array(width * height).fill(100), width, height, cellSizeX, cellSizeY);
+  const layout = { directions: 16, nearSectors: 64, nearSteps: 12 };
+  const tracer = horizonTracer(model, layout);
+  let checked = 0;
+  for (const row of [32, 70, 100, 167]) {
+    const { sectors, steps, lowerStart, lower } = tracer.candidatesForRow(row);
+    for (const rayRow of [row - RAY_CELL_SIZE_ROWS, row, row + RAY_CELL_SIZE_ROWS]) {
+      for (let k = 0; k < sectors; k++) {
+        for (let i = 0; i <= 200; i++) {
+          // the ray as the kernel traces it: with its sun tile's middle row's cell size
+          const { colPerStep, northPerStep } = rayDirection(cellSizeX[rayRow]!, cellSizeY[rayRow]!, ((k + i / 200) * 2 * Math.PI) / sectors);
+          for (let s = 1; s <= steps; s++) {
+            const col = Math.floor(s * colPerStep + 0.5);
+            const r = -Math.floor(s * northPerStep + 0.5);
+            if (col === 0 && r === 0) continue;
+            const group = k * steps + s - 1;
+            let found = false;
+            for (let j = lowerStart[group]!; j < lowerStart[group + 1]! && !found; j++) found = lower.colOffset[j] === col && lower.rowOffset[j] === r;
+            assert.ok(found, `row ${row}, ray with row ${rayRow}'s cell size, sector ${k}, step ${s}: ${col},${r}`);
+            checked++;
+          }
+        }
+      }
+    }
+  }
+  assert.ok(checked > 400_000);
 });
 
 test('near-field bounds from the disc of candidate cells equal the readable form on every cell, at the edges too', () => {

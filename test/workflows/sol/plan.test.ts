@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { rasterTiling } from '../../../src/raster/writeGeoTiff.js';
 import { checkedDays, parseDaySpec } from '../../../src/workflows/sol/days.js';
 import { defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from '../../../src/workflows/sol/plan.js';
+import { RAY_CELL_SIZE_ROWS } from '../../../src/science/solar/tileHorizons.js';
 import { completeMonths } from '../../../src/workflows/sol/products.js';
 import { utm13Grid } from '../../helpers/grids.js';
 
@@ -25,6 +26,8 @@ test('sun tiles span at most 0.005° of latitude and come from a fixed set of si
   assert.equal(sunTileSize(30), 16);
   assert.equal(sunTileSize(90), 4);
   for (const cell of [0.2, 1, 5, 10, 20, 30, 90, 500]) assert.ok((sunTileSize(cell) * cell) / 111_320 <= 0.005 || sunTileSize(cell) === 4);
+  // a cell's near-field rays take its sun tile's middle row's cell size: the candidates allow RAY_CELL_SIZE_ROWS rows
+  for (const cell of [0.01, 0.2, 1, 10, 90]) assert.ok(sunTileSize(cell) / 2 <= RAY_CELL_SIZE_ROWS, `${cell} m`);
 });
 
 test('default compute tiles: multiples of the sun tile and of 16, at least 8 of them when the DEM allows', () => {
