@@ -17,10 +17,11 @@ import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseDecimal } from '../util/decimal.js';
 import { PACKAGE_VERSION } from '../util/version.js';
-import { readDemGrid } from '../raster/index.js';
 import { explainedByMessage } from '../workflows/failures.js';
 import { DEFAULT_PARAMS, PARAMETER_RANGES, ParameterRangeError, validateWorkflowParams } from '../workflows/params.js';
-import { DaySpecError, MAX_REQUESTED_TILE_SIZE, checkTileSize, parseDaySpec, runSolWorkflow } from '../workflows/sol/index.js';
+import { DaySpecError, parseDaySpec } from '../workflows/sol/days.js';
+import { MAX_REQUESTED_TILE_SIZE, checkTileSize } from '../workflows/sol/plan.js';
+import { prestartSolWorkers } from '../workflows/sol/workerPool.js';
 import type { PhaseTimings, ProgressListener, WorkflowParams } from '../workflows/types.js';
 import { progressDisplay } from './progress.js';
 
@@ -138,6 +139,9 @@ export function buildProgram(): Command {
   ).action(async (dem: string, options) => {
     const params = solParams(options);
     checkParams(params);
+    // the worker threads start loading while this thread loads the GeoTIFF and projection libraries
+    prestartSolWorkers(Math.min(params.num_threads, availableParallelism()));
+    const { runSolWorkflow } = await solModules();
     const outDir = resolve(options.out);
     const result = await writingInto(outDir, () =>
       withProgress((listener) =>
@@ -202,7 +206,7 @@ export function buildProgram(): Command {
     .argument('<dem>', 'DEM GeoTIFF inside Daymet coverage')
     .action(async (dem: string) => {
       const { daymetCellsForDem } = await eemtModules();
-      const cells = daymetCellsForDem(await readDemGrid(resolve(dem)));
+      const cells = daymetCellsForDem(await (await solModules()).readDemGrid(resolve(dem)));
       const lines = ['lat,lon,x,y', ...cells.map((c) => `${c.lat.toFixed(6)},${c.lon.toFixed(6)},${Math.round(c.x)},${Math.round(c.y)}`)];
       process.stdout.write(lines.join('\n') + '\n');
     });
@@ -217,7 +221,7 @@ export function buildProgram(): Command {
     .action(async (dem: string, options) => {
       checkParams({ ...DEFAULT_PARAMS, start_year: options.startYear, end_year: options.endYear });
       const { daymetCellsForDem, prefetchDaymet, resolveDaymetBaseUrl, DEFAULT_EEMT_CACHE_DIR } = await eemtModules();
-      const cells = daymetCellsForDem(await readDemGrid(resolve(dem)));
+      const cells = daymetCellsForDem(await (await solModules()).readDemGrid(resolve(dem)));
       const years = Array.from({ length: options.endYear - options.startYear + 1 }, (_, i) => options.startYear + i);
       const cacheDir = resolve(options.cache ?? (process.env['EEMT_CACHE_DIR']?.trim() || DEFAULT_EEMT_CACHE_DIR));
       const baseUrl = resolveDaymetBaseUrl(options.daymetUrl);
@@ -268,6 +272,15 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`eemt: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+}
+
+/**
+ * The `sol` workflow and the DEM reader (with the GeoTIFF and projection libraries about 0.15 s to load), loaded
+ * by the commands that use them only: `sol` starts its worker threads first.
+ */
+async function solModules() {
+  const [raster, sol] = await Promise.all([import('../raster/index.js'), import('../workflows/sol/index.js')]);
+  return { readDemGrid: raster.readDemGrid, runSolWorkflow: sol.runSolWorkflow };
 }
 
 /**

@@ -29,6 +29,12 @@ export interface WorkerSetup {
   readonly kernel: DailyKernelChoice;
 }
 
+/** The first message to a worker started ahead of its run (`prestartSolWorkers`): the run's setup. */
+export interface WorkerStart {
+  readonly type: 'setup';
+  readonly setup: WorkerSetup;
+}
+
 /** A compute tile to do (its position in `tiles`), or, once every tile is done, a product's COG to assemble. */
 export type WorkerTask = { readonly type: 'tile'; readonly tile: number } | { readonly type: 'assemble'; readonly id: number; readonly job: CogAssemblyJob };
 

@@ -40,7 +40,7 @@ import { TileProgress } from './progress.js';
 import type { DailyKernelChoice } from './tileEngine.js';
 import { assembleSolarYear, checkTileSlice, sliceFolder, sliceTiles, writeSliceManifest, type SliceProduct, type TileSlice } from './slices.js';
 
-import { WorkerPool, abortError } from './workerPool.js';
+import { WorkerPool, abortError, prestartSolWorkers, releaseSpareWorkers } from './workerPool.js';
 
 
 /** Share of the progress bar for completing the files at the end. */
@@ -427,13 +427,8 @@ export function kernelParams(run: WorkflowRun): KernelParams {
   return { stepMinutes: run.params.step, linkeTurbidity: run.params.linke_value, albedo: run.params.albedo_value };
 }
 
-/** The `sol` workflow: validates the parameters, reads the DEM and writes the `sol` products. */
-export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> {
-  const started = performance.now();
-  validateWorkflowParams(run.params);
-  checkedDays(run.days);
-  if (run.tileSize !== undefined) checkTileSize(run.tileSize);
-  if (run.assembleSlices !== undefined) return runSolarAssembly(run);
+/** Reads the run's DEM and computes its solar year. */
+async function solarYearOfRun(run: WorkflowRun): Promise<{ dem: Dem<Float32Array>; result: SolarYearResult }> {
   const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
@@ -446,6 +441,19 @@ export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> 
     onProgress: run.onProgress,
     signal: run.signal,
   });
+  return { dem, result };
+}
+
+/** The `sol` workflow: validates the parameters, reads the DEM and writes the `sol` products. */
+export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> {
+  const started = performance.now();
+  validateWorkflowParams(run.params);
+  checkedDays(run.days);
+  if (run.tileSize !== undefined) checkTileSize(run.tileSize);
+  if (run.assembleSlices !== undefined) return runSolarAssembly(run);
+  // the worker threads load their modules while the DEM is read and the run planned
+  prestartSolWorkers(Math.min(run.params.num_threads, availableParallelism()));
+  const { dem, result } = await solarYearOfRun(run).finally(releaseSpareWorkers);
   run.onProgress?.({ fraction: 1, message: run.tileSlice ? `tile slice ${run.tileSlice.index + 1} of ${run.tileSlice.count} computed` : 'sol products written' });
   return {
     files: result.files,

@@ -8,14 +8,25 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { assembleCog } from '../../raster/geoTiffStreams.js';
 import { WasmTileEncoder, wasmEncodes } from '../../raster/tileEncoderWasm.js';
 import { encodeFloat32Tile } from '../../raster/writeGeoTiff.js';
-import type { ProductTiles, TileTimings, WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
+import type { ProductTiles, TileTimings, WorkerReply, WorkerSetup, WorkerStart, WorkerTask } from './messages.js';
 import type { ComputeTile } from './plan.js';
 import { lastDayOfMonth, monthOfDay } from './products.js';
 import { KERNEL_DAY_BATCH } from '../../science/solar/dailyKernel.js';
 import { TileEngine, type DayOutputs } from './tileEngine.js';
 
-const setup = workerData as WorkerSetup;
 const port = parentPort!;
+// Tasks arriving before the worker is ready wait here: a worker started ahead of its run (workerData null,
+// `prestartSolWorkers`) loads its modules, then waits for its setup message.
+const early: WorkerTask[] = [];
+let handleTask: ((task: WorkerTask) => void) | null = null;
+let receiveSetup: (setup: WorkerSetup) => void = () => {};
+const setupMessage = new Promise<WorkerSetup>((resolve) => (receiveSetup = resolve));
+port.on('message', (message: WorkerTask | WorkerStart) => {
+  if (message.type === 'setup') receiveSetup(message.setup);
+  else if (handleTask) handleTask(message);
+  else early.push(message);
+});
+const setup = (workerData as WorkerSetup | null) ?? (await setupMessage);
 const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.sunTiles, setup.days, setup.kernel);
 const { tileWidth, tileHeight } = setup;
 const padded = new Float32Array(tileWidth * tileHeight);
@@ -131,7 +142,7 @@ function failed(error: unknown, assembly?: number): void {
   port.postMessage((assembly === undefined ? { type: 'error', message } : { type: 'error', message, assembly }) satisfies WorkerReply);
 }
 
-port.on('message', (task: WorkerTask) => {
+handleTask = (task: WorkerTask) => {
   if (task.type === 'assemble') {
     // (several at once: one's file reads and writes overlap another's computing)
     assembleCog(task.job).then(
@@ -145,4 +156,5 @@ port.on('message', (task: WorkerTask) => {
   } catch (error) {
     failed(error);
   }
-});
+};
+for (const task of early.splice(0)) handleTask(task);

@@ -2,10 +2,56 @@
 import { Worker } from 'node:worker_threads';
 import { siblingModuleUrl, startModuleWorker } from '../../util/modules.js';
 import type { CogAssemblyJob } from '../../raster/geoTiffStreams.js';
-import type { WorkerReply, WorkerSetup, WorkerTask } from './messages.js';
+import type { WorkerReply, WorkerSetup, WorkerStart, WorkerTask } from './messages.js';
 
 /** COG assemblies a worker runs at once, so that one's file reads and writes overlap another's computing. */
 const ASSEMBLIES_PER_WORKER = 2;
+
+const workerUrl = siblingModuleUrl(import.meta.url, 'solWorker');
+
+/** Workers started ahead of a run (`prestartSolWorkers`), not yet taken by a pool; with whether they failed. */
+const spare: { worker: Worker; failed: boolean }[] = [];
+
+/**
+ * Starts up to `count` worker threads ahead of a run, so that they load their modules while the caller reads
+ * the DEM and plans (about 0.1 s of a run's start): the next pool takes them and sends them its setup. They do
+ * not keep the process alive until taken; `releaseSpareWorkers` ends those left over.
+ */
+export function prestartSolWorkers(count: number): void {
+  while (spare.length < count) {
+    const entry = { worker: startModuleWorker(workerUrl, { workerData: null }), failed: false };
+    entry.worker.unref();
+    entry.worker.on('error', () => (entry.failed = true));
+    entry.worker.on('exit', () => (entry.failed = true));
+    spare.push(entry);
+  }
+}
+
+/** Workers started ahead and not taken yet. */
+export function spareSolWorkers(): number {
+  return spare.length;
+}
+
+/** Ends the workers started ahead that no pool took. */
+export async function releaseSpareWorkers(): Promise<void> {
+  await Promise.all(spare.splice(0).map(({ worker }) => worker.terminate()));
+}
+
+/** A worker started ahead, with `setup` sent to it, or null when there is none (or it failed: it is ended). */
+function takeSpareWorker(setup: WorkerSetup): Worker | null {
+  for (let entry = spare.shift(); entry; entry = spare.shift()) {
+    entry.worker.removeAllListeners('error');
+    entry.worker.removeAllListeners('exit');
+    if (entry.failed) {
+      void entry.worker.terminate();
+      continue;
+    }
+    entry.worker.ref();
+    entry.worker.postMessage({ type: 'setup', setup } satisfies WorkerStart);
+    return entry.worker;
+  }
+  return null;
+}
 
 export class WorkerPool {
   private readonly workers: Worker[];
@@ -22,9 +68,8 @@ export class WorkerPool {
   constructor(count: number, setup: WorkerSetup, signal?: AbortSignal) {
     this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
     this.failed.catch(() => {});
-    const url = siblingModuleUrl(import.meta.url, 'solWorker');
     this.workers = Array.from({ length: count }, () => {
-      const worker = startModuleWorker(url, { workerData: setup });
+      const worker = takeSpareWorker(setup) ?? startModuleWorker(workerUrl, { workerData: setup });
       worker.on('error', (error) => this.fail(error));
       worker.on('exit', (code) => {
         if (code !== 0) this.fail(new Error(`solar worker thread exited with code ${code}`));

@@ -8,6 +8,8 @@ import { join } from 'node:path';
 import { readDem, readRaster } from '../../../src/raster/index.js';
 import { ParameterRangeError } from '../../../src/workflows/params.js';
 import { computeSolarYear, runSolWorkflow } from '../../../src/workflows/sol/index.js';
+import { prestartSolWorkers, spareSolWorkers } from '../../../src/workflows/sol/workerPool.js';
+import { readFileSync } from 'node:fs';
 import type { ProgressUpdate } from '../../../src/workflows/types.js';
 import { validateCog } from '../../raster/gdal.js';
 
@@ -149,6 +151,27 @@ test('a subset of days writes those days only, and monthly sums only for complet
   // sunshine hours are whole multiples of the step
   const hours = (await readRaster(join(out, 'insol/daily/hours_sun_day_200.tif'))).values;
   for (const h of hours) if (Number.isFinite(h)) assert.ok(Math.abs(h * 3 - Math.round(h * 3)) < 1e-4, `${h}`);
+});
+
+test('a run takes the worker threads started ahead of it, and ends those it does not need, also when it fails', async () => {
+  const days = [80, 172];
+  const params = { step: 30, linke_value: 3, albedo_value: 0.2, num_threads: 1 };
+  // three started ahead, one taken: the same files as a run whose thread starts with its setup
+  prestartSolWorkers(3);
+  assert.equal(spareSolWorkers(), 3);
+  const ahead = await runSolWorkflow({ demPath: small, outDir: join(work, 'ahead'), params, days });
+  assert.equal(spareSolWorkers(), 0);
+  await computeSolarYear(await readDem(small, { precision: 'float32', shared: true }), {
+    outDir: join(work, 'fresh'),
+    params: { stepMinutes: 30, linkeTurbidity: 3, albedo: 0.2 },
+    threads: 1,
+    days,
+  });
+  for (const file of ahead.files) assert.deepEqual(readFileSync(join(work, 'ahead', file)), readFileSync(join(work, 'fresh', file)), file);
+  // a DEM that cannot be read: the threads started for the run are ended with it
+  writeFileSync(join(work, 'not-a-dem.tif'), 'not a GeoTIFF');
+  await assert.rejects(runSolWorkflow({ demPath: join(work, 'not-a-dem.tif'), outDir: join(work, 'failed'), params: { ...params, num_threads: 2 } }));
+  assert.equal(spareSolWorkers(), 0);
 });
 
 test('parameters out of range are refused before any work', async () => {
