@@ -117,7 +117,7 @@ export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: 
   };
 }
 
-/** Largest relative cell-size difference `stepCandidates` allows for when none is given: rounding only. */
+/** Margin [cells] for rounding: the kernel's ray (steps × cells per step) lands within this of our point. */
 const ROUNDING_MARGIN_CELLS = 1e-9;
 
 /**
@@ -143,8 +143,8 @@ function stepCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number,
       const ry = (s * stepM) / cellSizeYM;
       crossings.length = 0;
       crossings.push(from, to);
-      halfIntegerCrossings(rx, Math.sin, Math.asin, from, to, crossings);
-      halfIntegerCrossings(ry, Math.cos, Math.acos, from, to, crossings);
+      halfIntegerCrossings(rx, 'east', from, to, crossings);
+      halfIntegerCrossings(ry, 'north', from, to, crossings);
       crossings.sort((x, y) => x - y);
       const found = new Map<number, [number, number]>();
       const visit = (azimuth: number) => {
@@ -171,28 +171,27 @@ function stepCandidates(cellSizeXM: number, cellSizeYM: number, sectors: number,
 }
 
 /**
- * The azimuths in (from, to) at which r·f(φ) (f = sin with its inverse asin, or cos with acos) equals a
- * half-integer, appended to `out`: every solution of f(φ) = v in [0, 2π) for each half-integer v with
- * |v| ≤ r.
+ * The azimuths in (from, to) at which a step's east coordinate r·sin φ or north coordinate r·cos φ [cells]
+ * equals a half-integer, appended to `out`: every solution in [0, 2π) for each half-integer within ±r.
  */
-function halfIntegerCrossings(r: number, f: (x: number) => number, inverse: (x: number) => number, from: number, to: number, out: number[]): void {
-  // f's range over the sector: its ends and any extremum inside it
+function halfIntegerCrossings(r: number, axis: 'east' | 'north', from: number, to: number, out: number[]): void {
+  const f = axis === 'east' ? Math.sin : Math.cos;
+  // the coordinate's range over the sector: its ends and any extremum inside it
   let lo = Math.min(r * f(from), r * f(to));
   let hi = Math.max(r * f(from), r * f(to));
-  for (let q = 0; q < 4; q++) {
+  for (let q = 1; q < 4; q++) {
     const extremum = (q * Math.PI) / 2;
     if (extremum > from && extremum < to) {
       lo = Math.min(lo, r * f(extremum));
       hi = Math.max(hi, r * f(extremum));
     }
   }
-  const sinLike = f === Math.sin;
   for (let c = Math.ceil(lo - 0.5); c + 0.5 <= hi; c++) {
     const v = (c + 0.5) / r;
     if (Math.abs(v) > 1) continue;
-    const base = inverse(v);
     // sin φ = v: φ = asin v or π − asin v; cos φ = v: φ = ±acos v (mod 2π)
-    for (const phi of sinLike ? [base, Math.PI - base] : [base, 2 * Math.PI - base]) {
+    const solutions = axis === 'east' ? [Math.asin(v), Math.PI - Math.asin(v)] : [Math.acos(v), 2 * Math.PI - Math.acos(v)];
+    for (const phi of solutions) {
       const wrapped = phi < 0 ? phi + 2 * Math.PI : phi;
       if (wrapped > from && wrapped < to) out.push(wrapped);
     }
