@@ -206,7 +206,7 @@ export function buildProgram(): Command {
     .argument('<dem>', 'DEM GeoTIFF inside Daymet coverage')
     .action(async (dem: string) => {
       const { daymetCellsForDem } = await eemtModules();
-      const cells = daymetCellsForDem(await (await solModules()).readDemGrid(resolve(dem)));
+      const cells = daymetCellsForDem(await readGrid(resolve(dem)));
       const lines = ['lat,lon,x,y', ...cells.map((c) => `${c.lat.toFixed(6)},${c.lon.toFixed(6)},${Math.round(c.x)},${Math.round(c.y)}`)];
       process.stdout.write(lines.join('\n') + '\n');
     });
@@ -221,7 +221,7 @@ export function buildProgram(): Command {
     .action(async (dem: string, options) => {
       checkParams({ ...DEFAULT_PARAMS, start_year: options.startYear, end_year: options.endYear });
       const { daymetCellsForDem, prefetchDaymet, resolveDaymetBaseUrl, DEFAULT_EEMT_CACHE_DIR } = await eemtModules();
-      const cells = daymetCellsForDem(await (await solModules()).readDemGrid(resolve(dem)));
+      const cells = daymetCellsForDem(await readGrid(resolve(dem)));
       const years = Array.from({ length: options.endYear - options.startYear + 1 }, (_, i) => options.startYear + i);
       const cacheDir = resolve(options.cache ?? (process.env['EEMT_CACHE_DIR']?.trim() || DEFAULT_EEMT_CACHE_DIR));
       const baseUrl = resolveDaymetBaseUrl(options.daymetUrl);
@@ -275,12 +275,16 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /**
- * The `sol` workflow and the DEM reader (with the GeoTIFF and projection libraries about 0.15 s to load), loaded
- * by the commands that use them only: `sol` starts its worker threads first.
+ * The `sol` workflow (with the DEM reader's GeoTIFF and projection libraries about 0.15 s to load), loaded by
+ * `sol` only, after it has started its worker threads.
  */
 async function solModules() {
-  const [raster, sol] = await Promise.all([import('../raster/index.js'), import('../workflows/sol/index.js')]);
-  return { readDemGrid: raster.readDemGrid, runSolWorkflow: sol.runSolWorkflow };
+  return { runSolWorkflow: (await import('../workflows/sol/index.js')).runSolWorkflow };
+}
+
+/** The grid of the DEM at `path`, with the DEM reader loaded by the commands that read one only. */
+async function readGrid(path: string) {
+  return (await import('../raster/index.js')).readDemGrid(path);
 }
 
 /**
