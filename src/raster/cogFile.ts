@@ -9,11 +9,11 @@
  * overview tiles (about a third of the compressed full-resolution tiles) until they are written, and at most
  * 4 MiB of tiles gathered for a write.
  */
-import { closeSync, openSync, writevSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, openSync, writevSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { inflate, inflateSync } from 'node:zlib';
-import { blockFraming, cogDirectory } from './cogLayout.js';
+import { BLOCK_LEADER_BYTES, BLOCK_TRAILER_BYTES, cogDirectory, writeBlockFraming } from './cogLayout.js';
 import { decodeFloatPredictorRows } from './floatPredictor.js';
 import { OverviewPyramid, type BandStatistics } from './overviews.js';
 import type { TiffTag } from './tiffLayout.js';
@@ -21,14 +21,14 @@ import { overviewTags, tileEncoder, type RasterTiling, type TileCompression } fr
 
 /**
  * Where the full-resolution tiles are: the file holding them and each tile's offset and size there (row-major
- * index) — or, with `bytes`, those bytes themselves (tiles never written to `path`; offsets index `bytes`).
+ * index) — or, with `tiles`, the compressed tiles themselves by tile index (tiles never written to `path`).
  */
 export interface TileSource {
   readonly path: string;
   readonly tiling: RasterTiling;
   readonly offsets: ArrayLike<number>;
   readonly byteCounts: ArrayLike<number>;
-  readonly bytes?: Uint8Array;
+  readonly tiles?: readonly Uint8Array[];
 }
 
 export interface CogFileOptions {
@@ -43,7 +43,7 @@ export interface CogFileOptions {
 
 /** Writes the COG `target` from the tiles of `source`; returns the bytes written. */
 export async function writeCogFromTiles(target: string, source: TileSource, options: CogFileOptions): Promise<number> {
-  if (source.bytes) return writeCogFromMemory(target, source, source.bytes, options);
+  if (source.tiles) return writeCogFromMemory(target, source, source.tiles, options);
   const { tiling } = source;
   const tiles = await open(source.path, 'r');
   try {
@@ -63,8 +63,8 @@ export async function writeCogFromTiles(target: string, source: TileSource, opti
       // front to back: directory, overview tiles (smallest level first), full-resolution tiles
       const writer = new SequentialWriter(out);
       await writer.add([directory.bytes]);
-      for (let k = levels.length - 1; k >= 0; k--) await writer.add(levels[k]!.tiles.flatMap(framedBlock));
-      for (let ty = 0; ty < tiling.down; ty++) await writer.add((await rowOf(ty)).flatMap(framedBlock));
+      for (let k = levels.length - 1; k >= 0; k--) await writer.add(framedBlocks(levels[k]!.tiles));
+      for (let ty = 0; ty < tiling.down; ty++) await writer.add(framedBlocks(await rowOf(ty)));
       await writer.flush();
       if (writer.position !== directory.fileSize) throw new Error(`${target}: wrote ${writer.position} bytes, the layout has ${directory.fileSize}`);
     } finally {
@@ -77,26 +77,29 @@ export async function writeCogFromTiles(target: string, source: TileSource, opti
 }
 
 /**
- * `writeCogFromTiles` for tiles in memory (`bytes`, indexed by the source's offsets), synchronously: the file
- * is a few hundred kB at most here, and a thread-pool round trip per file operation cost several times the
- * operations themselves (742 files: ≈ 0.6 CPU-seconds against 0.1 on the 2-core development machine).
+ * `writeCogFromTiles` for tiles in memory (`tiles`, by tile index), synchronously: the file is a few hundred
+ * kB at most here, and a thread-pool round trip per file operation cost several times the operations
+ * themselves (742 files: ≈ 0.6 CPU-seconds against 0.1 on the 2-core development machine).
  */
-export function writeCogFromMemory(target: string, source: TileSource, bytes: Uint8Array, options: CogFileOptions): number {
+export function writeCogFromMemory(target: string, source: TileSource, tiles: readonly Uint8Array[], options: CogFileOptions): number {
   const { tiling } = source;
   const pyramid = new OverviewPyramid(tiling, tileEncoder(tiling, options.compression));
   if (pyramid.hasLevels) {
     const band = new TileRowBand(source);
-    for (let ty = 0; ty < tiling.down; ty++) band.push(pyramid, ty, tileRowIn(bytes, source, ty).map((tile) => inflateSync(tile, { maxOutputLength: band.rawBytes })));
+    for (let ty = 0; ty < tiling.down; ty++) band.push(pyramid, ty, tilesOfRow(tiles, tiling, ty).map((tile) => inflateSync(tile, { maxOutputLength: band.rawBytes })));
   }
   const levels = pyramid.finish();
   const directory = directoryOf(pyramid, levels, source, options);
   const buffers: Uint8Array[] = [directory.bytes];
-  for (let k = levels.length - 1; k >= 0; k--) buffers.push(...levels[k]!.tiles.flatMap(framedBlock));
-  for (let ty = 0; ty < tiling.down; ty++) buffers.push(...tileRowIn(bytes, source, ty).flatMap(framedBlock));
-  const out = openSync(target, 'w');
+  for (let k = levels.length - 1; k >= 0; k--) buffers.push(...framedBlocks(levels[k]!.tiles));
+  buffers.push(...framedBlocks(tiles));
+  // not truncated on opening: on ext4 the close of a file truncated to nothing and written again waits for its
+  // blocks to be allocated (its `auto_da_alloc`): 50 µs a file, a third of the whole file's cost
+  const out = openSync(target, constants.O_WRONLY | constants.O_CREAT);
   try {
     const written = writeAllSync(out, buffers);
     if (written !== directory.fileSize) throw new Error(`${target}: wrote ${written} bytes, the layout has ${directory.fileSize}`);
+    if (fstatSync(out).size > written) ftruncateSync(out, written);
   } finally {
     closeSync(out);
   }
@@ -110,6 +113,9 @@ function directoryOf(pyramid: OverviewPyramid, levels: ReturnType<OverviewPyrami
     options.bigTiff ?? false,
   );
 }
+
+/** Bytes of one tile's leader and trailer. */
+const FRAMING_BYTES = BLOCK_LEADER_BYTES + BLOCK_TRAILER_BYTES;
 
 /** Files of tiles up to this size are read whole by default. */
 const WHOLE_READ_BYTES = 4 * 2 ** 20;
@@ -161,9 +167,24 @@ function tileRowIn(whole: Uint8Array, source: TileSource, ty: number): Uint8Arra
   });
 }
 
-function framedBlock(block: Uint8Array): Uint8Array[] {
-  const { leader, trailer } = blockFraming(block);
-  return [leader, block, trailer];
+/**
+ * `blocks` in order, each between its leader and trailer (`writeBlockFraming`), the framing of all of
+ * them in one buffer.
+ */
+function framedBlocks(blocks: readonly Uint8Array[]): Uint8Array[] {
+  const framing = Buffer.allocUnsafe(blocks.length * FRAMING_BYTES);
+  const out: Uint8Array[] = [];
+  blocks.forEach((block, b) => {
+    const at = b * FRAMING_BYTES;
+    writeBlockFraming(block, framing, at);
+    out.push(framing.subarray(at, at + BLOCK_LEADER_BYTES), block, framing.subarray(at + BLOCK_LEADER_BYTES, at + FRAMING_BYTES));
+  });
+  return out;
+}
+
+/** The compressed tiles of tile row `ty`, from tiles in memory. */
+function tilesOfRow(tiles: readonly Uint8Array[], tiling: RasterTiling, ty: number): Uint8Array[] {
+  return tiles.slice(ty * tiling.across, (ty + 1) * tiling.across);
 }
 
 /** The compressed tiles of tile row `ty`, in order. */

@@ -102,10 +102,16 @@ function layout(images: readonly CogImage[], bigTiff: boolean): CogDirectory {
 
 /** The leader (size, 4 bytes LE) and trailer (last 4 bytes repeated) of a compressed tile. */
 export function blockFraming(block: Uint8Array): { leader: Buffer; trailer: Buffer } {
+  const framing = Buffer.alloc(BLOCK_LEADER_BYTES + BLOCK_TRAILER_BYTES);
+  writeBlockFraming(block, framing, 0);
+  return { leader: framing.subarray(0, BLOCK_LEADER_BYTES), trailer: framing.subarray(BLOCK_LEADER_BYTES) };
+}
+
+/** Writes the leader of a compressed tile at `at` in `framing`, its trailer right after it. */
+export function writeBlockFraming(block: Uint8Array, framing: Buffer, at: number): void {
   if (block.length < 4) throw new RangeError(`a compressed tile has at least 4 bytes, got ${block.length}`);
-  const leader = Buffer.alloc(BLOCK_LEADER_BYTES);
-  leader.writeUInt32LE(block.length, 0);
-  return { leader, trailer: Buffer.from(block.subarray(block.length - BLOCK_TRAILER_BYTES)) };
+  framing.writeUInt32LE(block.length, at);
+  framing.set(block.subarray(block.length - BLOCK_TRAILER_BYTES), at + BLOCK_LEADER_BYTES);
 }
 
 /** The whole COG in memory: `images` (full resolution first, then overviews, largest first) with their tiles. */

@@ -61,8 +61,8 @@ export async function assembleCog(job: CogAssemblyJob): Promise<number> {
     bigTiff: options.bigTiff ?? false,
     ...(wholeReadBytes === undefined ? {} : { wholeReadBytes }),
   };
-  if (source.bytes) {
-    const size = writeCogFromMemory(target, source, source.bytes, cogOptions);
+  if (source.tiles) {
+    const size = writeCogFromMemory(target, source, source.tiles, cogOptions);
     renameSync(target, path);
     return size;
   }
@@ -258,15 +258,15 @@ export class GeoTiffStreams {
     await this.flushing;
     this.checkUsable();
     // a file none of whose tiles went to its .part file yet is assembled from its tiles in memory
-    const bytes = file.end === 0 ? this.takeQueue(file) : undefined;
-    if (!bytes) await this.writeRemaining(file);
+    const tiles = file.end === 0 ? this.takeQueue(file) : undefined;
+    if (!tiles) await this.writeRemaining(file);
     const assembly = `${file.path}${ASSEMBLY_SUFFIX}`;
     await this.timed(async () => {
       try {
         const size = await this.assembler({
           target: assembly,
           path: file.path,
-          source: { path: file.part, tiling: file.tiling, offsets: file.offsets, byteCounts: file.byteCounts, ...(bytes ? { bytes } : {}) },
+          source: { path: file.part, tiling: file.tiling, offsets: file.offsets, byteCounts: file.byteCounts, ...(tiles ? { tiles } : {}) },
           grid: file.grid,
           options: file.options,
           ...(this.wholeReadBytes === undefined ? {} : { wholeReadBytes: this.wholeReadBytes }),
@@ -366,11 +366,16 @@ export class GeoTiffStreams {
     this.queuedBytes -= queued;
   }
 
-  /** Takes the file's queued tiles out of the queue as one buffer, placed (offsets, byte counts) from its start. */
-  private takeQueue(file: StreamedFile): Uint8Array {
-    const { buffers, end } = placeQueue(file, 0);
-    this.queuedBytes -= end;
-    return Buffer.concat(buffers, end);
+  /** Takes the file's queued tiles (all of them) out of the queue, by tile index. */
+  private takeQueue(file: StreamedFile): Uint8Array[] {
+    const tiles = new Array<Uint8Array>(file.tiling.count);
+    for (const { tile, bytes } of file.queue) {
+      tiles[tile] = bytes;
+      file.byteCounts[tile] = bytes.length;
+      this.queuedBytes -= bytes.length;
+    }
+    file.queue = [];
+    return tiles;
   }
 
   /** Appends the file's queued tiles at its end. One open. */

@@ -239,9 +239,18 @@ export function float32GeoTiffTags(
   { tileWidth, tileHeight }: RasterTiling,
   options: Pick<Float32GeoTiffOptions, 'description' | 'metadata' | 'statistics'> = {},
 ): TiffTag[] {
+  const tags: TiffTag[] = [...imageTags({ width: grid.width, height: grid.height, tileWidth, tileHeight }), ...georeferenceTags(grid)];
+  const xml = gdalMetadataXml(options.description, options.metadata, options.statistics ?? null);
+  if (xml !== null) tags.push({ tag: Tag.GdalMetadata, type: TagType.ASCII, values: xml });
+  return tags;
+}
+
+/** The georeferencing tags of `grid` (made once per grid: a run writes hundreds of files on one grid). */
+function georeferenceTags(grid: GridSpec): readonly TiffTag[] {
+  const known = georeferenceTagsByGrid.get(grid);
+  if (known) return known;
   const { tiepoint, pixelScale } = tagsFromGeoTransform(grid.geoTransform, grid.rasterType);
   const tags: TiffTag[] = [
-    ...imageTags({ width: grid.width, height: grid.height, tileWidth, tileHeight }),
     { tag: Tag.ModelPixelScale, type: TagType.DOUBLE, values: pixelScale },
     { tag: Tag.ModelTiepoint, type: TagType.DOUBLE, values: tiepoint },
   ];
@@ -252,10 +261,11 @@ export function float32GeoTiffTags(
     if (keys.doubles.length > 0) tags.push({ tag: GEO_DOUBLE_PARAMS_TAG, type: TagType.DOUBLE, values: Array.from(keys.doubles) });
     if (keys.ascii.length > 0) tags.push({ tag: GEO_ASCII_PARAMS_TAG, type: TagType.ASCII, values: keys.ascii });
   }
-  const xml = gdalMetadataXml(options.description, options.metadata, options.statistics ?? null);
-  if (xml !== null) tags.push({ tag: Tag.GdalMetadata, type: TagType.ASCII, values: xml });
+  georeferenceTagsByGrid.set(grid, tags);
   return tags;
 }
+
+const georeferenceTagsByGrid = new WeakMap<GridSpec, readonly TiffTag[]>();
 
 /** The image structure tags every image of the file shares: size, Float32 samples, tiles, DEFLATE + predictor 3, NaN nodata. */
 function imageTags({ width, height, tileWidth, tileHeight }: Pick<RasterTiling, 'width' | 'height' | 'tileWidth' | 'tileHeight'>): TiffTag[] {

@@ -111,11 +111,31 @@ test('a file whose tiles are all still queued is assembled from them in memory: 
     else assert.ok(readFileSync(`${path}.part`).length > 0);
     await streams.finish(id);
   }
-  assert.deepEqual(jobs.map((job) => job.source.bytes !== undefined), [true, false]);
+  assert.deepEqual(jobs.map((job) => job.source.tiles !== undefined), [true, false]);
   assert.deepEqual(readFileSync(paths[0]!), readFileSync(paths[1]!));
   assert.deepEqual(readdirSync(join(dir, 'memory')), ['a.tif']);
   const back = gdalRead(paths[0]!, dir, 'Float32');
   assert.ok(back.every((v, i) => Object.is(v, values[i]!)), 'GDAL reads the values back');
+});
+
+test('a COG assembled from memory over an assembly file holding more bytes is cut to its own length', async () => {
+  const values = field(100, 37, 9);
+  const written: Buffer[] = [];
+  for (const stale of [0, 300_000]) {
+    const streams = new GeoTiffStreams({ bufferBytes: 2 ** 26 });
+    const path = join(dir, `stale-${stale}`, 'a.tif');
+    const id = await streams.create(path, grid, { tileSize: 16 });
+    const tiling = streams.tiling(id);
+    for (let t = 0; t < tiling.count; t++) streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+    streams.createAssemblyFile(id);
+    if (stale > 0) writeFileSync(`${path}.cog.part`, Buffer.alloc(stale, 0xab));
+    await streams.finish(id);
+    written.push(readFileSync(path));
+    assert.deepEqual(readdirSync(join(dir, `stale-${stale}`)), ['a.tif']);
+  }
+  assert.ok(written[0]!.length < 300_000);
+  assert.deepEqual(written[1], written[0]);
+  assert.ok(gdalRead(join(dir, 'stale-300000', 'a.tif'), dir, 'Float32').every((v, i) => Object.is(v, values[i]!)));
 });
 
 test('many files filled in shuffled tile order with small buffers: GDAL reads every value back, metadata intact', async () => {

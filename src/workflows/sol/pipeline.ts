@@ -193,7 +193,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   // memory, as soon as its last tile arrives, while the last tiles are computed; as is any file finished then.
   let computing = false;
   const finishEarly = bufferBytes !== undefined && !slice;
-  const assembler = (job: CogAssemblyJob) => (job.source.bytes || computing ? assembleCog(job) : pool.assemble(job));
+  const assembler = (job: CogAssemblyJob) => (job.source.tiles || computing ? assembleCog(job) : pool.assemble(job));
   const streams = new GeoTiffStreams({ assembler, ...(bufferBytes ? { bufferBytes } : {}) });
   const add = (id: number, tile: number, bytes: Uint8Array) => {
     streams.add(id, tile, bytes);
