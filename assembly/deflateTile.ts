@@ -44,6 +44,12 @@ export const WORK_BYTES: i32 = 13952;
 /** First length of each length code 257…285, and its extra bits. */
 const LENGTH_BASE = memory.data<u16>([3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258]);
 const LENGTH_EXTRA = memory.data<u8>([0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0]);
+/** The length code index (0…28) of each match length 3…258, at length − 3: filled from LENGTH_BASE when the module starts. */
+const LENGTH_CODE = memory.data(MAX_MATCH - MIN_MATCH + 1);
+for (let length = MIN_MATCH, code = 0; length <= MAX_MATCH; length++) {
+  while (code < 28 && <i32>load<u16>(LENGTH_BASE + (<usize>(code + 1) << 1)) <= length) code++;
+  store<u8>(LENGTH_CODE + <usize>(length - MIN_MATCH), <u8>code);
+}
 /** The order in which the code-length code's lengths are sent. */
 const CL_ORDER = memory.data<u8>([16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]);
 
@@ -243,9 +249,7 @@ function tokenize(data: usize, start: i32, length: i32, runs: usize, work: usize
 
 /** Index 0…28 of the length code of a match of `length` (3…258). */
 @inline function lengthCode(length: i32): i32 {
-  let code = 28;
-  while (<i32>load<u16>(LENGTH_BASE + (<usize>code << 1)) > length) code--;
-  return code;
+  return <i32>load<u8>(LENGTH_CODE + <usize>(length - MIN_MATCH));
 }
 
 /**
