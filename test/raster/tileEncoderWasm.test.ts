@@ -2,7 +2,8 @@
  * The GeoTIFF tile encoder compiled to WebAssembly (assembly/deflateTile.ts via tileEncoderWasm.ts) makes zlib
  * streams that Node's zlib inflates, checksum and all, to exactly the predicted bytes of the readable path
  * (`encodeFloatPredictorRows`), about as small as zlib's own Z_RLE streams: on smooth and noisy fields, constant
- * and all-nodata tiles (runs longer than a match), random bit patterns (stored, as they do not shrink), a byte
+ * and all-nodata tiles (runs longer than a match), constant stretches of every length (runs of every match
+ * length), random bit patterns (stored, as they do not shrink), a byte
  * histogram skewed enough to need code lengths limited to 15 bits, and tile shapes from 1 × 1 to 512 × 512.
  */
 import { test } from 'node:test';
@@ -35,6 +36,16 @@ function tiles(width: number, height: number, seed: number): { name: string; val
   // a map with nodata around, hours in quarter steps
   const hours = Float32Array.from({ length: n }, (_, i) => ((i % width) < width / 3 ? NaN : Math.round(next() * 48) / 4));
   const bits = new Uint32Array(n).map(() => Math.floor(next() * 2 ** 32));
+  // constant stretches of 2 to 260 values: runs of zero differences of every match length 3…258
+  const stretches = new Float32Array(n);
+  for (let i = 0, stretch = 2, left = 2, value = 100; i < n; i++) {
+    if (left-- === 0) {
+      stretch = stretch === 260 ? 2 : stretch + 1;
+      left = stretch - 1;
+      value += 1 + next();
+    }
+    stretches[i] = value;
+  }
   return [
     { name: 'smooth', values: smooth },
     { name: 'noisy', values: noisy },
@@ -42,6 +53,7 @@ function tiles(width: number, height: number, seed: number): { name: string; val
     { name: 'constant', values: new Float32Array(n).fill(1234.5) },
     { name: 'all nodata', values: new Float32Array(n).fill(NaN) },
     { name: 'random bits', values: new Float32Array(bits.buffer) },
+    { name: 'stretches', values: stretches },
   ];
 }
 
