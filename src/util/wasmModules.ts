@@ -9,7 +9,10 @@ import { readFileSync } from 'node:fs';
 export type WasmKernelName = 'dailyKernel' | 'nearBounds' | 'deflateTile';
 
 export const PAGE_BYTES = 65536;
-/** Bytes below this are left to a module (its stack and static data: none today). */
+/**
+ * Bytes below this are left to a module: its stack (none today) and its static data, which AssemblyScript places
+ * from byte 1024 (today the tile encoder's code tables, under 1 KiB).
+ */
 export const RESERVED_BYTES = PAGE_BYTES;
 
 const compiled = new Map<WasmKernelName, WebAssembly.Module>();
