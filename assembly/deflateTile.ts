@@ -275,7 +275,8 @@ function huffmanLengths(freq: usize, n: i32, maxBits: i32, lengths: usize, work:
     store<u8>(lengths + <usize>(<i32>(load<u64>(keys) & 0xffff)), 1);
     return;
   }
-  sortKeys(keys, m);
+  // (the parent table and the literal histograms are free until the tree is built)
+  sortKeys(keys, m, parent, work + HISTOGRAMS);
   // leaves 0…m−1 (ascending frequency), internal nodes m…2m−2 made in ascending weight (their weights at `internal`)
   const internal = work + INTERNAL;
   let leaf = 0;
@@ -344,21 +345,42 @@ function huffmanLengths(freq: usize, n: i32, maxBits: i32, lengths: usize, work:
   store<u32>(counts + (<usize>i << 2), <u32>(<i32>countAt(counts, i) + delta));
 }
 
-const SHELL_GAPS = memory.data<i32>([132, 57, 23, 10, 4, 1]);
+/**
+ * Sorts the `m` u64 keys (frequency << 16 | symbol, in ascending symbol order, every frequency below 2¹⁶) ascending:
+ * a stable sort by frequency keeps equal frequencies in symbol order. Two stable counting passes over the
+ * frequency's bytes (the high one only when a frequency reaches 256), through `temp` (room for m keys) and
+ * 256 u32 counts at `counts`.
+ */
+function sortKeys(keys: usize, m: i32, temp: usize, counts: usize): void {
+  let highest: u64 = 0;
+  for (let i = 0; i < m; i++) highest |= load<u64>(keys + (<usize>i << 3));
+  sortByByte(keys, temp, m, 16, counts);
+  if ((highest >> 24) == 0) {
+    memory.copy(keys, temp, <usize>m << 3);
+    return;
+  }
+  sortByByte(temp, keys, m, 24, counts);
+}
 
-/** Sorts `m` u64 keys ascending (Shell sort with Ciura's gaps; m ≤ 286). */
-function sortKeys(keys: usize, m: i32): void {
-  for (let g = 0; g < 6; g++) {
-    const gap = load<i32>(SHELL_GAPS + (<usize>g << 2));
-    for (let i = gap; i < m; i++) {
-      const key = load<u64>(keys + (<usize>i << 3));
-      let j = i;
-      while (j >= gap && load<u64>(keys + (<usize>(j - gap) << 3)) > key) {
-        store<u64>(keys + (<usize>j << 3), load<u64>(keys + (<usize>(j - gap) << 3)));
-        j -= gap;
-      }
-      store<u64>(keys + (<usize>j << 3), key);
-    }
+/** Stable counting sort of `m` u64 keys at `from` into `to` by the byte of each key at bit `shift`. */
+function sortByByte(from: usize, to: usize, m: i32, shift: u64, counts: usize): void {
+  memory.fill(counts, 0, 1024);
+  for (let i = 0; i < m; i++) {
+    const at = counts + (<usize>((load<u64>(from + (<usize>i << 3)) >> shift) & 0xff) << 2);
+    store<u32>(at, load<u32>(at) + 1);
+  }
+  let start: u32 = 0;
+  for (let b: usize = 0; b < 256; b++) {
+    const count = load<u32>(counts + (b << 2));
+    store<u32>(counts + (b << 2), start);
+    start += count;
+  }
+  for (let i = 0; i < m; i++) {
+    const key = load<u64>(from + (<usize>i << 3));
+    const at = counts + (<usize>((key >> shift) & 0xff) << 2);
+    const place = load<u32>(at);
+    store<u32>(at, place + 1);
+    store<u64>(to + (<usize>place << 3), key);
   }
 }
 
