@@ -19,9 +19,9 @@
  * The predictor leaves runs of equal bytes in the sign/exponent planes and near-random low mantissa
  * planes; RLE codes the former as well as a full match search does and skips the futile search in the
  * latter: 2.3× the speed of level 1 at the same size, 3× level 6 for files 2.5 % larger. The `sol` workers
- * make the same streams in WebAssembly (tileEncoderWasm.ts): 2.0–2.2× zlib's RLE on the same tiles, the same
- * sizes (219 and 389 MB/s on the tiles above, 172 and 278 on mcn_10m's 48 × 48 pipeline tiles, against 82
- * and 135 for zlib).
+ * make the same streams in WebAssembly (tileEncoderWasm.ts): 2.4–2.8× zlib's RLE on the same tiles, the same
+ * sizes (269 and 457 MB/s on the tiles above, 229 and 332 on mcn_10m's 48 × 48 pipeline tiles, against 100
+ * and 192, 82 and 137 for zlib).
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
