@@ -1,5 +1,6 @@
 /** The CLI's progress lines when not on a terminal: every 10 %, and between them at most every interval when something changed. */
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { test } from 'node:test';
 import { progressDisplay } from '../../src/cli/progress.js';
 
@@ -27,4 +28,30 @@ test('off a terminal: a line per 10 %, and a line per interval in between when t
     '10% day 172 of tile 153/1521\n',
     '100% sol products written\n',
   ]);
+  assert.ok(!barLibraryLoaded(), 'off a terminal the bar library is not loaded');
+});
+
+/** Whether cli-progress was loaded into this process (it is CommonJS: its files are in require's cache). */
+function barLibraryLoaded(): boolean {
+  return Object.keys(createRequire(import.meta.url).cache).some((path) => path.includes('/cli-progress/'));
+}
+
+test('on a terminal: one bar, redrawn with the percentage and the message (the bar library is loaded then only)', () => {
+  let screen = '';
+  const terminal = {
+    isTTY: true,
+    columns: 100,
+    write: (text: string) => ((screen += text), true),
+    cursorTo: () => true,
+    clearLine: () => true,
+    moveCursor: () => true,
+    clearScreenDown: () => true,
+  };
+  const display = progressDisplay(terminal as never);
+  display.listener({ fraction: 0.5, message: 'terrain horizons: tile 3/25' });
+  display.listener({ fraction: 1, message: 'sol products written' });
+  display.stop();
+  assert.match(screen, /100% \| sol products written/);
+  assert.doesNotMatch(screen, /\n100% /, 'no plain progress lines on a terminal');
+  assert.ok(barLibraryLoaded());
 });
