@@ -9,7 +9,7 @@
  */
 import { inflateSync } from 'node:zlib';
 import { addDecoder, BaseDecoder, type ImageFileDirectory } from 'geotiff';
-import { ZSTDDecoder } from 'zstddec/stream';
+import type { ZSTDDecoder } from 'zstddec/stream';
 
 /** A compressed block that decodes to more bytes than its cells hold. */
 export class BlockTooLargeError extends Error {
@@ -138,11 +138,16 @@ export function packBitsDecodeBounded(input: Uint8Array, maxBytes: number): Uint
   return pos === maxBytes ? out : out.slice(0, pos);
 }
 
-const zstd = new ZSTDDecoder();
+/** The ZSTD decoder, once a ZSTD-compressed file was met (most DEMs are not: its module is loaded then only). */
+let zstd: ZSTDDecoder | null = null;
 
 /** Loads the ZSTD decoder (WebAssembly); needed once before `zstdDecodeBounded`. */
-export function prepareZstd(): Promise<void> {
-  return zstd.init();
+export async function prepareZstd(): Promise<void> {
+  if (zstd) return;
+  const { ZSTDDecoder } = await import('zstddec/stream');
+  const decoder = new ZSTDDecoder();
+  await decoder.init();
+  zstd ??= decoder;
 }
 
 /**
@@ -150,6 +155,7 @@ export function prepareZstd(): Promise<void> {
  * (zstd reports it as an error, which comes back as an empty result).
  */
 export function zstdDecodeBounded(input: Uint8Array, maxBytes: number): Uint8Array {
+  if (!zstd) throw new Error('the ZSTD decoder is not loaded (prepareZstd)');
   const out = zstd.decode(input, Math.max(1, maxBytes));
   if (out.length === 0 && input.length > 0) throw new BlockTooLargeError(maxBytes);
   return out;
