@@ -96,6 +96,11 @@ export const LANE_SCRATCH_BYTES: i32 = GROUP_BOUNDS + MAX_GROUP_SECTORS * GROUP_
   return i64x2.bitmask(low) | (i64x2.bitmask(high) << 2);
 }
 
+/** Cells from the first lane's to lane `lane`'s: lanes beyond `lanes` repeat the first cell. */
+@inline function laneShift(lane: i32, lanes: i32): i32 {
+  return lane < lanes ? lane : 0;
+}
+
 /** Two f64 from the i16 arrays at `ptr`: elements i and j. */
 @inline function i16Pair(ptr: i32, i: i32, j: i32): v128 {
   return f64x2.replace_lane(f64x2.splat(i16at(ptr, i)), 1, i16at(ptr, j));
@@ -118,7 +123,7 @@ export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i
   const rowInterior = row >= marginRows && row < height - marginRows;
   let valid = 0;
   for (let lane = 0; lane < LANES; lane++) {
-    const shift = lane < lanes ? lane : 0;
+    const shift = laneShift(lane, lanes);
     const laneCell = cell + shift;
     if (lane < lanes && load<u8>(<usize>validCells + <usize>laneCell) == 1) valid |= 1 << lane;
     const state = <usize>sums + <usize>(LANE_STATE + lane * LANE_STATE_BYTES);
@@ -136,9 +141,9 @@ export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i
   const groups = fi(desc, D_GROUPS_PER_CELL);
   const litBound = fi(desc, D_LIT_BOUND);
   const darkBound = fi(desc, D_DARK_BOUND);
-  const cell1 = lanes > 1 ? cell + 1 : cell;
-  const cell2 = lanes > 2 ? cell + 2 : cell;
-  const cell3 = lanes > 3 ? cell + 3 : cell;
+  const cell1 = cell + laneShift(1, lanes);
+  const cell2 = cell + laneShift(2, lanes);
+  const cell3 = cell + laneShift(3, lanes);
   let at = <usize>sums + <usize>GROUP_BOUNDS;
   for (let g = 0; g < groups; g++) {
     v128.store(at, i16Pair(litBound, cell * groups + g, cell1 * groups + g));

@@ -366,15 +366,11 @@ export class GeoTiffStreams {
     this.queuedBytes -= queued;
   }
 
-  /** Takes the file's queued tiles (all of them) out of the queue, by tile index. */
+  /** Takes the file's queued tiles (all of them) out of the queue, by tile index, their byte counts noted. */
   private takeQueue(file: StreamedFile): Uint8Array[] {
     const tiles = new Array<Uint8Array>(file.tiling.count);
-    for (const { tile, bytes } of file.queue) {
-      tiles[tile] = bytes;
-      file.byteCounts[tile] = bytes.length;
-      this.queuedBytes -= bytes.length;
-    }
-    file.queue = [];
+    for (const { tile, bytes } of file.queue) tiles[tile] = bytes;
+    this.queuedBytes -= placeQueue(file, 0).end;
     return tiles;
   }
 

@@ -258,6 +258,8 @@ export function sunSamplesForDay(
   let count = 0;
   let sumDiffuse = 0;
   let near = 0;
+  // the near-field ray of each sample, into arrays reused from sample to sample
+  const ray = nearSteps > 0 ? nearFieldRay(nearSteps) : null;
   let reachCols = 0;
   let reachRows = 0;
   for (const hour of sampleHours(tile.latitudeRad, declination, stepHours)) {
@@ -286,7 +288,6 @@ export function sunSamplesForDay(
       out.horizonWeight[count] = position - k0;
     }
     out.nearStart[count] = near;
-    const ray = nearSteps > 0 ? nearFieldRay(nearSteps) : null;
     for (let j = 0, cells = ray ? nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, ray) : 0; j < cells; j++) {
       const colOffset = ray!.colOffset[j]!;
       const rowOffset = ray!.rowOffset[j]!;
