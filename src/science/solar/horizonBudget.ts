@@ -15,9 +15,17 @@
  *    2.5 m and 1 m resamples, winter and equinox days) the share of cell-days whose daily global is off by
  *    more than 0.5 % follows f ≈ 9 %/° · p_far(n) · ε_far(N) [°] (measured 0.1–13 % over n = 16–128,
  *    N = 32–512; the estimate is conservative by up to 1.6×).
+ *  - The calibration's lowest sun stood 30.8° high at noon (35.8° N in December). Where the sun stays lower
+ *    (high latitudes in winter) more of a day's samples pass close to the horizon and a misclassified sample is
+ *    a larger part of a smaller day: on a 2 m DEM placed at 35.8°, 45°, 55° and 62° S (day 172, layouts
+ *    64/16, 128/24, 256/32) f grew by up to 1.4× at 45°, 1.8× at 55° and 1.65× at 62°. The estimate is
+ *    multiplied by the low-sun factor g = √(tan 30° / tan h_min), 1 ≤ g ≤ 3, h_min the lowest noon altitude of
+ *    the sun above the DEM over the year (g = 1.7 at 55°; the cap wherever the sun stays below 4° at noon,
+ *    and where polar night comes).
  * The daily p95 stays at the oracle's value as long as f < 5 %; we require f ≤ 2 % and pick, among the
  * (n, N) that meet it, the cheapest by a cost model of the horizon phase (far rays ∝ N, near-field bounds
- * ∝ n·K). See docs/solar-model.md, Part A, "Horizons".
+ * ∝ n·K); when none meets it (very steep terrain at low sun), the layout with the smallest estimate.
+ * See docs/solar-model.md, Part A, "Horizons".
  */
 import { farHorizon } from './farHorizon.js';
 import { rayDirection } from './horizon.js';
@@ -28,8 +36,14 @@ import type { HorizonLayout } from './tileHorizons.js';
 export const MISCLASSIFIED_SHARE_TARGET = 0.02;
 /** f ≈ F_PER_DEGREE · p_far · ε_far[°] (calibrated on the fine-DEM oracles, see the module comment). */
 const F_PER_DEGREE = 0.09;
-const NEAR_STEP_CHOICES = [16, 24, 32] as const;
+const NEAR_STEP_CHOICES = [16, 24, 32, 48, 64] as const;
 const DIRECTION_CHOICES = [32, 48, 64, 96, 128, 192, 256] as const;
+/** Noon altitude of the calibration's lowest sun, rounded down [rad]: g = 1 at and above it. */
+const REFERENCE_NOON_ALTITUDE_RAD = (30 * Math.PI) / 180;
+/** Largest low-sun factor. */
+const MAX_LOW_SUN_FACTOR = 3;
+/** Largest |declination| of the sun over the year [rad] (the obliquity, 23.44°). */
+const MAX_DECLINATION_RAD = (23.44 * Math.PI) / 180;
 /** Near sectors: at least this many (bounds tight enough for the kernel), a multiple of N. */
 const MIN_NEAR_SECTORS = 128;
 
@@ -40,14 +54,38 @@ export interface HorizonBudget {
   readonly medianSlope: number;
   /** p_far(n) for each candidate n. */
   readonly farShare: Readonly<Record<number, number>>;
+  /** Low-sun factor g the estimates were multiplied by [-]. */
+  readonly lowSunFactor: number;
   /** Estimated share of cell-days off by more than 0.5 % with the chosen layout. */
   readonly estimatedShare: number;
 }
 
-/** Estimated share of cell-days off by more than 0.5 % for near steps with far share `pFar` and N directions. */
-export function estimatedMisclassifiedShare(pFar: number, medianSlope: number, directions: number): number {
+/** Where the DEM lies: what the budget needs to know about the sun over it. */
+export interface BudgetSite {
+  /** Largest |latitude| of the DEM's cells [rad]. */
+  readonly largestAbsLatitudeRad: number;
+}
+
+/**
+ * The low-sun factor g = √(tan 30° / tan h_min) in [1, 3]: h_min = π/2 − |φ|max − 23.44° is the lowest noon
+ * altitude of the sun over the year at the DEM's largest |latitude| (≤ 0: polar night comes, g = 3).
+ * Without a site (latitudes unknown), 1.
+ */
+export function lowSunFactor(site?: BudgetSite): number {
+  if (!site) return 1;
+  const lowestNoonAltitude = Math.PI / 2 - site.largestAbsLatitudeRad - MAX_DECLINATION_RAD;
+  if (lowestNoonAltitude >= REFERENCE_NOON_ALTITUDE_RAD) return 1;
+  if (lowestNoonAltitude <= 0) return MAX_LOW_SUN_FACTOR;
+  return Math.min(MAX_LOW_SUN_FACTOR, Math.sqrt(Math.tan(REFERENCE_NOON_ALTITUDE_RAD) / Math.tan(lowestNoonAltitude)));
+}
+
+/**
+ * Estimated share of cell-days off by more than 0.5 % for near steps with far share `pFar` and N directions,
+ * with low-sun factor `sunFactor` (default 1: the calibration's sun).
+ */
+export function estimatedMisclassifiedShare(pFar: number, medianSlope: number, directions: number, sunFactor = 1): number {
   const farErrorDeg = ((medianSlope * Math.PI) / directions) * (180 / Math.PI);
-  return F_PER_DEGREE * pFar * farErrorDeg;
+  return F_PER_DEGREE * pFar * farErrorDeg * sunFactor;
 }
 
 /** Relative cost of a layout's horizon phase per cell (far rays, near-field bounds; measured ratios). */
@@ -59,8 +97,11 @@ export function nearSectorsFor(directions: number): number {
   return directions * Math.max(1, Math.ceil(MIN_NEAR_SECTORS / directions));
 }
 
-/** The budget of `model`: measures S̃ and p_far(n) on a lattice of cells and chooses (n, N). */
-export function horizonBudget(model: TerrainModel): HorizonBudget {
+/**
+ * The budget of `model`: measures S̃ and p_far(n) on a lattice of cells and chooses (n, N); `site` (where the
+ * DEM lies) sets the low-sun factor.
+ */
+export function horizonBudget(model: TerrainModel, site?: BudgetSite): HorizonBudget {
   const { width, height, elevation } = model;
   const lattice = 24;
   const azimuths = 12;
@@ -93,21 +134,25 @@ export function horizonBudget(model: TerrainModel): HorizonBudget {
   const medianSlope = slopes.length ? slopes[Math.floor(slopes.length / 2)]! : 0;
   const farShare: Record<number, number> = {};
   NEAR_STEP_CHOICES.forEach((n, k) => (farShare[n] = rays ? beyond[k]! / rays : 0));
-  let chosen: { layout: HorizonLayout; share: number; cost: number } | null = null;
-  for (const nearSteps of NEAR_STEP_CHOICES) {
-    const directions = DIRECTION_CHOICES.find((N) => estimatedMisclassifiedShare(farShare[nearSteps]!, medianSlope, N) <= MISCLASSIFIED_SHARE_TARGET) ?? DIRECTION_CHOICES.at(-1)!;
+  const sunFactor = lowSunFactor(site);
+  // per n the fewest directions that meet the target (or the most there are); then the cheapest layout that
+  // meets it, or, if none does, the one with the smallest estimate
+  const candidates = NEAR_STEP_CHOICES.map((nearSteps) => {
+    const share = (N: number) => estimatedMisclassifiedShare(farShare[nearSteps]!, medianSlope, N, sunFactor);
+    const directions = DIRECTION_CHOICES.find((N) => share(N) <= MISCLASSIFIED_SHARE_TARGET) ?? DIRECTION_CHOICES.at(-1)!;
     const nearSectors = nearSectorsFor(directions);
-    const cost = layoutCost(nearSteps, directions, nearSectors);
-    if (!chosen || cost < chosen.cost) {
-      chosen = { layout: { directions, nearSectors, nearSteps }, share: estimatedMisclassifiedShare(farShare[nearSteps]!, medianSlope, directions), cost };
-    }
-  }
-  return { layout: chosen!.layout, medianSlope, farShare, estimatedShare: chosen!.share };
+    return { layout: { directions, nearSectors, nearSteps }, share: share(directions), cost: layoutCost(nearSteps, directions, nearSectors) };
+  });
+  const meeting = candidates.filter((c) => c.share <= MISCLASSIFIED_SHARE_TARGET);
+  const chosen = meeting.length
+    ? meeting.reduce((best, c) => (c.cost < best.cost ? c : best))
+    : candidates.reduce((best, c) => (c.share < best.share || (c.share === best.share && c.cost < best.cost) ? c : best));
+  return { layout: chosen.layout, medianSlope, farShare, lowSunFactor: sunFactor, estimatedShare: chosen.share };
 }
 
-/** The horizon layout the error budget chooses for `model`. */
-export function horizonLayoutFor(model: TerrainModel): HorizonLayout {
-  return horizonBudget(model).layout;
+/** The horizon layout the error budget chooses for `model` (at `site`, see `horizonBudget`). */
+export function horizonLayoutFor(model: TerrainModel, site?: BudgetSite): HorizonLayout {
+  return horizonBudget(model, site).layout;
 }
 
 /** |∇z| [-] at a cell from central differences (one-sided at the edge); NaN next to nodata. */

@@ -21,7 +21,7 @@ import { demReadLimits } from '../demLimits.js';
 import type { Dem, GridSpec } from '../../raster/types.js';
 import { rasterTiling, tileCompression, type RasterTiling } from '../../raster/writeGeoTiff.js';
 import type { KernelParams } from '../../science/solar/dailyKernel.js';
-import { horizonLayoutFor } from '../../science/solar/horizonBudget.js';
+import { horizonLayoutFor, type BudgetSite } from '../../science/solar/horizonBudget.js';
 import { buildTerrainModel, type TerrainModel } from '../../science/solar/terrainModel.js';
 import { validateWorkflowParams } from '../params.js';
 import type { PhaseTimings, ProgressListener, WorkflowResult, WorkflowRun } from '../types.js';
@@ -106,9 +106,9 @@ export interface SolarYearResult {
   readonly phases: PhaseTimings;
 }
 
-/** The geodesy, cell sizes by row [m] and resident terrain of `dem` that the solar year starts from. */
+/** The geodesy, cell sizes by row [m] and resident terrain of `dem` that the solar year starts from, and where it lies. */
 function solarTerrain(dem: Dem<Float32Array> | Dem<Float64Array>) {
-  const { height } = dem.grid;
+  const { width, height } = dem.grid;
   const geodesy = createGeodesy(dem.grid);
   const cellSizeX = new Float64Array(new SharedArrayBuffer(height * 8));
   const cellSizeY = new Float64Array(new SharedArrayBuffer(height * 8));
@@ -117,12 +117,19 @@ function solarTerrain(dem: Dem<Float32Array> | Dem<Float64Array>) {
     cellSizeX[row] = size.dx;
     cellSizeY[row] = size.dy;
   }
-  return { geodesy, cellSizeX, cellSizeY, terrain: residentTerrain(dem, cellSizeX, cellSizeY) };
+  // the largest |latitude| is at a corner or the middle of an edge (rows and columns are nearly straight lines)
+  let largestAbsLatitudeDeg = 0;
+  for (const row of [0, (height - 1) >> 1, height - 1]) {
+    for (const col of [0, (width - 1) >> 1, width - 1]) largestAbsLatitudeDeg = Math.max(largestAbsLatitudeDeg, Math.abs(geodesy.latLon(col, row).latDeg));
+  }
+  const site: BudgetSite = { largestAbsLatitudeRad: (largestAbsLatitudeDeg * Math.PI) / 180 };
+  return { geodesy, cellSizeX, cellSizeY, site, terrain: residentTerrain(dem, cellSizeX, cellSizeY) };
 }
 
 /** Horizon directions the solar year uses on `dem` (to report a solar year whose days were computed elsewhere). */
 export function solarHorizonDirections(dem: Dem<Float32Array> | Dem<Float64Array>): number {
-  return horizonLayoutFor(solarTerrain(dem).terrain).directions;
+  const { terrain, site } = solarTerrain(dem);
+  return horizonLayoutFor(terrain, site).directions;
 }
 
 /** Paths of every product of a whole solar year, relative to the output folder (with the flat-surface sums for eemt). */
@@ -144,8 +151,8 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   options.signal?.throwIfAborted();
   report({ fraction: 0, message: 'preparing terrain' });
 
-  const { geodesy, cellSizeX, cellSizeY, terrain } = solarTerrain(dem);
-  const layout = options.directions === 0 ? null : horizonLayoutFor(terrain);
+  const { geodesy, cellSizeX, cellSizeY, site, terrain } = solarTerrain(dem);
+  const layout = options.directions === 0 ? null : horizonLayoutFor(terrain, site);
   const midRow = Math.floor(height / 2);
   const sunSize = sunTileSize(Math.min(cellSizeX[midRow]!, cellSizeY[midRow]!));
   const tileSize = options.tileSize !== undefined ? checkTileSize(options.tileSize) : defaultComputeTileSize(width, height, sunSize);

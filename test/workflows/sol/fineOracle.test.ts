@@ -1,7 +1,8 @@
 /**
  * Accuracy where a fixed horizon resolution fails: fine DEMs at low sun, high latitudes (polar night and
- * day) and the southern hemisphere. Each case is a small DEM made from mcn_10m (resampled to 2.5 m or 1 m and
- * cut to a steep window, or the 10 m DEM placed at 69° N or 41° S) with its corrected r.sun oracle for days 1,
+ * day) and the southern hemisphere. Each case is a small DEM made from mcn_10m (resampled to 2.5 m, 2 m or 1 m
+ * and cut to a steep window, or the 10 m DEM placed at 69° N or 41° S; the 2 m window placed at 55° S, where the
+ * winter sun stays low all day) with its corrected r.sun oracle for days 1,
  * 80, 172 and 355 (test/fixtures/oracle/fine/README.md says how each was made).
  * Acceptance as for mcn_10m: per day p95 relative error of the daily global ≤ 1 %, |bias| ≤ 0.5 %, sunshine
  * hours mean absolute difference ≤ 0.25 h, on the cells valid in both.
@@ -23,6 +24,7 @@ const CASES = [
   { name: 'arctic_10m', what: '10 m at 69° N (polar night on day 355, polar day on day 172)' },
   { name: 'south_10m', what: '10 m at 41° S' },
   { name: 'geo_2m5', what: '2.5 m window in geographic coordinates (NAD83, EPSG:4269)' },
+  { name: 'south55_2m', what: '2 m window at 55° S (the noon sun 11.6° high on day 172)' },
 ] as const;
 
 for (const { name, what } of CASES) {
