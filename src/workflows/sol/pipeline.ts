@@ -117,10 +117,11 @@ function solarTerrain(dem: Dem<Float32Array> | Dem<Float64Array>) {
     cellSizeX[row] = size.dx;
     cellSizeY[row] = size.dy;
   }
-  // the largest |latitude| is at a corner or the middle of an edge (rows and columns are nearly straight lines)
+  // the largest |latitude| of a cell centre is at a corner cell or an edge's middle one (rows and columns are
+  // nearly straight lines); latLon takes pixel positions, a cell's centre at + 0.5
   let largestAbsLatitudeDeg = 0;
-  for (const row of [0, (height - 1) >> 1, height - 1]) {
-    for (const col of [0, (width - 1) >> 1, width - 1]) largestAbsLatitudeDeg = Math.max(largestAbsLatitudeDeg, Math.abs(geodesy.latLon(col, row).latDeg));
+  for (const row of [0.5, height / 2, height - 0.5]) {
+    for (const col of [0.5, width / 2, width - 0.5]) largestAbsLatitudeDeg = Math.max(largestAbsLatitudeDeg, Math.abs(geodesy.latLon(col, row).latDeg));
   }
   const site: BudgetSite = { largestAbsLatitudeRad: (largestAbsLatitudeDeg * Math.PI) / 180 };
   return { geodesy, cellSizeX, cellSizeY, site, terrain: residentTerrain(dem, cellSizeX, cellSizeY) };
