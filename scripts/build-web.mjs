@@ -4,11 +4,9 @@
 // runner before the tests. Type checking is `npm run typecheck` (tsc -p web/tsconfig.json); esbuild only strips types.
 import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import { PAGE_SCRIPTS } from './page-scripts.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-
-/** The page scripts: entry point → bundle name. */
-export const PAGE_SCRIPTS = ['submit', 'monitor'];
 
 export async function buildWeb({ quiet = false } = {}) {
   const result = await build({

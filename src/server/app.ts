@@ -19,6 +19,7 @@ import type { ServiceConfig } from './config.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandlers } from './errors.js';
 import { strictQueryNumbers } from './queryNumbers.js';
 import { EventStreams } from './eventStreams.js';
+import { RequestLog } from './requestLog.js';
 import { closeSlowBodies, drainUnreadBodies, httpServerOptions } from './requestBodies.js';
 import cleanupRoutes from './routes/cleanup.js';
 import docsRoutes from './routes/docs.js';
@@ -59,6 +60,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const requestLimits = { graceSeconds: config.requestTimeoutSeconds, minBytesPerSecond: config.minUploadBytesPerSecond };
   const app = Fastify({
     logger: deps.logger ?? false,
+    // One line per request, at debug for health checks and static assets.
+    logController: new RequestLog(),
     bodyLimit: 1024 * 1024,
     http: httpServerOptions(requestLimits),
     clientErrorHandler,

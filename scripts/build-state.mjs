@@ -1,0 +1,58 @@
+// Which parts of the build are older than their sources: the TypeScript build (dist/, from src/), the pages'
+// bundles (dist/web/, from web/) and the WebAssembly kernels (build/wasm/, from assembly/). Read by `npm start`
+// (scripts/start.mjs) and the `eemt` command (bin/eemt.js), which rebuild only what is stale, so a start with a
+// current build loads no compiler. Where a part's sources are absent (an install without them), it is never stale.
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Newest modification time of the files under `path` (a file or a folder), 0 when it does not exist. */
+export function newestMtime(path) {
+  if (!existsSync(path)) return 0;
+  const info = statSync(path);
+  if (!info.isDirectory()) return info.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  return newest;
+}
+
+/** Oldest modification time of `files`, 0 when one of them is missing. */
+function oldestMtime(files) {
+  let oldest = Infinity;
+  for (const file of files) {
+    if (!existsSync(file)) return 0;
+    oldest = Math.min(oldest, statSync(file).mtimeMs);
+  }
+  return oldest;
+}
+
+/**
+ * The parts of the build, each with its sources and the outputs that show when it was last built (every
+ * build of a part writes all of them).
+ */
+export async function buildParts(root = ROOT) {
+  const { WASM_KERNELS } = await import('./wasm-kernels.mjs');
+  const { PAGE_SCRIPTS } = await import('./page-scripts.mjs');
+  return [
+    {
+      name: 'typescript',
+      sources: [join(root, 'src'), join(root, 'tsconfig.json'), join(root, 'tsconfig.build.json')],
+      outputs: [join(root, 'dist/server/main.js'), join(root, 'dist/cli/main.js')],
+    },
+    { name: 'web', sources: [join(root, 'web')], outputs: PAGE_SCRIPTS.map((name) => join(root, `dist/web/${name}.js`)) },
+    { name: 'wasm', sources: [join(root, 'assembly')], outputs: WASM_KERNELS.map(({ output }) => join(root, 'build/wasm', output)) },
+  ];
+}
+
+/** Names of the parts whose outputs are missing or older than their sources (parts without sources are never stale). */
+export async function staleBuildParts(root = ROOT) {
+  const stale = [];
+  for (const part of await buildParts(root)) {
+    if (!existsSync(part.sources[0])) continue;
+    const newestSource = Math.max(...part.sources.map(newestMtime));
+    if (oldestMtime(part.outputs) < newestSource) stale.push(part.name);
+  }
+  return stale;
+}
