@@ -3,11 +3,12 @@
  * marks the first one's running jobs interrupted and takes its pending jobs), so a service locks its database and
  * each data folder before it touches any of them, and holds the locks for its whole life.
  *
- * A lock is an SQLite write transaction held open on an empty lock file (`<path>.lock`, next to the database
- * file or the folder, never inside a data folder). SQLite locks files with POSIX advisory locks, which the kernel
+ * A lock is an SQLite write transaction held open on an empty lock file: `<database>.lock` beside the database
+ * file (as its `-wal` and `-shm` files), and `.eemt-service.lock` inside each data folder (never in the folder
+ * above it, which may be anybody's, such as /tmp; the job sweeps take only job-id names). SQLite locks files with POSIX advisory locks, which the kernel
  * releases when the process dies in any way, `kill -9` included, so a lock is never left behind and no stale-lock
  * guessing is needed. The lock file stays empty (the transaction writes nothing; its journal lives in memory).
- * Next to it, `<path>.lock.json` describes the holder (pid, host, start time, address) for the message a second
+ * Next to it, `<lock file>.json` describes the holder (pid, host, start time, address) for the message a second
  * service prints; that description is only informative, the lock decides.
  */
 import Database from 'better-sqlite3';
@@ -40,10 +41,13 @@ export class ServiceLockedError extends Error {
   }
 }
 
-/** The lock file of a database file or data folder: `<path>.lock` beside it. */
-export function lockFileFor(path: string): string {
+/** Name of the lock file inside each data folder. */
+export const FOLDER_LOCK_NAME = '.eemt-service.lock';
+
+/** The lock file of a database file (`<path>.lock` beside it) or of a data folder (inside it). */
+export function lockFileFor(path: string, kind: 'file' | 'folder'): string {
   const absolute = resolve(path);
-  return join(dirname(absolute), `${basename(absolute)}.lock`);
+  return kind === 'folder' ? join(absolute, FOLDER_LOCK_NAME) : join(dirname(absolute), `${basename(absolute)}.lock`);
 }
 
 /** The holder's description, unless it is missing or left by a process of this host that has ended. */
@@ -92,11 +96,14 @@ export class ServiceLock {
    * ServiceLockedError naming the first one another process holds, having released any it took.
    */
   static acquire(targets: { readonly dbPath: string; readonly folders: readonly string[] }): ServiceLock {
-    const paths = [canonical(targets.dbPath, 'file'), ...targets.folders.map((f) => canonical(f, 'folder'))];
+    const targetsByPath = new Map<string, 'file' | 'folder'>([
+      [canonical(targets.dbPath, 'file'), 'file'],
+      ...targets.folders.map((f) => [canonical(f, 'folder'), 'folder'] as const),
+    ]);
     const taken: { file: string; db: Database.Database }[] = [];
     try {
-      for (const path of [...new Set(paths)]) {
-        const file = lockFileFor(path);
+      for (const [path, kind] of targetsByPath) {
+        const file = lockFileFor(path, kind);
         const db = new Database(file, { timeout: 0 });
         try {
           db.pragma('journal_mode = MEMORY');

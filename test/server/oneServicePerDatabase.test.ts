@@ -158,3 +158,28 @@ test('a service whose port is taken exits 2 before it touches any job', { timeou
   assert.equal(JSON.stringify(after.list()), before, 'the running record is still running, the pending one pending');
   after.close();
 });
+
+test('the locks live inside the data folders and beside the database, never in the folders above them', { timeout: 60_000 }, async () => {
+  const dir = root();
+  const data = join(dir, 'shared');
+  const env = serviceEnv(dir, {
+    EEMT_UPLOAD_DIR: join(data, 'uploads'),
+    EEMT_RESULTS_DIR: join(data, 'results'),
+    EEMT_TEMP_DIR: join(data, 'temp'),
+    EEMT_DB_PATH: join(dir, 'db', 'jobs.db'),
+  });
+  const service = start(env);
+  await service.address();
+  assert.deepEqual(readdirSync(data).sort(), ['results', 'temp', 'uploads'], 'nothing beside the data folders');
+  for (const folder of ['results', 'temp', 'uploads']) {
+    assert.deepEqual(readdirSync(join(data, folder)).sort(), ['.eemt-service.lock', '.eemt-service.lock.json']);
+  }
+  assert.deepEqual(readdirSync(join(dir, 'db')).filter((name) => name.includes('.lock')).sort(), ['jobs.db.lock', 'jobs.db.lock.json']);
+
+  // the locks inside the folders still keep a second service away
+  const second = start({ ...env, EEMT_DB_PATH: join(dir, 'other.db') });
+  assert.equal((await second.exit).code, 2, second.output());
+  assert.match(second.output(), /shared\/(uploads|results|temp) is in use by another eemt-service/);
+  process.kill(service.pid, 'SIGTERM');
+  assert.equal((await service.exit).code, 0, service.output());
+});
