@@ -56,7 +56,10 @@ class MemberReader {
     try {
       raster = await readRasterFromBuffer(bytes, { ...this.readLimits, precision: 'float32' });
     } catch (error) {
-      if (error instanceof RasterFormatError) throw new ClimateInputError('NOT_GEOTIFF', `climate_file: ${path} is not a usable GeoTIFF: ${error.message}`);
+      if (error instanceof RasterFormatError) {
+        const reason = error.message.replace(/\.$/, '');
+        throw new ClimateInputError('NOT_GEOTIFF', `climate_file: ${path} is not a usable GeoTIFF: ${reason}; each climate grid must be a single-band GeoTIFF (.tif)`);
+      }
       throw error;
     }
     const sampled = bilinearAtPositions(raster.values, raster.grid.width, raster.grid.height, this.positionsFor(raster.grid));

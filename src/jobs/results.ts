@@ -27,12 +27,17 @@ export interface ZipDownload {
  * other compressed formats are stored without recompression; the rest is deflated. Each file is opened
  * only when its turn comes, without following links, and must still be the file that was listed; a file
  * that was swapped for anything else ends the archive with an error. `extra` entries (made by the service,
- * e.g. the STAC Items) come first.
+ * e.g. the STAC Items) come first, dated `extraTime`; the same files and extras always give the same bytes.
  */
-export function zipStream(outputDir: string, files: readonly ListedFile[], extra: readonly { name: string; bytes: Buffer }[] = []): ZipDownload {
+export function zipStream(
+  outputDir: string,
+  files: readonly ListedFile[],
+  extra: readonly { name: string; bytes: Buffer }[] = [],
+  extraTime: Date = new Date(0),
+): ZipDownload {
   const zip = new ZipFile();
   // stored, so that the archive's size stays known in advance (Content-Length) when every file is stored
-  for (const { name, bytes } of extra) zip.addBuffer(bytes, name, { compress: false, mtime: new Date() });
+  for (const { name, bytes } of extra) zip.addBuffer(bytes, name, { compress: false, mtime: extraTime });
   let failed = false;
   zip.on('error', (error: Error) => {
     failed = true;

@@ -14,7 +14,8 @@ export function assertTiffHeader(bytes: Uint8Array): void {
       if (magic === 42 || magic === 43) return;
     }
   }
-  throw new RasterFormatError('NOT_TIFF', `The file is not a GeoTIFF${describeOtherFormat(bytes)}. Upload a single-band GeoTIFF DEM (.tif).`);
+  // What the file should have been is for the caller to say (a DEM, a climate grid): this says what it is.
+  throw new RasterFormatError('NOT_TIFF', `The file is not a GeoTIFF${describeOtherFormat(bytes)}.`);
 }
 
 /** " (it looks like a PNG image)" etc. for well-known signatures, else "". */

@@ -132,7 +132,8 @@ test('temperatures in kelvin and a vapour pressure in kPa are caught', async () 
 test('a member that is not a GeoTIFF, an unknown member and mixed layouts are refused', async () => {
   const bad = await refusal(await zipOf(join(work, 'text.zip'), { ...series, 'prcp_2020_05.tif': Buffer.from('not a raster at all') }));
   assert.equal(bad.code, 'NOT_GEOTIFF');
-  assert.match(bad.message, /prcp_2020_05\.tif is not a usable GeoTIFF/);
+  assert.match(bad.message, /^climate_file: prcp_2020_05\.tif is not a usable GeoTIFF: .*; each climate grid must be a single-band GeoTIFF \(\.tif\)$/);
+  assert.doesNotMatch(bad.message, /DEM/, 'a climate grid is not called a DEM');
   const unknown = await refusal(await zipOf(join(work, 'unknown.zip'), { ...series, 'notes.txt': Buffer.from('hello') }));
   assert.match(unknown.message, /unexpected file notes\.txt/);
   const mixed = await refusal(await zipOf(join(work, 'mixed.zip'), { ...series, 'tmin_01.tif': series['tmin_2020_01.tif']! }));

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Ajv, type ValidateFunction } from 'ajv';
@@ -125,6 +125,69 @@ test('asset files: whole, by byte range, and read by GDAL over HTTP as Cloud Opt
   const info = JSON.parse(stdout);
   assert.equal(info.metadata.IMAGE_STRUCTURE.LAYOUT, 'COG');
   assert.equal(info.bands[0].maximum, 649);
+});
+
+test('asset files and the results ZIP carry validators: 304 when unchanged, If-Range, 416 with the size, invalid ranges ignored', async () => {
+  const rel = 'global/monthly/total_sun_jun_sum.tif';
+  const url = `${svc.base}/api/jobs/${id}/files/${rel}`;
+  const bytes = readFileSync(join(svc.paths.outputDir(id), rel));
+  const whole = await fetch(url);
+  await whole.arrayBuffer();
+  const etag = whole.headers.get('etag')!;
+  const lastModified = whole.headers.get('last-modified')!;
+  assert.match(etag, /^"[0-9a-f]+-[0-9a-f]+"$/, 'a strong entity tag');
+  assert.equal(new Date(lastModified).getTime(), Math.floor(statSync(join(svc.paths.outputDir(id), rel)).mtimeMs / 1000) * 1000);
+
+  const cached = await fetch(url, { headers: { 'If-None-Match': etag } });
+  assert.equal(cached.status, 304);
+  assert.equal((await cached.arrayBuffer()).byteLength, 0);
+  assert.equal(cached.headers.get('etag'), etag);
+  assert.equal((await fetch(url, { headers: { 'If-None-Match': `"other", W/${etag}` } })).status, 304, 'a list, weak comparison');
+  const other = await fetch(url, { headers: { 'If-None-Match': '"other"' } });
+  assert.equal(other.status, 200);
+  assert.equal((await other.arrayBuffer()).byteLength, bytes.length);
+  assert.equal((await fetch(url, { headers: { 'If-Modified-Since': lastModified } })).status, 304);
+  assert.equal((await fetch(url, { headers: { 'If-Modified-Since': new Date(Date.parse(lastModified) - 1000).toUTCString() } })).status, 200);
+  assert.equal((await fetch(url, { headers: { 'If-None-Match': '"other"', 'If-Modified-Since': lastModified } })).status, 200, 'If-None-Match decides');
+
+  const ranged = async (headers: Record<string, string>) => {
+    const response = await fetch(url, { headers: { Range: 'bytes=10-19', ...headers } });
+    return { status: response.status, body: Buffer.from(await response.arrayBuffer()), contentRange: response.headers.get('content-range') };
+  };
+  assert.equal((await ranged({ 'If-Range': etag })).status, 206);
+  assert.equal((await ranged({ 'If-Range': lastModified })).status, 206);
+  const stale = await ranged({ 'If-Range': '"changed-1"' });
+  assert.equal(stale.status, 200, 'a validator that no longer matches: the whole file');
+  assert.deepEqual(stale.body, bytes);
+  assert.equal((await ranged({ 'If-Range': `W/${etag}` })).status, 200, 'a weak tag never matches If-Range');
+  assert.equal((await ranged({ 'If-Range': new Date(Date.parse(lastModified) - 1000).toUTCString() })).status, 200);
+
+  for (const range of [`bytes=${bytes.length}-`, `bytes=${bytes.length + 5}-${bytes.length + 9}`, 'bytes=-0']) {
+    const outside = await fetch(url, { headers: { Range: range } });
+    assert.equal(outside.status, 416, range);
+    assert.equal(outside.headers.get('content-range'), `bytes */${bytes.length}`, range);
+  }
+  const clipped = await fetch(url, { headers: { Range: `bytes=${bytes.length - 4}-${bytes.length + 100}` } });
+  assert.equal(clipped.status, 206);
+  assert.equal(clipped.headers.get('content-range'), `bytes ${bytes.length - 4}-${bytes.length - 1}/${bytes.length}`);
+  assert.deepEqual(Buffer.from(await clipped.arrayBuffer()), bytes.subarray(bytes.length - 4));
+  for (const range of ['bytes=5-2', 'bytes=x-3', 'bytes=-', 'items=0-5', 'bytes=0-1,5-9']) {
+    const ignored = await fetch(url, { headers: { Range: range } });
+    assert.equal(ignored.status, 200, range);
+    assert.equal((await ignored.arrayBuffer()).byteLength, bytes.length, range);
+  }
+
+  const results = `${svc.base}/api/jobs/${id}/results`;
+  const first = await fetch(results);
+  const zip1 = Buffer.from(await first.arrayBuffer());
+  const zipTag = first.headers.get('etag')!;
+  assert.ok(zipTag && first.headers.get('last-modified'));
+  const second = await fetch(results);
+  assert.equal(second.headers.get('etag'), zipTag);
+  assert.deepEqual(Buffer.from(await second.arrayBuffer()), zip1, 'the same archive, byte for byte');
+  const notModified = await fetch(results, { headers: { 'If-None-Match': zipTag } });
+  assert.equal(notModified.status, 304);
+  assert.equal((await notModified.arrayBuffer()).byteLength, 0);
 });
 
 test('the results ZIP holds the Items at its root with relative hrefs to its own entries', async () => {

@@ -5,6 +5,7 @@ import { removeJob } from '../../jobs/admission.js';
 import { NotRegularFileError, tailLines } from '../../jobs/files.js';
 import type { JobPaths } from '../../jobs/paths.js';
 import { resultEntries, zipStream } from '../../jobs/results.js';
+import { answerNotModified, compositeValidators, NOT_MODIFIED_RESPONSE } from '../httpCaching.js';
 import { isStacPath, stacZipEntries } from '../../jobs/stac.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { JobStore } from '../../jobs/store.js';
@@ -132,6 +133,7 @@ export default async function jobRoutes(app: FastifyInstance, { store, scheduler
         produces: ['application/zip'],
         response: {
           200: Type.String({ format: 'binary', description: 'eemt_results_{job_id}.zip' }),
+          304: NOT_MODIFIED_RESPONSE,
           400: ErrorDetail,
           404: ErrorDetail,
         },
@@ -144,11 +146,18 @@ export default async function jobRoutes(app: FastifyInstance, { store, scheduler
       const files = job.data_deleted_at ? [] : (await resultEntries(outputDir)).filter((f) => !isStacPath(f.rel));
       if (files.length === 0) notFound('Results not found');
       const stac = await stacZipEntries(job, outputDir, files.map((f) => f.rel));
-      const zip = zipStream(outputDir, files, stac);
-      const size = await zip.size;
+      // The archive's bytes follow from its files and the STAC entries (dated when the job completed).
+      const completed = Date.parse(job.completed_at ?? job.created_at);
+      const validators = compositeValidators(
+        [...files.map((f) => `${f.rel}\t${f.stats.size}\t${f.stats.mtimeMs}`), ...stac.flatMap((e) => [e.name, e.bytes])],
+        Math.max(completed, ...files.map((f) => f.stats.mtimeMs)),
+      );
       reply
         .type('application/zip')
         .header('Content-Disposition', `attachment; filename="eemt_results_${job.id}.zip"`);
+      if (answerNotModified(request, reply, validators)) return reply.code(304).send();
+      const zip = zipStream(outputDir, files, stac, new Date(completed));
+      const size = await zip.size;
       if (size !== null) reply.header('Content-Length', size);
       return reply.send(zip.stream);
     },

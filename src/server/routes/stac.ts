@@ -12,7 +12,8 @@ import { apiPlaces, COG_MEDIA_TYPE, DAILY_GROUPS, isStacPath, jobStac, productGr
 import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord } from '../../jobs/types.js';
 import { monthlyGlobalPath } from '../../workflows/sol/products.js';
-import { badRequest, HttpError, notFound } from '../errors.js';
+import { badRequest, notFound } from '../errors.js';
+import { answerNotModified, byteRange, fileValidators, NOT_MODIFIED_RESPONSE } from '../httpCaching.js';
 import { ErrorDetail, JobIdParams } from '../schemas.js';
 
 const StacItemSchema = Type.Object(
@@ -110,11 +111,14 @@ export default async function stacRoutes(app: FastifyInstance, { store, paths }:
     {
       schema: {
         summary: 'One output file of a completed job (HTTP range requests supported)',
-        description: 'A single byte range (Range: bytes=a-b, a-, -n) is answered with 206; GeoTIFFs are Cloud Optimized.',
+        description:
+          'A single byte range (Range: bytes=a-b, a-, -n) is answered with 206, one outside the file with 416 (Content-Range: bytes */size); ' +
+          'an invalid or multiple range is ignored (200). ETag and Last-Modified validate If-None-Match / If-Modified-Since (304) and ' +
+          'If-Range. GeoTIFFs are Cloud Optimized.',
         tags: ['jobs'],
         params: FileParams,
         produces: [COG_MEDIA_TYPE, 'text/plain', 'application/octet-stream'],
-        response: { 200: Type.String({ format: 'binary' }), 206: Type.String({ format: 'binary' }), ...errors },
+        response: { 200: Type.String({ format: 'binary' }), 206: Type.String({ format: 'binary' }), 304: NOT_MODIFIED_RESPONSE, ...errors },
       },
     },
     async (request, reply) => {
@@ -122,10 +126,12 @@ export default async function stacRoutes(app: FastifyInstance, { store, paths }:
       const { job, files } = await completedFiles(id);
       const file = files.find((f) => f.rel === rel) ?? notFound(`File not found: ${rel}`);
       const size = file.stats.size;
-      const range = byteRange(request.headers.range, size);
-      const { handle } = await openRegularFile(`${paths.outputDir(job.id)}/${file.rel}`, file.stats);
       const type = rel.endsWith('.tif') ? COG_MEDIA_TYPE : rel.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'application/octet-stream';
       reply.type(type).header('Accept-Ranges', 'bytes');
+      const validators = fileValidators(file.stats);
+      if (answerNotModified(request, reply, validators)) return reply.code(304).send();
+      const range = byteRange(request, reply, size, validators);
+      const { handle } = await openRegularFile(`${paths.outputDir(job.id)}/${file.rel}`, file.stats);
       if (range === null) {
         return reply.header('Content-Length', size).send(handle.createReadStream());
       }
@@ -136,24 +142,4 @@ export default async function stacRoutes(app: FastifyInstance, { store, paths }:
         .send(handle.createReadStream({ start: range.start, end: range.end }));
     },
   );
-}
-
-/**
- * The single byte range of a `Range` header over a file of `size` bytes (inclusive ends), or null for the
- * whole file (no header, several ranges, or another unit); throws 416 when the range is outside the file.
- */
-export function byteRange(header: string | undefined, size: number): { start: number; end: number } | null {
-  const m = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!m || (m[1] === '' && m[2] === '')) return null;
-  let start: number;
-  let end: number;
-  if (m[1] === '') {
-    start = Math.max(0, size - Number(m[2]));
-    end = size - 1;
-  } else {
-    start = Number(m[1]);
-    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
-  }
-  if (!(start <= end && start < size)) throw new HttpError(416, `Range ${header} is outside the file (${size} bytes)`);
-  return { start, end };
 }
