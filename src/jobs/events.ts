@@ -128,9 +128,17 @@ export interface JobFollower {
 }
 
 /**
+ * Shortest interval between two `progress` events of one follower [ms]. A job reports its progress hundreds of
+ * times a second (every tile and day); a follower sends at most four of them a second, each with the state of the
+ * moment it is sent, so the last progress before a pause is never lost.
+ */
+export const PROGRESS_EVENT_INTERVAL_MS = 250;
+
+/**
  * Follows job `id` from revision `after` (null: from the start, sending the current state first). `send` gets every
  * event with a revision above the last one sent, so nothing is repeated and nothing goes back; the final event
  * (`completed`/`failed`, or `deleted` when the job disappears) is followed by `end`, and nothing after it.
+ * Status changes and the end are sent at once; progress at most every `progressIntervalMs`, coalesced.
  * The caller must have checked that the job exists.
  */
 export function followJob(
@@ -139,21 +147,42 @@ export function followJob(
   after: number | null,
   send: (event: JobEvent) => void,
   end: () => void,
+  progressIntervalMs = PROGRESS_EVENT_INTERVAL_MS,
 ): JobFollower {
   let lastSent = after ?? -1;
   let previous: JobSnapshot | null = null;
   let stopped = false;
   let unwatch: (() => void) | null = null;
+  let lastProgressAt = -Infinity;
+  let deferred: NodeJS.Timeout | null = null;
 
   const stop = () => {
     if (stopped) return;
     stopped = true;
+    if (deferred) clearTimeout(deferred);
+    deferred = null;
     unwatch?.();
     unwatch = null;
   };
   const poll = () => {
     if (stopped) return;
     const snapshot = source.snapshot(id);
+    // Progress within the interval after the last one waits (the state is read again when it is sent).
+    if (snapshot && previous && snapshot.revision > lastSent && snapshot.status === previous.status && !isFinal(snapshot.status)) {
+      const wait = lastProgressAt + progressIntervalMs - Date.now();
+      if (wait > 0) {
+        deferred ??= setTimeout(() => {
+          deferred = null;
+          poll();
+        }, wait);
+        return;
+      }
+      lastProgressAt = Date.now();
+    }
+    if (deferred) {
+      clearTimeout(deferred);
+      deferred = null;
+    }
     if (!snapshot) {
       stop();
       send({ id: null, type: 'deleted', data: { job_id: id, status: null, progress: null, message: null, error_message: null } });

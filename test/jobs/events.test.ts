@@ -23,7 +23,7 @@ describe('job events from the store', () => {
     const id = newJob();
     const events: JobEvent[] = [];
     let ended = 0;
-    followJob(source, id, null, (e) => events.push(e), () => ended++);
+    followJob(source, id, null, (e) => events.push(e), () => ended++, 0);
     assert.equal(source.watchedJobs, 1);
     store.markRunning(id, 'process', 2, 'starting');
     store.setProgress(id, 40, 'day 1/365');
@@ -66,6 +66,43 @@ describe('job events from the store', () => {
     store.delete(gone);
     assert.deepEqual(seen.map((e) => [e.type, e.id]), [['status', 0], ['deleted', null]]);
     assert.equal(ended, 2);
+    assert.equal(source.watchedJobs, 0);
+  });
+
+  test('progress is coalesced: progress events at least an interval apart, the latest state always delivered', async () => {
+    const source = new StoreJobEvents(store);
+    const id = newJob();
+    const events: Array<JobEvent & { at: number }> = [];
+    let ended = 0;
+    const interval = 100;
+    followJob(source, id, null, (e) => events.push({ ...e, at: Date.now() }), () => ended++, interval);
+    store.markRunning(id, 'process', 2, 'starting');
+    assert.deepEqual(events.map((e) => [e.type, e.data.status]), [['status', 'pending'], ['status', 'running']], 'status changes at once');
+
+    // a burst of 0.5 s of progress reports, as a job sends them (every few milliseconds)
+    const started = Date.now();
+    let reports = 0;
+    while (Date.now() - started < 500) {
+      store.setProgress(id, 10 + Math.floor(reports / 50), `tile ${++reports}`);
+      await new Promise((r) => setImmediate(r));
+    }
+    await new Promise((r) => setTimeout(r, interval + 50));
+    const progress = events.filter((e) => e.type === 'progress');
+    assert.ok(reports > 50, `${reports} reports`);
+    assert.ok(progress.length >= 3 && progress.length <= 8, `${progress.length} progress events for ${reports} reports in 0.5 s`);
+    for (let i = 1; i < progress.length; i++) assert.ok(progress[i]!.at - progress[i - 1]!.at >= interval - 5, 'never closer than the interval');
+    assert.equal(progress.at(-1)!.data.message, `tile ${reports}`, 'the last report is delivered');
+    const count = events.length;
+    await new Promise((r) => setTimeout(r, interval + 50));
+    assert.equal(events.length, count, 'nothing more without a change');
+
+    store.setProgress(id, 90, 'one more');
+    store.setProgress(id, 91, 'and another');
+    store.complete(id); // the end is sent at once; the progress waiting for its turn is superseded
+    assert.equal(events.at(-1)!.type, 'completed');
+    assert.equal(ended, 1);
+    await new Promise((r) => setTimeout(r, interval + 50));
+    assert.equal(events.at(-1)!.type, 'completed', 'nothing after the end');
     assert.equal(source.watchedJobs, 0);
   });
 

@@ -14,6 +14,7 @@ import { zipEntries } from '../server/zip.js';
 import { smallDem } from './hostileTiffs.js';
 import { waitFor } from '../jobs/helpers.js';
 import { processesMentioning, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
+import { jobEntries } from '../helpers/dataFolders.js';
 
 const ENV = { EEMT_RUNTIME: 'bubblewrap', EEMT_MAX_CONCURRENT_JOBS: '1' };
 
@@ -51,7 +52,7 @@ describe('kill -9 and restart', () => {
       for (const name of readdirSync(join(data, folder))) assert.ok(byId.has(name), `${folder}/${name} belongs to no job`);
     }
     const running = jobs.filter((j) => j.status === 'running').map((j) => j.id);
-    for (const name of readdirSync(join(data, 'temp'))) assert.ok(running.includes(name), `temp/${name} of a job that is not running`);
+    for (const name of jobEntries(join(data, 'temp'))) assert.ok(running.includes(name), `temp/${name} of a job that is not running`);
   }
 
   test('(a) during a streaming upload: the partial upload is gone after the restart, and no job was made', async () => {
@@ -67,7 +68,7 @@ describe('kill -9 and restart', () => {
     let partial: string | null = null;
     for (let i = 0; i < 200 && !partial; i++) {
       await new Promise<void>((resolve) => req.write(chunk, () => resolve()));
-      partial = readdirSync(join(data, 'uploads')).map((id) => join(data, 'uploads', id, 'dem.tif')).find((p) => existsSync(p) && statSync(p).size > 4 * 1024 * 1024) ?? null;
+      partial = jobEntries(join(data, 'uploads')).map((id) => join(data, 'uploads', id, 'dem.tif')).find((p) => existsSync(p) && statSync(p).size > 4 * 1024 * 1024) ?? null;
     }
     assert.ok(partial, 'the upload is being written to disk');
     await service.kill9();

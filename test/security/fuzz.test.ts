@@ -16,6 +16,7 @@ import { after, before, test } from 'node:test';
 import { ProcessRuntime } from '../../src/runtime/process.js';
 import { fixture, getJson, logCapture, startTestService, STUB_CHILD, submit, waitForStatus, type TestService } from '../server/helpers.js';
 import { prng, randomRequest, type FuzzContext, type FuzzRequest, type RawRequest } from './fuzzRequests.js';
+import { jobEntries } from '../helpers/dataFolders.js';
 
 const REQUESTS = 1200;
 const CONCURRENCY = 8;
@@ -154,7 +155,7 @@ test(`${REQUESTS} generated requests: every one answered, no 5xx, every error ha
 
   const errors = log.records.filter((r) => r.level >= 50);
   assert.deepEqual(errors.slice(0, 5), [], `seed ${SEED}: errors in the service log`);
-  for (const id of readdirSync(svc.paths.dirs.uploadDir)) {
+  for (const id of jobEntries(svc.paths.dirs.uploadDir)) {
     assert.ok(svc.store.get(id), `seed ${SEED}: upload ${id} belongs to no job (a rejected upload left its file)`);
   }
   const health = await getJson(`${svc.base}/health`);

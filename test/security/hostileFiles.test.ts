@@ -26,6 +26,7 @@ import {
   withTagValue,
 } from './hostileTiffs.js';
 import { startMonitor, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
+import { jobEntries } from '../helpers/dataFolders.js';
 
 /** The sol workflow's default cell limit (the largest) for CONTAINER_MEMORY_LIMIT=2G. */
 const SOL_CELLS_AT_2G = Math.floor((2048 * 1024 ** 2 - JOB_BASE_BYTES) / JOB_BYTES_PER_DEM_CELL.sol);
@@ -76,7 +77,7 @@ describe('hostile GeoTIFFs against the running service', () => {
   }
 
   function assertNothingLeft(): void {
-    assert.deepEqual(readdirSync(join(service.root, 'uploads')), [], 'no upload is left behind');
+    assert.deepEqual(jobEntries(join(service.root, 'uploads')), [], 'no upload is left behind');
   }
 
   const cases: [string, () => Buffer, RegExp][] = [

@@ -9,6 +9,7 @@ import { ProcessRuntime } from '../../src/runtime/process.js';
 import { fixture, getJson, startTestService, STUB_CHILD, submit, waitForStatus, type TestService } from './helpers.js';
 import { skipUnless } from '../helpers/systemTools.js';
 import { zipEntries } from './zip.js';
+import { jobEntries } from '../helpers/dataFolders.js';
 
 const DEM = { name: 'mcn_10m.tif', bytes: fixture('mcn_10m.tif') };
 
@@ -111,7 +112,7 @@ describe('HTTP API (stub job child in real processes)', () => {
 
   test('bad submissions are refused with {detail} and leave nothing behind', async () => {
     const count = svc.store.list().length;
-    const uploads = readdirSync(svc.paths.dirs.uploadDir).length;
+    const uploads = jobEntries(svc.paths.dirs.uploadDir).length;
     const truncated = DEM.bytes.subarray(0, 5000);
     const cases: [Record<string, string>, { name: string; bytes: Uint8Array } | undefined, number, RegExp][] = [
       [{}, DEM, 400, /^workflow_type is required$/],
@@ -144,7 +145,7 @@ describe('HTTP API (stub job child in real processes)', () => {
     assert.equal(notMultipart.status, 400);
     assert.deepEqual(Object.keys(notMultipart.body), ['detail']);
     assert.equal(svc.store.list().length, count);
-    assert.equal(readdirSync(svc.paths.dirs.uploadDir).length, uploads);
+    assert.equal(jobEntries(svc.paths.dirs.uploadDir).length, uploads);
   });
 
   test('.tiff uploads are accepted; the client file name is never a path', async () => {
@@ -251,7 +252,7 @@ describe('HTTP API with an unavailable runtime', () => {
     assert.equal(res.status, 500);
     assert.deepEqual(res.body, { detail: 'Container execution failed: docker not available' });
     assert.equal(svc.store.list().length, 0);
-    assert.equal(readdirSync(svc.paths.dirs.uploadDir).length, 0);
+    assert.equal(jobEntries(svc.paths.dirs.uploadDir).length, 0);
     const status = (await getJson(`${svc.base}/api/system/status`)).body;
     assert.equal(status.container_available, false);
     assert.equal(status.image_name, 'eemt:ubuntu24.04');

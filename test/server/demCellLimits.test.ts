@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { configFromEnv } from '../../src/server/config.js';
 import { JOB_BASE_BYTES, JOB_BYTES_PER_DEM_CELL } from '../../src/workflows/demLimits.js';
 import { fixture, getJson, startTestService, submit, waitForStatus, type TestService } from './helpers.js';
+import { jobEntries } from '../helpers/dataFolders.js';
 
 const MIB = 1024 ** 2;
 
@@ -43,7 +44,7 @@ describe('a DEM within the sol limit but over the eemt limit', () => {
     assert.equal(res.body.detail, 'DEM file must be a GeoTIFF (.tif): 228 × 211 cells is more than the limit of 45056 cells of eemt jobs (EEMT_MAX_DEM_CELLS)');
     const jobs = await getJson(`${svc.base}/api/jobs`);
     assert.equal(jobs.body.length, 0);
-    assert.deepEqual(readdirSync(join(svc.root, 'uploads')), []);
+    assert.deepEqual(jobEntries(join(svc.root, 'uploads')), []);
   });
 
   test('the same DEM as a sol job is accepted and runs under the job limit it was sized for', async () => {

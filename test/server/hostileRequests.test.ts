@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { ProcessRuntime } from '../../src/runtime/process.js';
 import { waitFor } from '../helpers/wait.js';
 import { fixture, getJson, logCapture, startTestService, STUB_CHILD, submit, waitForStatus, type TestService } from './helpers.js';
+import { jobEntries } from '../helpers/dataFolders.js';
 
 const DEM = { name: 'mcn_10m.tif', bytes: fixture('mcn_10m.tif') };
 const stubRuntime = (c: { cpuLimit: number; memoryBytes: number }) =>
@@ -40,7 +41,7 @@ async function postRaw(base: string, contentType: string | null, body: Buffer | 
 
 /** What the upload folder holds: `<job id>:<bytes of dem.tif>` per entry. */
 function uploads(svc: TestService): string[] {
-  return readdirSync(svc.paths.dirs.uploadDir).map((id) => {
+  return jobEntries(svc.paths.dirs.uploadDir).map((id) => {
     const dem = join(svc.paths.dirs.uploadDir, id, 'dem.tif');
     return existsSync(dem) ? `${id}:${statSync(dem).size}` : id;
   });
@@ -164,7 +165,7 @@ describe('hostile requests', () => {
     const real = await postJson(`${svc.base}/api/cleanup`, '{"failed_retention_hours": 0}');
     assert.equal(real.status, 200);
     assert.equal(svc.store.get(failedJob), undefined);
-    assert.ok(!readdirSync(svc.paths.dirs.uploadDir).includes(failedJob));
+    assert.ok(!jobEntries(svc.paths.dirs.uploadDir).includes(failedJob));
   });
 });
 

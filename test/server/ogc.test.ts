@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 import { ProcessRuntime } from '../../src/runtime/process.js';
 import { fixture, getJson, startTestService, STUB_CHILD, submit, type TestService } from './helpers.js';
 import { waitFor } from '../helpers/wait.js';
+import { jobEntries } from '../helpers/dataFolders.js';
 
 const DEM_BYTES = fixture('mcn_10m.tif');
 const DEM_INLINE = { value: DEM_BYTES.toString('base64'), mediaType: 'image/tiff; application=geotiff' };
@@ -199,7 +200,7 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
 
   test('bad inputs are exceptions and leave no job and no file', async () => {
     const before = (await getJson(`${svc.base}/ogc/jobs`)).body.jobs.length;
-    const uploadsBefore = readdirSync(svc.paths.dirs.uploadDir).sort();
+    const uploadsBefore = jobEntries(svc.paths.dirs.uploadDir).sort();
     const cases: Array<[unknown, number, RegExp]> = [
       [{ inputs: {} }, 400, /dem is required/],
       [{ inputs: { dem: 42 } }, 400, /qualified value/],
@@ -224,7 +225,7 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     }
     assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, start_year: 2010, end_year: 2005 } }), 400, 'InvalidParameterValue', /end_year/);
     assert.equal((await getJson(`${svc.base}/ogc/jobs`)).body.jobs.length, before);
-    assert.deepEqual(readdirSync(svc.paths.dirs.uploadDir).sort(), uploadsBefore);
+    assert.deepEqual(jobEntries(svc.paths.dirs.uploadDir).sort(), uploadsBefore);
   });
 });
 
@@ -266,6 +267,6 @@ describe('OGC API – Processes with DEM references enabled (allow-listed)', () 
     ] as const) {
       assertException(await execute(svc.base, 'sol', { inputs: { dem: { href } } }), 400, 'InvalidParameterValue', detail);
     }
-    assert.deepEqual(readdirSync(svc.paths.dirs.uploadDir).length, 1);
+    assert.deepEqual(jobEntries(svc.paths.dirs.uploadDir).length, 1);
   });
 });

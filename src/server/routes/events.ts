@@ -46,7 +46,7 @@ export default async function eventRoutes(app: FastifyInstance, { events, stream
         summary: 'Follow a job live (Server-Sent Events)',
         description:
           'A text/event-stream of the job: first its current state (event `status`), then `progress` events (progress ' +
-          'rises, or the message changes) and `status` events (pending → running), and at the end one `completed` or ' +
+          'rises, or the message changes; at most four a second, each with the state of its moment) and `status` events (pending → running), and at the end one `completed` or ' +
           '`failed` event, after which the stream ends (`deleted` if the job is deleted meanwhile). Every event has ' +
           '`id:` (the job record\'s revision, which only rises) and JSON data `{job_id, status, progress, message, ' +
           'error_message}`. A comment line (`: heartbeat`) is sent every EEMT_EVENT_HEARTBEAT_S seconds. A client ' +

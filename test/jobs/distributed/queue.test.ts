@@ -17,6 +17,7 @@ import { waitFor } from '../../helpers/wait.js';
 import { alive } from '../../server/serviceProcess.js';
 import { getJson, startTestService, submit, type TestService } from '../../server/helpers.js';
 import { assertSameProducts, makeSplitDem, singleHostRun, SPLIT_PARAMS, killWorkers, startWorker, workerEnv, type WorkerProcess } from './helpers.js';
+import { jobEntries } from '../../helpers/dataFolders.js';
 
 describe('distributed queue (Redis, two workers)', () => {
   const root = mkdtempSync(join(tmpdir(), 'eemt-dist-'));
@@ -96,7 +97,7 @@ describe('distributed queue (Redis, two workers)', () => {
     const jobs = await getJson(`${service.base}/api/jobs`);
     assert.equal(jobs.status, 200);
     assert.equal(jobs.body.length, before, 'no job stored');
-    assert.equal(readdirSync(join(data, 'uploads')).length, before, 'no upload kept');
+    assert.equal(jobEntries(join(data, 'uploads')).length, before, 'no upload kept');
     // The same through OGC API – Processes: an exception document with the 503, nothing stored either.
     const ogc = await fetch(`${service.base}/ogc/processes/sol/execution`, {
       method: 'POST',
@@ -108,7 +109,7 @@ describe('distributed queue (Redis, two workers)', () => {
     assert.equal(exception.status, 503);
     assert.match(exception.detail, /^Job queue unavailable: /);
     assert.equal((await getJson(`${service.base}/api/jobs`)).body.length, before, 'no job stored by the OGC execution');
-    assert.equal(readdirSync(join(data, 'uploads')).length, before, 'no upload kept by the OGC execution');
+    assert.equal(jobEntries(join(data, 'uploads')).length, before, 'no upload kept by the OGC execution');
     const status = await getJson(`${service.base}/api/system/status`);
     assert.equal(status.status, 200);
     assert.equal(status.body.container_available, false);
