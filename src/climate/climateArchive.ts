@@ -7,8 +7,9 @@
  * within `ArchiveLimits`: the number of entries, each entry's and the total declared uncompressed size, and
  * the compression ratio of large entries (a ZIP bomb declares sizes far beyond the file or compresses
  * beyond any real raster). Symbolic links, encrypted entries and unknown compression methods are refused.
- * While an entry is inflated its bytes are counted against its declared size and the limits again, and the
- * whole read has a deadline.
+ * While an entry is inflated its bytes are counted against its declared size and the limits again. The work of
+ * a read is bounded by these sizes, not by the wall clock, which a busy machine stretches for honest files too
+ * (the processes that read untrusted archives at submission also have a processor-time budget: jobs/demCheck.ts).
  */
 import { createHash } from 'node:crypto';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
@@ -26,8 +27,6 @@ export interface ArchiveLimits {
   readonly maxRatio: number;
   /** Entries up to this uncompressed size are not ratio-checked (small files compress well legitimately) [bytes]. */
   readonly ratioCheckAboveBytes: number;
-  /** Time the whole read may take, from opening [ms]. */
-  readonly timeoutMs: number;
 }
 
 /**
@@ -41,7 +40,6 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = Object.freeze({
   maxTotalBytes: 4 * 1024 ** 3,
   maxRatio: 1000,
   ratioCheckAboveBytes: 1024 ** 2,
-  timeoutMs: 60_000,
 });
 
 /** An entry of the archive: its path inside the ZIP and declared sizes. */
@@ -75,21 +73,16 @@ function openZip(path: string): Promise<ZipFile> {
 /** An opened climate ZIP whose entries passed the declared-size bounds; entries are inflated on demand. */
 export class ClimateArchive {
   private totalRead = 0;
-  private readonly deadline: number;
 
   private constructor(
     private readonly zip: ZipFile,
     private readonly byPath: Map<string, Entry>,
     readonly entries: readonly ArchiveEntry[],
     private readonly limits: ArchiveLimits,
-    started: number,
-  ) {
-    this.deadline = started + limits.timeoutMs;
-  }
+  ) {}
 
   /** Opens `path` and checks its central directory against `limits` (ClimateInputError `ARCHIVE` otherwise). */
   static async open(path: string, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<ClimateArchive> {
-    const started = Date.now();
     const zip = await openZip(path);
     try {
       if (zip.entryCount > limits.maxEntries) refuse(`it has ${zip.entryCount} entries, more than the limit of ${limits.maxEntries}`);
@@ -97,15 +90,10 @@ export class ClimateArchive {
       const entries: ArchiveEntry[] = [];
       let total = 0;
       await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new ClimateInputError('ARCHIVE', `climate_file: reading the archive took longer than ${limits.timeoutMs / 1000} s`)), limits.timeoutMs);
         zip.on('error', (error: Error) => {
-          clearTimeout(timer);
           reject(error instanceof ClimateInputError ? error : new ClimateInputError('ARCHIVE', `climate_file is not a readable ZIP archive: ${error.message}`));
         });
-        zip.on('end', () => {
-          clearTimeout(timer);
-          resolve();
-        });
+        zip.on('end', () => resolve());
         zip.on('entry', (entry: Entry) => {
           try {
             const info = checkEntry(entry, limits);
@@ -116,26 +104,23 @@ export class ClimateArchive {
             entries.push(info);
             zip.readEntry();
           } catch (error) {
-            clearTimeout(timer);
             reject(error);
           }
         });
         zip.readEntry();
       });
-      return new ClimateArchive(zip, byPath, entries, limits, started);
+      return new ClimateArchive(zip, byPath, entries, limits);
     } catch (error) {
       zip.close();
       throw error;
     }
   }
 
-  /** The bytes of the entry at `path` and their SHA-256 (hex), inflated within the limits and the deadline. */
+  /** The bytes of the entry at `path` and their SHA-256 (hex), inflated within the limits. */
   async read(path: string): Promise<{ bytes: Buffer; sha256: string }> {
     const entry = this.byPath.get(path);
     if (!entry) throw new RangeError(`no entry ${path} in the archive`);
     const declared = entry.uncompressedSize;
-    const remaining = this.deadline - Date.now();
-    if (remaining <= 0) refuse(`reading it took longer than ${this.limits.timeoutMs / 1000} s`);
     const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => {
       this.zip.openReadStream(entry, (error, s) => (error ? reject(new ClimateInputError('ARCHIVE', `climate_file: ${path} cannot be read: ${error.message}`)) : resolve(s)));
     });
@@ -144,14 +129,9 @@ export class ClimateArchive {
     let filled = 0;
     await new Promise<void>((resolve, reject) => {
       const fail = (error: Error) => {
-        clearTimeout(timer);
         (stream as unknown as { destroy(): void }).destroy();
         reject(error);
       };
-      const timer = setTimeout(
-        () => fail(new ClimateInputError('ARCHIVE', `climate_file: reading the archive took longer than ${this.limits.timeoutMs / 1000} s`)),
-        remaining,
-      );
       stream.on('data', (chunk: Buffer) => {
         if (filled + chunk.length > declared) {
           fail(new ClimateInputError('ARCHIVE', `climate_file is not an acceptable ZIP archive: ${path} inflates beyond its declared size`));
@@ -164,10 +144,7 @@ export class ClimateArchive {
       stream.on('error', (error: Error) =>
         fail(new ClimateInputError('ARCHIVE', `climate_file is not an acceptable ZIP archive: ${path}: ${error.message}`)),
       );
-      stream.on('end', () => {
-        clearTimeout(timer);
-        resolve();
-      });
+      stream.on('end', () => resolve());
     });
     if (filled !== declared) refuse(`${path} is shorter than its declared size`);
     this.totalRead += filled;

@@ -4,7 +4,9 @@
  *
  * - memory: `prlimit --data` (RLIMIT_DATA: heap, array buffers, everything) sized from the cell limit and
  *   the file, plus a V8 heap cap;
- * - time: the process is killed after `timeoutMs`;
+ * - work: `prlimit --cpu`, a budget of processor time (`cpuSeconds`), which a busy machine does not use up as it
+ *   uses up wall-clock time, so an honest file is not refused because other work slows the check down; and a
+ *   generous wall-clock watchdog (`timeoutMs`) for a check that hangs without working;
  * - declared size: the cell limit (`EEMT_MAX_DEM_CELLS`) and the structural bounds of the TIFF walk, applied
  *   before any pixel is decoded;
  * - at most `concurrency` checks at once; further uploads wait their turn.
@@ -13,7 +15,7 @@
  */
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { dataLimitPrefix } from '../util/processLimits.js';
+import { resourceLimitPrefix } from '../util/processLimits.js';
 import { nodeArgsFor, siblingModuleUrl } from '../util/modules.js';
 import type { ClimateVerdict } from './climateRules.js';
 import { demCellLimitProblem, largestDemCellLimit, type DemCellLimits } from '../workflows/demLimits.js';
@@ -25,8 +27,15 @@ export type { ClimateVerdict } from './climateRules.js';
 
 /** Files up to this size are decoded completely at submission [bytes]; larger ones get the header rules. */
 export const FULL_CHECK_MAX_BYTES = 256 * 1024 * 1024;
-/** A check taking longer than this is stopped and the file refused [ms]. */
-export const DEM_CHECK_TIMEOUT_MS = 60_000;
+/** Processor time a DEM check may use before it is stopped and the file refused [s]. */
+export const DEM_CHECK_CPU_SECONDS = 60;
+/** Processor time of a climate ZIP check, which reads every grid of the years [s]. */
+export const CLIMATE_CHECK_CPU_SECONDS = 120;
+/**
+ * Wall-clock time after which a check is stopped whatever it did [ms]: for a check that hangs (waits without
+ * using its processor time), far beyond what the processor-time budgets allow on a busy machine.
+ */
+export const CHECK_WATCHDOG_MS = 15 * 60_000;
 /** Checks running at once. */
 export const DEM_CHECKS_AT_ONCE = 2;
 /** V8 heap of the check process [MiB] (pixel arrays live outside it, under the data limit). */
@@ -35,8 +44,6 @@ export const DEM_CHECK_HEAP_MB = 256;
 const CHECK_BASE_BYTES = 256 * 1024 ** 2;
 /** Per cell, at most: the decoded samples (≤ 8 bytes), geotiff.js's block copies (≤ 8) and the Float64 values (8). */
 const CHECK_BYTES_PER_CELL = 24;
-/** A climate ZIP check may take longer: it reads every grid of the years [ms]. */
-export const CLIMATE_CHECK_TIMEOUT_MS = 120_000;
 /** Largest climate grid member [bytes] and its decoded cells' share of the check's memory. */
 const CLIMATE_MEMBER_BYTES = 256 * 1024 ** 2;
 /** Per DEM cell in the climate check: elevations (8), source positions (16), a sampled month (4 × 4) and spare. */
@@ -51,9 +58,12 @@ export interface DemCheckOptions {
    */
   readonly maxCells: number | DemCellLimits;
   readonly fullCheckMaxBytes?: number;
+  /** Processor time of a DEM check [s]; default `DEM_CHECK_CPU_SECONDS`. */
+  readonly cpuSeconds?: number;
+  /** Processor time of a climate-file check [s]; default `CLIMATE_CHECK_CPU_SECONDS`. */
+  readonly climateCpuSeconds?: number;
+  /** Wall-clock watchdog of every check [ms]; default `CHECK_WATCHDOG_MS`. */
   readonly timeoutMs?: number;
-  /** Deadline of a climate-file check [ms]; default 120 s. */
-  readonly climateTimeoutMs?: number;
   readonly concurrency?: number;
   /** Data memory of the check process [bytes]; default from the cell limit and the file size. */
   readonly memoryBytes?: number;
@@ -93,12 +103,13 @@ export class DemChecker {
   /** Climate grids are checked for eemt jobs: their limit. */
   private readonly climateMaxCells: number;
   private readonly timeoutMs: number;
+  private readonly cpuSeconds: number;
+  private readonly climateCpuSeconds: number;
   private readonly concurrency: number;
   private readonly memoryBytes: number | undefined;
   private readonly log: (line: string) => void;
   private readonly entry = siblingModuleUrl(import.meta.url, 'demCheckChild');
   private readonly climateEntry = siblingModuleUrl(import.meta.url, 'climateCheckChild');
-  private readonly climateTimeoutMs: number;
   private running = 0;
   private readonly waiting: (() => void)[] = [];
 
@@ -107,8 +118,9 @@ export class DemChecker {
     this.cellLimits = typeof maxCells === 'number' ? null : maxCells;
     this.limits = { maxCells: typeof maxCells === 'number' ? maxCells : largestDemCellLimit(maxCells), fullCheckMaxBytes: options.fullCheckMaxBytes ?? FULL_CHECK_MAX_BYTES };
     this.climateMaxCells = typeof maxCells === 'number' ? maxCells : maxCells.eemt;
-    this.timeoutMs = options.timeoutMs ?? DEM_CHECK_TIMEOUT_MS;
-    this.climateTimeoutMs = options.climateTimeoutMs ?? CLIMATE_CHECK_TIMEOUT_MS;
+    this.timeoutMs = options.timeoutMs ?? CHECK_WATCHDOG_MS;
+    this.cpuSeconds = options.cpuSeconds ?? DEM_CHECK_CPU_SECONDS;
+    this.climateCpuSeconds = options.climateCpuSeconds ?? CLIMATE_CHECK_CPU_SECONDS;
     this.concurrency = Math.max(1, options.concurrency ?? DEM_CHECKS_AT_ONCE);
     this.memoryBytes = options.memoryBytes;
     this.log = options.log ?? (() => undefined);
@@ -124,7 +136,7 @@ export class DemChecker {
     try {
       const { size } = await stat(path);
       const memory = this.memoryBytes ?? demCheckMemoryBytes(this.limits.maxCells, size, this.limits.fullCheckMaxBytes);
-      verdict = await this.runChild<DemVerdict>(this.entry, [path, JSON.stringify(this.limits)], memory, this.timeoutMs, `DEM check of ${path}`);
+      verdict = await this.runChild<DemVerdict>(this.entry, [path, JSON.stringify(this.limits)], memory, this.cpuSeconds, `DEM check of ${path}`);
     } finally {
       this.release();
     }
@@ -144,7 +156,7 @@ export class DemChecker {
     try {
       const memory = this.memoryBytes ?? climateCheckMemoryBytes(this.climateMaxCells);
       const args = [zipPath, demPath, JSON.stringify({ maxCells: this.climateMaxCells, years })];
-      return await this.runChild<ClimateVerdict>(this.climateEntry, args, memory, this.climateTimeoutMs, `climate check of ${zipPath}`);
+      return await this.runChild<ClimateVerdict>(this.climateEntry, args, memory, this.climateCpuSeconds, `climate check of ${zipPath}`);
     } finally {
       this.release();
     }
@@ -164,9 +176,11 @@ export class DemChecker {
     else this.running--;
   }
 
-  /** Runs `entry` with `args` under the memory limit and deadline; its last stdout line is the verdict. */
-  private async runChild<V extends { ok: boolean }>(entry: URL, args: string[], memory: number, timeoutMs: number, label: string): Promise<V | { ok: false; problem: string }> {
-    const command = [...(await dataLimitPrefix(memory)), process.execPath, `--max-old-space-size=${DEM_CHECK_HEAP_MB}`, ...nodeArgsFor(entry), ...args];
+  /** Runs `entry` with `args` under the memory and processor-time limits; its last stdout line is the verdict. */
+  private async runChild<V extends { ok: boolean }>(entry: URL, args: string[], memory: number, cpuSeconds: number, label: string): Promise<V | { ok: false; problem: string }> {
+    const limits = await resourceLimitPrefix({ dataBytes: memory, cpuSeconds });
+    const command = [...limits, process.execPath, `--max-old-space-size=${DEM_CHECK_HEAP_MB}`, ...nodeArgsFor(entry), ...args];
+    const timeoutMs = this.timeoutMs;
     type Verdict = V | { ok: false; problem: string; outOfMemory?: true };
     return new Promise<Verdict>((resolve) => {
       const child = spawn(command[0]!, command.slice(1), {
@@ -194,6 +208,10 @@ export class DemChecker {
       child.once('close', (code, signal) => {
         if (timedOut) {
           finish({ ok: false, problem: `checking the file took longer than the limit of ${duration(timeoutMs)}` });
+          return;
+        }
+        if (signal === 'SIGXCPU') {
+          finish({ ok: false, problem: `checking the file needed more than the limit of ${cpuSeconds} s of processor time` });
           return;
         }
         const memoryProblem = `checking the file needed more than the ${mib(memory)} of memory the check may use`;

@@ -49,12 +49,23 @@ describe('the DEM check process', () => {
     assert.match(full.problem, /decodes to more than the 4194304 bytes its cells hold/);
   });
 
-  test('the time limit: the check is killed and the file refused', async () => {
+  test('the wall-clock watchdog: a check still running after it is killed and the file refused', async () => {
     const unique = join(dir, 'slow-check.tif');
     writeFileSync(unique, readFileSync(small));
     const verdict = await new DemChecker({ maxCells: 1_000_000, timeoutMs: 30 }).check(unique);
     assert.deepEqual(verdict, { ok: false, problem: 'checking the file took longer than the limit of 30 ms' });
     assert.deepEqual(processesMentioning(unique), [], 'no check process is left');
+  });
+
+  test('the work limit is processor time: a check that needs more is refused as such; the default budget passes it', async () => {
+    // 5000 × 5000 Float64 cells: about 3 s of processor time to decode and summarise
+    const heavy = join(dir, 'heavy.tif');
+    gdal('gdal_create', ['-q', '-of', 'GTiff', '-outsize', '5000', '5000', '-ot', 'Float64', '-burn', '2000', '-a_srs', 'EPSG:26913', '-a_ullr', '0', '50000', '50000', '0', '-co', 'TILED=YES', '-co', 'COMPRESS=DEFLATE', heavy]);
+    const limited = await new DemChecker({ maxCells: 30_000_000, cpuSeconds: 1 }).check(heavy);
+    assert.deepEqual(limited, { ok: false, problem: 'checking the file needed more than the limit of 1 s of processor time' });
+    assert.deepEqual(processesMentioning(heavy), [], 'no check process is left');
+    const sized = await new DemChecker({ maxCells: 30_000_000 }).check(heavy);
+    assert.ok(sized.ok, JSON.stringify(sized));
   });
 
   test('the memory limit: a check that needs more is refused as such', async () => {

@@ -15,6 +15,7 @@ import yazl from 'yazl';
 import { climateFiles, europeDem, zipOf } from '../helpers/climateGrids.js';
 import { getJson, startTestService, submit, waitForStatus, type TestService } from './helpers.js';
 import { zipEntries } from './zip.js';
+import { jobEntries } from '../helpers/dataFolders.js';
 
 let svc: TestService;
 let work = '';
@@ -116,6 +117,6 @@ test('broken climate files are 400s naming the problem, with nothing stored', { 
   const sol = await submit(svc.base, { workflow_type: 'sol' }, { name: 'alps.tif', bytes: dem }, { name: 'series.zip', bytes: readFileSync(join(work, 'series.zip')) });
   assert.equal(sol.status, 400);
   assert.equal(sol.body.detail, 'climate_file is used by eemt jobs only');
-  assert.deepEqual(readdirSync(svc.config.uploadDir).filter((d) => !jobIds.has(d)), [], 'no upload is kept');
+  assert.deepEqual(jobEntries(svc.config.uploadDir).filter((d) => !jobIds.has(d)), [], 'no upload is kept');
   assert.equal((await getJson(`${svc.base}/api/jobs`)).body.length, jobsBefore, 'no job row is left');
 });
