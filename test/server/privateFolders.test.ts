@@ -109,6 +109,20 @@ describe('root that may not make mount namespaces (no CAP_SYS_ADMIN, as in a con
     assert.ok(named === folder || codeRootFolders().some((root) => root.startsWith(`${named}/`)), named);
   });
 
+  test('a worker of the distributed queue refuses to start the same way, before it contacts Redis', async () => {
+    const folder = privateFolder();
+    const env = serviceEnv(folder, { EEMT_RUNTIME: 'bubblewrap', EEMT_REDIS_URL: 'redis://127.0.0.1:9/0' });
+    for (const name of ['EEMT_UPLOAD_DIR', 'EEMT_RESULTS_DIR', 'EEMT_TEMP_DIR', 'EEMT_CACHE_DIR']) mkdirSync(env[name]!, { recursive: true });
+    const worker = startServiceProcess(env, {
+      file: 'setpriv',
+      args: ['--bounding-set=-sys_admin', '--', process.execPath, '--import', 'tsx', 'src/worker/main.ts'],
+      cwd: REPO_ROOT,
+    });
+    const exit = await worker.exit;
+    assert.equal(exit.code, 2, worker.output());
+    assert.match(worker.output(), /eemt worker: no part could run: bubblewrap runtime: the job user \(uid 65534\) cannot enter \S+, .*; make it searchable \(chmod o\+x \S+\)/);
+  });
+
   test('with its data in folders open to the job user, it starts: no view is needed', async (t) => {
     const closedAbove = await Promise.all(codeRootFolders().map((root) => jobUserCanSearch(root)));
     if (closedAbove.includes(false)) return t.skip('this checkout lies in a folder closed to the job user');
