@@ -155,8 +155,8 @@ export class BubblewrapRuntime implements JobRuntime {
         const closed = view.closed[0]!;
         if (!r.ok) {
           return (
-            `the job user (uid ${JOB_UID}) cannot enter ${closed}, and root cannot show it the folders below in a mount ` +
-            `namespace of their own here (${r.output || 'bwrap failed'}); make it searchable (chmod o+x ${closed})`
+            `the job user (uid ${JOB_UID}) cannot enter ${closed}, and root may not make here the mount namespace that ` +
+            `would show it the folders it needs inside (${r.output || 'bwrap failed'}); make it searchable (chmod o+x ${closed})`
           );
         }
       }
@@ -199,11 +199,16 @@ export class BubblewrapRuntime implements JobRuntime {
   /** The `bwrap` arguments (up to and including `--`) that sandbox `launch`, in `view` of the host's folders. */
   sandboxArgs(launch: JobLaunch, view: FolderView = HOST_VIEW): string[] {
     const codeRoots = this.codeRoots;
-    const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
     // Empty in-memory folders replace /tmp and the hidden folders; they are made read-only below.
+    const args = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'];
     const emptied = ['/tmp'];
+    // The code itself may live under /tmp (a checkout in a `mktemp -d` folder): shown again, read-only, before
+    // the data folders it may hold (the default ./uploads, ./results, … of a service started there) are hidden.
+    for (const root of codeRoots) {
+      if (isInside(root, '/tmp')) args.push('--ro-bind', root, root);
+    }
     for (const path of this.hidden) {
-      // (what the view leaves out is hidden already)
+      // (a folder holding the code stays; what the view leaves out is hidden already)
       if (!existsSync(path) || !view.shows(path) || codeRoots.some((root) => isInside(root, path))) continue;
       if (statSync(path).isDirectory()) {
         args.push('--tmpfs', path);
@@ -211,10 +216,6 @@ export class BubblewrapRuntime implements JobRuntime {
       } else {
         args.push('--ro-bind', '/dev/null', path);
       }
-    }
-    // the code itself may live in an emptied folder (a checkout under /tmp): show it again, read-only
-    for (const root of codeRoots) {
-      if (emptied.some((dir) => isInside(root, dir))) args.push('--ro-bind', root, root);
     }
     const outputDir = join(launch.jobDir, 'output');
     args.push('--ro-bind', launch.jobDir, launch.jobDir);

@@ -13,7 +13,8 @@ const GiB = 1024 ** 3;
 
 /**
  * A small ES-module package in a folder of its own, both mode 0700 (a clone in root's home, or made in a
- * `mktemp -d` folder): a job child that imports a sibling module and reports what it sees.
+ * `mktemp -d` folder): a job child that imports a sibling module and reports what it sees (and reads the
+ * paths listed in `reads.json` in its job folder).
  */
 function privatePackage(): { dir: string; entry: URL; cleanup(): void } {
   const folder = mkdtempSync(join(tmpdir(), 'eemt-code-'));
@@ -25,7 +26,7 @@ function privatePackage(): { dir: string; entry: URL; cleanup(): void } {
   writeFileSync(join(dir, 'lib', 'send.js'), "export const send = (m) => process.stdout.write(JSON.stringify(m) + '\\n');\n");
   writeFileSync(
     join(dir, 'child.js'),
-    `import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+    `import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { send } from './lib/send.js';
@@ -34,7 +35,11 @@ send({ type: 'started', pid: process.pid });
 const module = fileURLToPath(import.meta.url);
 let folder;
 try { folder = readdirSync(dirname(dirname(module))).sort(); } catch (e) { folder = e.code; }
-const result = { module, helper: typeof send === 'function' ? 'loaded' : 'missing', demBytes: readFileSync(spec.demPath).length, uid: process.getuid(), gid: process.getgid(), folder };
+const reads = {};
+for (const path of existsSync('reads.json') ? JSON.parse(readFileSync('reads.json', 'utf8')) : []) {
+  try { reads[path] = statSync(path).isDirectory() ? readdirSync(path).sort() : readFileSync(path, 'utf8'); } catch (e) { reads[path] = e.code; }
+}
+const result = { module, helper: typeof send === 'function' ? 'loaded' : 'missing', demBytes: readFileSync(spec.demPath).length, uid: process.getuid(), gid: process.getgid(), folder, reads };
 writeFileSync(join(spec.outDir, 'code.json'), JSON.stringify(result));
 send({ type: 'done', files: ['code.json'], seconds: 0 });
 `,
@@ -169,6 +174,38 @@ describe('bubblewrap runtime (real sandbox)', () => {
         assert.deepEqual(result.folder, ['pkg'], 'the closed folder shows the code only');
         assert.equal(statSync(join(launch.jobDir, 'output', 'code.json')).uid, 65534);
       }
+    } finally {
+      code.cleanup();
+    }
+  });
+
+  test('a service started in its checkout under /tmp keeps its data there (./uploads, ./results, …): the job sees only its own', async () => {
+    const code = privatePackage();
+    try {
+      const data: Layout = { root: code.dir, uploads: join(code.dir, 'uploads'), results: join(code.dir, 'results'), temp: join(code.dir, 'temp'), cleanup: () => undefined };
+      for (const dir of [data.uploads, data.results, data.temp]) mkdirSync(dir);
+      const database = join(code.dir, 'jobs.db');
+      writeFileSync(database, 'service data', { mode: 0o644 });
+      const rt = new BubblewrapRuntime({
+        limits: { cpus: 1, memoryBytes: 1 * GiB },
+        hiddenPaths: [data.uploads, data.results, data.temp, database],
+        childEntry: code.entry,
+        codeRoots: [...codeRootFolders(), code.dir],
+      });
+      const other = makeLaunch(data, 'other-job');
+      writeFileSync(join(other.jobDir, 'secret.txt'), 'other job data');
+      const launch = makeLaunch(data, 'job-in-clone');
+      const reads = [database, data.results, join(other.jobDir, 'secret.txt'), join(code.dir, 'package.json')];
+      writeFileSync(join(launch.jobDir, 'reads.json'), JSON.stringify(reads));
+      const handlers = collect();
+      const exit = await (await rt.start(launch, handlers)).done;
+      assert.equal(exit.code, 0, handlers.logs.join('\n'));
+      const result = JSON.parse(readFileSync(join(launch.jobDir, 'output', 'code.json'), 'utf8'));
+      assert.ok(['EACCES', ''].includes(result.reads[database]), `the job database is hidden (/dev/null over it): ${result.reads[database]}`);
+      assert.deepEqual(result.reads[data.results], ['job-in-clone'], 'of the results, only its own folder');
+      assert.equal(result.reads[reads[2]!], 'ENOENT');
+      assert.equal(result.reads[reads[3]!], '{ "type": "module" }\n', 'the code is there');
+      assert.deepEqual([result.uid, result.gid], [65534, 65534]);
     } finally {
       code.cleanup();
     }
