@@ -82,6 +82,7 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
       image: config.containerImage,
       // What a sandboxed job must not see: every job's data and the job database.
       hiddenPaths: [paths.dirs.uploadDir, paths.dirs.resultsDir, paths.dirs.tempDir, dbPath, `${dbPath}-wal`, `${dbPath}-shm`],
+      jobFolders: Object.values(paths.dirs),
     });
     runtime = selected.runtime;
     runtimeNotes = selected.notes;
