@@ -88,14 +88,16 @@ async function stillNeeded(paths: JobPaths, job: EstimatedJob): Promise<number> 
 /**
  * Why a job whose outputs are estimated at `estimateBytes` cannot run now for want of space in the results folder, or
  * null when it fits. What the other jobs still need is set aside first: those running, and with `queued` those
- * pending too (a submission waits behind every pending job; a job being started only beside the running ones).
+ * pending too (a submission waits behind every pending job; a job being started only beside the running ones). A
+ * results folder whose space cannot be read is not judged (null): the job's own writes will say what is wrong.
  */
 export async function diskSpaceProblem(
   deps: { readonly store: JobStore; readonly paths: JobPaths },
   job: { readonly id: string; readonly estimateBytes: number },
   options: { readonly queued: boolean; readonly space?: FolderSpace },
 ): Promise<string | null> {
-  const space = options.space ?? (await folderSpace(deps.paths.dirs.resultsDir));
+  const space = options.space ?? (await folderSpace(deps.paths.dirs.resultsDir).catch(() => null));
+  if (!space) return null;
   const others = [...deps.store.list({ status: 'running' }), ...(options.queued ? deps.store.pending() : [])].filter((other) => other.id !== job.id);
   let reserved = 0;
   for (const other of others) reserved += await stillNeeded(deps.paths, other);
