@@ -52,8 +52,9 @@ export function hoursBytesPerCell(stepMinutes: number): number {
 
 /**
  * Bytes of one file of each kind that do not grow with the DEM: for the GeoTIFFs, header, tags and metadata
- * (1.3–1.6 KB measured on an 8 × 8 DEM; 2 KiB leaves room for longer CRS definitions and metadata); a Daymet CSV of
- * one cell and year (12.3 KB); README.txt of one year (33.3 KB, and README_BYTES_PER_YEAR for each further year).
+ * (1 286–1 575 bytes measured on an 8 × 8 DEM; 2 KiB leaves room for longer CRS definitions and metadata); a Daymet
+ * CSV of one cell and year (12 302–12 330 bytes); README.txt of one year (33 323 bytes, and README_BYTES_PER_YEAR for
+ * each further year).
  */
 export const OUTPUT_FILE_BYTES: Readonly<Record<OutputKind, number>> = {
   'daily-global': 2048,
@@ -66,7 +67,7 @@ export const OUTPUT_FILE_BYTES: Readonly<Record<OutputKind, number>> = {
   readme: 32 * 1024,
 };
 
-/** What README.txt grows by per climate year (measured: 3.1 KB). */
+/** What README.txt grows by per climate year (measured: 3 051 bytes). */
 export const README_BYTES_PER_YEAR = 4 * 1024;
 
 /** Bytes of a folder entry per file (a name of up to ~40 characters in ext4's directory blocks, rounded up). */
