@@ -37,6 +37,8 @@ export const MIGRATIONS: readonly string[] = [
   // updated_at is the time of the last change.
   `ALTER TABLE jobs ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE jobs ADD COLUMN updated_at TEXT;`,
+  // The estimate of a job's outputs at submission [bytes], checked against the free space again when it starts.
+  `ALTER TABLE jobs ADD COLUMN output_estimate_bytes INTEGER;`,
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -62,6 +64,7 @@ interface JobRow {
   data_deleted_at: string | null;
   revision: number;
   updated_at: string | null;
+  output_estimate_bytes: number | null;
 }
 
 function toRecord(row: JobRow): JobRecord {
@@ -73,7 +76,7 @@ function toRecord(row: JobRow): JobRecord {
 }
 
 const COLUMNS =
-  'id, workflow_type, status, created_at, started_at, completed_at, parameters, dem_filename, error_message, progress, progress_message, runtime, data_deleted_at, revision, updated_at';
+  'id, workflow_type, status, created_at, started_at, completed_at, parameters, dem_filename, error_message, progress, progress_message, runtime, data_deleted_at, revision, updated_at, output_estimate_bytes';
 
 export interface CleanupRunRecord {
   readonly started_at: string;
@@ -153,10 +156,10 @@ export class JobStore {
   create(job: NewJob): JobRecord {
     this.db
       .prepare(
-        `INSERT INTO jobs (id, workflow_type, status, created_at, parameters, dem_filename, progress)
-         VALUES (?, ?, 'pending', ?, ?, ?, 0)`,
+        `INSERT INTO jobs (id, workflow_type, status, created_at, parameters, dem_filename, progress, output_estimate_bytes)
+         VALUES (?, ?, 'pending', ?, ?, ?, 0, ?)`,
       )
-      .run(job.id, job.workflow_type, this.timestamp(), JSON.stringify(job.parameters), job.dem_filename);
+      .run(job.id, job.workflow_type, this.timestamp(), JSON.stringify(job.parameters), job.dem_filename, job.output_estimate_bytes ?? null);
     this.changed(job.id);
     return this.get(job.id)!;
   }

@@ -5,6 +5,7 @@
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import { dirname, resolve } from 'node:path';
 import type { CleanupService } from '../jobs/cleanup.js';
 import { DemChecker } from '../jobs/demCheck.js';
 import { StoreJobEvents, type JobEventSource } from '../jobs/events.js';
@@ -83,6 +84,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Open event streams would hold the shutdown until its grace period ends: they end first.
   app.addHook('preClose', async () => streams.closeAll());
   const previews = new JobPreviews(paths);
+  const dataFolders = [
+    { name: 'uploads', path: paths.dirs.uploadDir },
+    { name: 'results', path: paths.dirs.resultsDir },
+    { name: 'temp', path: paths.dirs.tempDir },
+    { name: 'cache', path: paths.dirs.cacheDir },
+    { name: 'database', path: dirname(resolve(config.dbPath)) },
+  ];
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -137,7 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(eventRoutes, { events, streams, heartbeatMs: config.eventHeartbeatSeconds * 1000 });
     await scope.register(previewRoutes, { store, previews });
     await scope.register(stacRoutes, { store, paths });
-    await scope.register(systemRoutes, { runtime, queue: scheduler, image: config.containerImage });
+    await scope.register(systemRoutes, { runtime, queue: scheduler, image: config.containerImage, folders: dataFolders });
     await scope.register(cleanupRoutes, { cleanup });
   };
   for (const prefix of API_PREFIXES) await app.register(api, { prefix, hide: prefix !== '/api' });

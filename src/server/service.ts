@@ -147,7 +147,7 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
       // Before any job starts: folders left by a crash (partial uploads, scratch space of interrupted jobs).
       const orphans = await cleanup.removeOrphans();
       if (orphans.length > 0) logger.info(`start-up: removed ${orphans.length} folders that belonged to no job: ${orphans.map((o) => o.path).join(', ')}`);
-      scheduler.start();
+      await scheduler.start();
       cleanup.startSchedule();
       startupDone();
       return address;
