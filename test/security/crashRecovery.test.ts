@@ -48,7 +48,7 @@ describe('kill -9 and restart', () => {
     for (const [id, status] of known) assert.equal(byId.get(id), status, `job ${id}`);
     assert.equal(jobs.length, known.size, 'no record lost, none made up');
     for (const folder of ['uploads', 'results']) {
-      for (const name of readdirSync(join(data, folder))) assert.ok(byId.has(name), `${folder}/${name} belongs to no job`);
+      for (const name of jobEntries(join(data, folder))) assert.ok(byId.has(name), `${folder}/${name} belongs to no job`);
     }
     const running = jobs.filter((j) => j.status === 'running').map((j) => j.id);
     for (const name of jobEntries(join(data, 'temp'))) assert.ok(running.includes(name), `temp/${name} of a job that is not running`);

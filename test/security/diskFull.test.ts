@@ -17,6 +17,7 @@ import { after, before, describe, test } from 'node:test';
 import { getJson, submit, waitForStatus } from '../server/helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { processesMentioning, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
+import { jobEntries } from '../helpers/dataFolders.js';
 
 const FIXTURE_DEM = new URL('../fixtures/mcn_10m.tif', import.meta.url).pathname;
 const ENV = { EEMT_RUNTIME: 'bubblewrap', EEMT_MAX_CONCURRENT_JOBS: '1' };
@@ -119,7 +120,7 @@ describe('a full results folder (a 40 MiB tmpfs)', () => {
     assert.ok(Math.abs(Number(match[2]) - freeBytes(results) / MB) <= 0.5, res.body.detail);
     assert.ok(Number(match[3]) > 80 && Number(match[3]) < 120, `the estimate of mcn_10m: ${res.body.detail}`);
     assert.deepEqual((await getJson(`${service.base}/api/jobs`)).body, [], 'no job is kept');
-    assert.deepEqual(readdirSync(join(data, 'uploads')), [], 'nor its upload');
+    assert.deepEqual(jobEntries(join(data, 'uploads')), [], 'nor its upload');
 
     // the same on the OGC API: an exception document with the same detail
     const ogc = await getJson(`${service.base}/ogc/processes/sol/execution`, {
