@@ -185,3 +185,18 @@ test('ZIP bombs, lying sizes, traversal and links are refused before or while in
   writeFileSync(many, await zipBytes((z) => { for (let i = 0; i < 20; i++) z.addBuffer(Buffer.from('x'), `f${i}.tif`); }));
   await assert.rejects(ClimateArchive.open(many, { ...DEFAULT_ARCHIVE_LIMITS, maxEntries: 10 }), /it has 20 entries, more than the limit of 10/);
 });
+
+test('the reading budget counts the time spent reading, not the time between reads (an eemt run reads again after its solar phase)', async () => {
+  const zip = await zipOf(join(work, 'budget.zip'), { 'tmin_01.tif': series['tmin_2020_01.tif']! });
+  const limits = { ...DEFAULT_ARCHIVE_LIMITS, timeoutMs: 4000 };
+  const archive = await ClimateArchive.open(zip, limits);
+  try {
+    const first = await archive.read('tmin_01.tif');
+    // longer than the whole budget passes between two reads
+    await new Promise((resolve) => setTimeout(resolve, 4200));
+    const again = await archive.read('tmin_01.tif');
+    assert.equal(again.sha256, first.sha256);
+  } finally {
+    archive.close();
+  }
+});
