@@ -16,6 +16,8 @@
 //                    nprocs 2, extrapolated to the year) and report its time over ours
 //   --scale-out      instead of the ladder: the distributed queue, one worker against two workers (one thread
 //                    each) on the 2.5 m DEM (bench/scale-out.bench.mjs; --step and --parts are passed on)
+//   --eemt-sensitivity  instead of the ladder: how each EEMT model choice moves EEMT-Trad and EEMT-Topo on
+//                    mcn_10m with the upper-Jemez climatology (bench/eemt-sensitivity.mjs; --threads is passed on)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { availableParallelism, cpus } from 'node:os';
@@ -32,6 +34,7 @@ const { values: args } = parseArgs({
     rsun: { type: 'boolean', default: false },
     kernel: { type: 'boolean', default: false },
     'scale-out': { type: 'boolean', default: false },
+    'eemt-sensitivity': { type: 'boolean', default: false },
     step: { type: 'string' },
     parts: { type: 'string' },
   },
@@ -61,6 +64,13 @@ function demFor(c) {
     execFileSync('mv', [`${path}.part.tif`, path]);
   }
   return path;
+}
+
+if (args['eemt-sensitivity']) {
+  // (run through tsx: it builds its climate with the test helpers, which are TypeScript)
+  const passed = args.threads ? ['--threads', args.threads] : [];
+  const run = spawnSync(process.execPath, ['--import', 'tsx', here('./eemt-sensitivity.mjs'), ...passed], { stdio: 'inherit' });
+  process.exit(run.status ?? 1);
 }
 
 if (args['scale-out']) {

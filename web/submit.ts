@@ -29,9 +29,12 @@ const $ = <T extends HTMLElement = HTMLElement>(id: string): T => document.getEl
 const form = $<HTMLFormElement>('submit-form');
 const submitButton = $<HTMLButtonElement>('submit-button');
 const years = $<HTMLFieldSetElement>('years');
+const model = $<HTMLFieldSetElement>('model');
 const fileInput = $<HTMLInputElement>('dem_file');
 const NUMERIC_FIELDS = ['step', 'linke_value', 'albedo_value', 'num_threads', 'start_year', 'end_year'];
-const FIELDS = ['workflow_type', 'dem_file', ...NUMERIC_FIELDS, 'climate_file'];
+/** The EEMT model choices (select boxes; eemt only). */
+const MODEL_FIELDS = ['pet_method', 'topo_npp', 'topo_radiation', 'lieth_npp_gate'];
+const FIELDS = ['workflow_type', 'dem_file', ...NUMERIC_FIELDS, ...MODEL_FIELDS, 'climate_file'];
 const announcer = $('announcer');
 const DEM_HINT = $('dem_file-hint').textContent ?? '';
 
@@ -41,18 +44,21 @@ function workflowType(): string {
   return (form.elements.namedItem('workflow_type') as RadioNodeList).value;
 }
 
-/** The climate years are asked for (and sent) only for eemt. */
+/** The climate years and the EEMT model choices are asked for (and sent) only for eemt. */
 function updateYears() {
   const eemt = workflowType() === 'eemt';
-  years.hidden = !eemt;
-  years.disabled = !eemt;
+  for (const fieldset of [years, model]) {
+    fieldset.hidden = !eemt;
+    fieldset.disabled = !eemt;
+  }
   if (!eemt) {
     clearError('start_year');
     clearError('end_year');
+    for (const field of MODEL_FIELDS) clearError(field);
   }
 }
 
-function inputOf(field: string): HTMLInputElement | null {
+function inputOf(field: string): HTMLInputElement | HTMLSelectElement | null {
   if (field === 'workflow_type') return form.querySelector<HTMLInputElement>('input[name="workflow_type"]:checked');
   return $<HTMLInputElement>(field);
 }
@@ -168,6 +174,10 @@ function submitJob() {
   for (const name of NUMERIC_FIELDS) {
     const input = $<HTMLInputElement>(name);
     if (!input.disabled) data.append(name, input.value.trim());
+  }
+  for (const name of MODEL_FIELDS) {
+    const select = $<HTMLSelectElement>(name);
+    if (!select.disabled) data.append(name, select.value);
   }
   // The files go last: the small fields reach the server first.
   const climate = $<HTMLInputElement>('climate_file');

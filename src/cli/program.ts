@@ -2,7 +2,8 @@
  * The `eemt` command line (see main.ts for the entry point):
  *   eemt sol <dem.tif> --out <dir> [--step 15] [--linke 3] [--albedo 0.2] [--threads N] [--days 1-31,172] [--tile-size N]
  *   eemt eemt <dem.tif> --out <dir> --start-year 2020 --end-year 2020 [solar options] [--cache <dir>] [--daymet-url <url>]
- *             [--climate-file grids.zip]
+ *             [--climate-file grids.zip] [--pet-method thornthwaite|hamon|hamon-linear] [--topo-npp regression|lieth]
+ *             [--topo-radiation unshaded|shaded] [--lieth-npp-gate temperature|none]
  *   eemt climate points <dem.tif>                      the Daymet cells the DEM needs, as CSV (lat,lon,x,y)
  *   eemt climate prefetch <dem.tif> --start-year 2020 --end-year 2021 [--cache <dir>] [--daymet-url <url>]
  * Parameter ranges are those of the service (step 3–60 min, linke 1–8, albedo 0–1, threads 1–32); a value
@@ -18,11 +19,11 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseDecimal } from '../util/decimal.js';
 import { PACKAGE_VERSION } from '../util/version.js';
 import { explainedByMessage } from '../workflows/failures.js';
-import { DEFAULT_PARAMS, PARAMETER_RANGES, ParameterRangeError, validateWorkflowParams } from '../workflows/params.js';
+import { DEFAULT_PARAMS, MODEL_CHOICES, PARAMETER_RANGES, ParameterRangeError, validateWorkflowParams } from '../workflows/params.js';
 import { DaySpecError, parseDaySpec } from '../workflows/sol/days.js';
 import { MAX_REQUESTED_TILE_SIZE, checkTileSize } from '../workflows/sol/plan.js';
 import { prestartSolWorkers } from '../workflows/sol/workerPool.js';
-import type { PhaseTimings, ProgressListener, WorkflowParams } from '../workflows/types.js';
+import type { ModelChoiceParam, NumericWorkflowParam, PhaseTimings, ProgressListener, WorkflowParams } from '../workflows/types.js';
 import { progressDisplay } from './progress.js';
 
 /** A mistake on the command line, worded with the command's own flags. */
@@ -36,7 +37,25 @@ const FLAGS: Readonly<Record<keyof WorkflowParams, string>> = {
   num_threads: '--threads',
   start_year: '--start-year',
   end_year: '--end-year',
+  pet_method: '--pet-method',
+  topo_npp: '--topo-npp',
+  topo_radiation: '--topo-radiation',
+  lieth_npp_gate: '--lieth-npp-gate',
 };
+
+/** The eemt model-choice options: flag, help text (with the allowed values and the default). */
+function withModelOptions(command: Command): Command {
+  const help: Readonly<Record<ModelChoiceParam, string>> = {
+    pet_method: 'PET method of EEMT-Trad: thornthwaite (Thornthwaite 1948), hamon (Haith & Shoemaker 1987), hamon-linear',
+    topo_npp: 'NPP of EEMT-Topo: regression (Rasmussen et al. 2015 Eq. 11) or lieth (Lieth 1975 on the topographic temperature)',
+    topo_radiation: 'S_topo of the solar ratio of EEMT-Topo: unshaded (no terrain shadows, as Rasmussen et al. 2015) or shaded',
+    lieth_npp_gate: "months in which Lieth's NPP counts: temperature (only T > 0 °C) or none (every month)",
+  };
+  for (const field of Object.keys(help) as ModelChoiceParam[]) {
+    command.option(`${FLAGS[field]} <value>`, `${help[field]}; default ${MODEL_CHOICES[field].default}`);
+  }
+  return command;
+}
 
 function number(value: string): number {
   const parsed = parseDecimal(value.trim());
@@ -50,7 +69,11 @@ function checkParams(params: WorkflowParams): void {
     validateWorkflowParams(params);
   } catch (error) {
     if (!(error instanceof ParameterRangeError)) throw error;
-    const field = error.field as keyof WorkflowParams;
+    if (error.field in MODEL_CHOICES) {
+      const field = error.field as ModelChoiceParam;
+      throw new UsageError(`${FLAGS[field]} must be one of ${MODEL_CHOICES[field].values.join(', ')}; got ${JSON.stringify(params[field])}`);
+    }
+    const field = error.field as NumericWorkflowParam;
     const range = PARAMETER_RANGES[field];
     const value = params[field];
     if (field === 'end_year' && typeof value === 'number' && value >= range.min && value <= range.max) {
@@ -162,7 +185,7 @@ export function buildProgram(): Command {
         `in ${result.seconds.toFixed(1)} s (${(cellDays / result.seconds / 1e6).toFixed(2)} M cell-days/s)${phaseSummary(result.phases)}\n`,
     );
   });
-  withSolarOptions(
+  withModelOptions(withSolarOptions(
     program
       .command('eemt')
       .description('everything sol writes, plus terrain indices, Daymet climate grids and monthly, annual and multi-year EEMT maps')
@@ -173,8 +196,14 @@ export function buildProgram(): Command {
       .option('--cache <dir>', 'Daymet download cache (default: $EEMT_CACHE_DIR, else ./cache)')
       .option('--daymet-url <url>', 'Daymet server (default: $EEMT_DAYMET_URL, else https://daymet.ornl.gov)')
       .option('--climate-file <zip>', 'ZIP of monthly climate grids used instead of Daymet (docs/climate-input.md)'),
-  ).action(async (dem: string, options) => {
-    const params = { ...solParams(options), start_year: options.startYear, end_year: options.endYear };
+  )).action(async (dem: string, options) => {
+    const choices = { pet_method: options.petMethod, topo_npp: options.topoNpp, topo_radiation: options.topoRadiation, lieth_npp_gate: options.liethNppGate };
+    const params = {
+      ...solParams(options),
+      start_year: options.startYear,
+      end_year: options.endYear,
+      ...Object.fromEntries(Object.entries(choices).filter(([, value]) => value !== undefined)),
+    } as WorkflowParams;
     checkParams(params);
     const { runEemtWorkflow } = await eemtModules();
     const outDir = resolve(options.out);

@@ -14,6 +14,7 @@ import proj4 from 'proj4';
 import { RasterLevels } from '../raster/rasterLevels.js';
 import type { GridSpec } from '../raster/types.js';
 import { productInfo, type ProductGroup } from '../workflows/productCatalogue.js';
+import { modelChoiceProperties } from '../workflows/eemt/modelChoices.js';
 import { openRegularFile } from './files.js';
 import type { JobRecord } from './types.js';
 
@@ -177,6 +178,7 @@ function itemProperties(job: JobRecord, grid: GridSpec): Record<string, unknown>
     'proj:transform': [dx, rx, x0, ry, dy, y0],
     'eemt:workflow': job.workflow_type,
     'eemt:parameters': job.parameters,
+    ...(job.workflow_type === 'eemt' ? modelChoiceProperties(job.parameters) : {}),
   };
 }
 

@@ -5,7 +5,10 @@ import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
 export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed'];
 
-/** Parameters of a job as submitted (the workflow's own parameters); `start_year`/`end_year` only for eemt jobs. */
+/**
+ * Parameters of a job as submitted (the workflow's own parameters); `start_year`/`end_year` and the model choices
+ * (`pet_method`, `topo_npp`, `topo_radiation`, `lieth_npp_gate`, each with its value or default) only for eemt jobs.
+ */
 export type JobParameters = WorkflowParams & {
   /** eemt jobs: where the climate comes from (Daymet cells, or the uploaded climate file's grids and checksums). */
   readonly climate_source?: ClimateSource;
@@ -38,15 +41,18 @@ export interface JobRecord {
   readonly output_estimate_bytes: number | null;
 }
 
-/** The workflow parameters of `job` (the years only for eemt jobs). */
+/** The workflow parameters of `job` (the years and the model choices only for eemt jobs; absent choices stay absent). */
 export function workflowParamsOf(job: Pick<JobRecord, 'workflow_type' | 'parameters'>): WorkflowParams {
   const p = job.parameters;
+  const choices = { pet_method: p.pet_method, topo_npp: p.topo_npp, topo_radiation: p.topo_radiation, lieth_npp_gate: p.lieth_npp_gate };
   return {
     step: p.step,
     linke_value: p.linke_value,
     albedo_value: p.albedo_value,
     num_threads: p.num_threads,
-    ...(job.workflow_type === 'eemt' ? { start_year: p.start_year, end_year: p.end_year } : {}),
+    ...(job.workflow_type === 'eemt'
+      ? { start_year: p.start_year, end_year: p.end_year, ...Object.fromEntries(Object.entries(choices).filter(([, v]) => v !== undefined)) }
+      : {}),
   };
 }
 

@@ -1,4 +1,5 @@
 /** What the job layer and the CLI need to know about a workflow run. */
+import type { LiethNppGate, PetMethod, TopoNppModel, TopoRadiation } from '../science/eemt/constants.js';
 
 export type WorkflowType = 'sol' | 'eemt';
 
@@ -24,7 +25,17 @@ export interface WorkflowParams {
   /** First and last Daymet year (eemt only), 1980–2024. */
   readonly start_year?: number;
   readonly end_year?: number;
+  /** eemt only: the EEMT model choices (workflows/params.ts, MODEL_CHOICES; eemt-model.md §0.1c); defaults when absent. */
+  readonly pet_method?: PetMethod;
+  readonly topo_npp?: TopoNppModel;
+  readonly topo_radiation?: TopoRadiation;
+  readonly lieth_npp_gate?: LiethNppGate;
 }
+
+/** The numeric parameters of a run (the solar settings, the threads and the years). */
+export type NumericWorkflowParam = 'step' | 'linke_value' | 'albedo_value' | 'num_threads' | 'start_year' | 'end_year';
+/** The EEMT model choices of a run (each one of a fixed list of values). */
+export type ModelChoiceParam = 'pet_method' | 'topo_npp' | 'topo_radiation' | 'lieth_npp_gate';
 
 /** A progress report: `fraction` of the whole workflow done (0–1, never decreasing) and a short message. */
 export interface ProgressUpdate {

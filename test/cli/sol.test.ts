@@ -113,6 +113,22 @@ test('eemt eemt names its year flags', () => {
   assert.equal(existsSync(out), false);
 });
 
+test('eemt eemt names a bad model choice and its allowed values, exit 2, writing nothing', () => {
+  const out = join(work, 'choices');
+  const cases = [
+    ['--pet-method', 'penman', 'thornthwaite, hamon, hamon-linear'],
+    ['--topo-npp', 'miami', 'regression, lieth'],
+    ['--topo-radiation', 'cloudy', 'unshaded, shaded'],
+    ['--lieth-npp-gate', 'snow', 'temperature, none'],
+  ] as const;
+  for (const [flag, value, allowed] of cases) {
+    const result = run(['eemt', dem, '--out', out, flag, value]);
+    assert.equal(result.status, 2, `${flag}: ${result.stderr}`);
+    assert.equal(result.stderr.trim(), `eemt: ${flag} must be one of ${allowed}; got "${value}"`);
+  }
+  assert.equal(existsSync(out), false);
+});
+
 test('eemt --version prints the package version', () => {
   const result = run(['--version']);
   assert.equal(result.status, 0, result.stderr);

@@ -79,7 +79,21 @@ describe('web interface page', () => {
     // The climate years appear only for eemt (and are not sent otherwise).
     assert.equal(await page.getByLabel('Start year').isVisible(), false);
     assert.equal(await page.getByLabel('End year').isVisible(), false);
+    assert.equal(await page.getByLabel('PET of EEMT-Trad').isVisible(), false);
     await page.getByRole('radio', { name: /Full EEMT analysis/ }).check();
+    // The EEMT model choices appear with the eemt workflow, as select boxes with the documented defaults.
+    const choices: [string, string, string[]][] = [
+      ['PET of EEMT-Trad', 'thornthwaite', ['thornthwaite', 'hamon', 'hamon-linear']],
+      ['NPP of EEMT-Topo', 'regression', ['regression', 'lieth']],
+      ['Radiation of EEMT-Topo', 'unshaded', ['unshaded', 'shaded']],
+      ['Months of Lieth NPP', 'temperature', ['temperature', 'none']],
+    ];
+    for (const [label, value, options] of choices) {
+      const select = page.getByLabel(label);
+      assert.equal(await select.isVisible(), true, label);
+      assert.equal(await select.inputValue(), value, label);
+      assert.deepEqual(await select.evaluate((s: any) => [...s.options].map((o: any) => o.value)), options, label);
+    }
     assert.equal(await page.getByLabel('Start year').inputValue(), '2020');
     assert.equal(await page.getByLabel('End year').inputValue(), '2020');
     assert.equal(await page.getByLabel('Start year').getAttribute('min'), '1980');

@@ -23,7 +23,8 @@ describe('HTTP API (stub job child in real processes)', () => {
   after(() => svc.stop());
 
   test('a sol job runs to completion and its results download as a streamed ZIP', { skip: skipUnless('gdal') }, async () => {
-    const res = await submit(svc.base, { workflow_type: 'sol', step: '10', num_threads: '8' }, DEM);
+    // the EEMT model choices are checked but not kept for sol, like the years
+    const res = await submit(svc.base, { workflow_type: 'sol', step: '10', num_threads: '8', pet_method: 'hamon', start_year: '2001' }, DEM);
     assert.equal(res.status, 200);
     assert.equal(res.body.status, 'submitted');
     assert.match(res.body.job_id, /^[0-9a-f-]{36}$/);
@@ -134,6 +135,11 @@ describe('HTTP API (stub job child in real processes)', () => {
       [{ workflow_type: 'sol', num_threads: '64' }, DEM, 422, /^num_threads must be an integer from 1 to 32/],
       [{ workflow_type: 'sol', start_year: '1970' }, DEM, 422, /^start_year must be an integer from 1980 to 2024/],
       [{ workflow_type: 'eemt', start_year: '2021', end_year: '2020' }, DEM, 422, /^end_year \(2020\) must not be before start_year \(2021\)$/],
+      [{ workflow_type: 'eemt', pet_method: 'penman' }, DEM, 422, /^pet_method \(PET method of EEMT-Trad\) must be one of thornthwaite, hamon, hamon-linear; got "penman"$/],
+      [{ workflow_type: 'eemt', topo_npp: 'miami' }, DEM, 422, /^topo_npp \(NPP model of EEMT-Topo\) must be one of regression, lieth; got "miami"$/],
+      [{ workflow_type: 'eemt', topo_radiation: 'cloudy' }, DEM, 422, /^topo_radiation \(.*\) must be one of unshaded, shaded; got "cloudy"$/],
+      [{ workflow_type: 'eemt', lieth_npp_gate: 'snow' }, DEM, 422, /^lieth_npp_gate \(.*\) must be one of temperature, none; got "snow"$/],
+      [{ workflow_type: 'sol', pet_method: 'Thornthwaite' }, DEM, 422, /^pet_method .* must be one of thornthwaite, hamon, hamon-linear; got "Thornthwaite"$/],
     ];
     for (const [fields, file, status, detail] of cases) {
       const res = await submit(svc.base, fields, file);

@@ -39,7 +39,7 @@ function annualStatistics(zipPath: string, entry: string): { min: number; max: n
 test('an eemt job on mcn_10m for 2020 completes through the API with plausible annual EEMT maps', { timeout: 900_000 }, async () => {
   const res = await submit(
     svc.base,
-    { workflow_type: 'eemt', step: '60', num_threads: '2', start_year: '2020', end_year: '2020' },
+    { workflow_type: 'eemt', step: '60', num_threads: '2', start_year: '2020', end_year: '2020', pet_method: 'hamon', topo_npp: 'lieth', topo_radiation: 'shaded' },
     { name: 'mcn_10m.tif', bytes: fixture('mcn_10m.tif') },
   );
   assert.equal(res.status, 200, JSON.stringify(res.body));
@@ -60,6 +60,11 @@ test('an eemt job on mcn_10m for 2020 completes through the API with plausible a
   assert.equal(job.progress, 100);
   assert.equal(job.parameters.start_year, 2020);
   assert.equal(job.parameters.end_year, 2020);
+  // the model choices as submitted, the one left out with its default
+  assert.deepEqual(
+    [job.parameters.pet_method, job.parameters.topo_npp, job.parameters.topo_radiation, job.parameters.lieth_npp_gate],
+    ['hamon', 'lieth', 'shaded', 'temperature'],
+  );
   assert.ok(daymet.requests.length > 0, 'the climate came from the local Daymet server');
 
   const download = await fetch(`${svc.base}/api/jobs/${id}/results`);
@@ -101,6 +106,20 @@ test('an eemt job on mcn_10m for 2020 completes through the API with plausible a
   assert.deepEqual([stac.properties.start_datetime, stac.properties.end_datetime], ['2020-01-01T00:00:00Z', '2020-12-31T23:59:59Z']);
   assert.equal(stac.assets['eemt/EEMT_Topo_annual_2020']['raster:bands'][0].unit, 'MJ m-2 yr-1');
   assert.ok(names.includes('stac.json'));
+  // the job's model in its STAC Item and README.txt; shaded radiation: no sums without shadows
+  assert.equal(stac.properties['eemt:pet_method'], 'hamon');
+  assert.match(stac.properties['eemt:pet_method_source'], /Haith & Shoemaker \(1987/);
+  assert.equal(stac.properties['eemt:topo_npp'], 'lieth');
+  assert.equal(stac.properties['eemt:topo_radiation'], 'shaded');
+  assert.equal(stac.properties['eemt:lieth_npp_gate'], 'temperature');
+  assert.equal(names.filter((n) => n.startsWith('global/monthly_unshaded/')).length, 0);
+  const readme = execFileSync('/usr/bin/python3', ['-c', 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read("README.txt").decode())', zipPath], { encoding: 'utf8' });
+  assert.match(readme, /pet_method = hamon: /);
+  assert.match(readme, /topo_npp = lieth: Lieth \(1975\)/);
+  assert.match(readme, /topo_radiation = shaded: /);
+  const metadata = JSON.parse(execFileSync('gdalinfo', ['-json', `/vsizip/${zipPath}/eemt/EEMT_Trad_annual_2020.tif`], { encoding: 'utf8' })).metadata[''];
+  assert.equal(metadata.EEMT_PET_METHOD, 'hamon');
+  assert.equal(metadata.EEMT_TOPO_NPP, 'lieth');
 });
 
 test('an eemt submission for a DEM outside Daymet coverage is refused at once with a clear 400', async () => {

@@ -116,6 +116,13 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     assert.deepEqual(sol.outputs.results.schema.contentMediaType, 'application/zip');
     const eemt = (await getJson(`${svc.base}/ogc/processes/eemt`)).body;
     assert.deepEqual(eemt.inputs.start_year.schema, { type: 'integer', minimum: 1980, maximum: 2024, default: 2020 });
+    // the EEMT model choices are enum inputs of eemt only, with their defaults
+    assert.deepEqual(eemt.inputs.pet_method.schema, { type: 'string', enum: ['thornthwaite', 'hamon', 'hamon-linear'], default: 'thornthwaite' });
+    assert.deepEqual(eemt.inputs.topo_npp.schema, { type: 'string', enum: ['regression', 'lieth'], default: 'regression' });
+    assert.deepEqual(eemt.inputs.topo_radiation.schema, { type: 'string', enum: ['unshaded', 'shaded'], default: 'unshaded' });
+    assert.deepEqual(eemt.inputs.lieth_npp_gate.schema, { type: 'string', enum: ['temperature', 'none'], default: 'temperature' });
+    assert.match(eemt.inputs.pet_method.description, /Thornthwaite 1948/);
+    assert.equal(sol.inputs.pet_method, undefined);
     assertException(await getJson(`${svc.base}/ogc/processes/nope`), 404, `${EXCEPTION}no-such-process`);
     assertException(await execute(svc.base, 'nope', { inputs: {} }), 404, `${EXCEPTION}no-such-process`);
   });
@@ -224,6 +231,14 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
       assertException(await execute(svc.base, 'sol', body), status, 'InvalidParameterValue', detail);
     }
     assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, start_year: 2010, end_year: 2005 } }), 400, 'InvalidParameterValue', /end_year/);
+    assertException(await execute(svc.base, 'sol', { inputs: { dem: DEM_INLINE, pet_method: 'hamon' } }), 400, 'InvalidParameterValue', /Unknown input pet_method/);
+    assertException(
+      await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, pet_method: 'penman' } }),
+      400,
+      'InvalidParameterValue',
+      /^pet_method \(PET method of EEMT-Trad\) must be one of thornthwaite, hamon, hamon-linear; got "penman"$/,
+    );
+    assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, topo_npp: 3 } }), 400, 'InvalidParameterValue', /Input topo_npp must be a string/);
     assert.equal((await getJson(`${svc.base}/ogc/jobs`)).body.jobs.length, before);
     assert.deepEqual(jobEntries(svc.paths.dirs.uploadDir).sort(), uploadsBefore);
   });

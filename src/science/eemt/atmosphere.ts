@@ -4,7 +4,7 @@
  *
  * @see eemt-model.md §1.2 T3, §2.2 P3; Allen et al. (1998) FAO Irrigation and Drainage Paper 56 (FAO-56)
  */
-import { GAS_CONSTANT_DRY_AIR_J_PER_KG_K } from './constants.js';
+import { GAS_CONSTANT_DRY_AIR_J_PER_KG_K, OPEN_WATER_ROUGHNESS_LENGTH_M, PENMAN_MEASUREMENT_HEIGHT_M } from './constants.js';
 
 /**
  * Saturation vapour pressure over water e_s(T) [kPa] (Tetens form).
@@ -71,8 +71,8 @@ export function airDensity(pressureKPa: number, temperatureC: number): number {
  */
 export function openWaterAerodynamicResistance(
   windSpeedMPerS: number,
-  measurementHeightM = 2,
-  roughnessLengthM = 0.00137,
+  measurementHeightM = PENMAN_MEASUREMENT_HEIGHT_M,
+  roughnessLengthM = OPEN_WATER_ROUGHNESS_LENGTH_M,
 ): number {
   const logRatio = Math.log(measurementHeightM / roughnessLengthM);
   return (4.72 * logRatio * logRatio) / (1 + 0.536 * windSpeedMPerS);

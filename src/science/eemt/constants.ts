@@ -44,17 +44,68 @@ export function assertMonth(month: number): void {
 }
 
 /**
- * Hamon-type potential evapotranspiration used by EEMT-TRAD (@see eemt-model.md §1.2 T3):
- * - `linear` (default): 29.8 · D · e_s(T) / (T + 273.2) mm day⁻¹ (Haith & Shoemaker 1987 / Lu et al. 2005 form);
- * - `quadratic`: 2.1 · D² · e_s(T) / (T + 273.2) mm day⁻¹ (Hamon 1961);
- * - `saturationAverage`: the linear form with e_s = mean of e_s(Tmax), e_s(Tmin), each taken as 0 at or
- *   below 0 °C (what the original reemt.sh script does; compatibility only);
- * - `thornthwaite`: Thornthwaite (1948) monthly PET with the annual heat index (SSSAJ05, ZR16).
+ * Potential evapotranspiration method of EEMT-TRAD (@see eemt-model.md §1.2 T3):
+ * - `thornthwaite` (default): Thornthwaite (1948) monthly PET with the annual heat index and the day-length
+ *   correction, as in Rasmussen et al. 2005 (SSSAJ), 2011 (Biogeochemistry), Rasmussen & Gallo 2013 and
+ *   Zapata-Rios et al. 2016 (every published EEMT-TRAD figure of the Jemez and the USA);
+ * - `hamon`: Hamon (1961) in the form of Haith & Shoemaker (1987), 0.021·H²·e_s/(T + 273) cm day⁻¹ (quadratic in
+ *   the day length), the form Rasmussen et al. 2015 (VZJ) cite for their PET_H;
+ * - `hamon-linear`: 29.8·D·e_s(T)/(T + 273.2) mm day⁻¹ (the linear form of Lu et al. 2005), this project's
+ *   first default;
+ * - `hamon-linear-saturation-average`: the linear form with e_s = mean of e_s(Tmax), e_s(Tmin), each taken as 0 at
+ *   or below 0 °C (what the original reemt.sh script does; library only, for comparisons).
  */
-export type PetVariant = 'linear' | 'quadratic' | 'saturationAverage' | 'thornthwaite';
+export type PetMethod = 'thornthwaite' | 'hamon' | 'hamon-linear' | 'hamon-linear-saturation-average';
+
+/** The PET methods a job may choose (parameter `pet_method`), default first. */
+export const PET_METHODS = ['thornthwaite', 'hamon', 'hamon-linear'] as const satisfies readonly PetMethod[];
+
+/**
+ * NPP model of EEMT-TOPO (@see eemt-model.md §2.2 P9):
+ * - `regression` (default): max(0.39 z + 346 n − 187, 100) g m⁻² yr⁻¹, Rasmussen et al. 2015 (VZJ) Eq. 11;
+ * - `lieth`: Lieth's (1975) temperature model on the month's topographic mean temperature, × days/365, counted
+ *   in the months the NPP gate lets through (see {@link LiethNppGate}).
+ */
+export type TopoNppModel = 'regression' | 'lieth';
+export const TOPO_NPP_MODELS = ['regression', 'lieth'] as const satisfies readonly TopoNppModel[];
+
+/**
+ * Which monthly radiation grid is S_topo of EEMT-TOPO's solar ratio S_i = S_topo / S_flat (the workflow picks the
+ * grid; the science takes any pair of monthly sums):
+ * - `unshaded` (default): the solar engine on the sloped surface without terrain shadows, as the ArcGIS radiation
+ *   Rasmussen et al. 2015 used ("does not account for topographic shielding and shadowing", VZJ15 p. 5);
+ * - `shaded`: the same with terrain shadows (the `sol` product `global/monthly/total_sun_{mon}_sum.tif`).
+ */
+export type TopoRadiation = 'unshaded' | 'shaded';
+export const TOPO_RADIATIONS = ['unshaded', 'shaded'] as const satisfies readonly TopoRadiation[];
+
+/**
+ * Months in which Lieth's temperature NPP counts (EEMT-TRAD always, EEMT-TOPO with `lieth`):
+ * - `temperature` (default): only months with a mean temperature above 0 °C (besides PPT > PET for EEMT-TRAD);
+ * - `none`: every month (EEMT-TRAD: every month with PPT > PET, frozen ones included).
+ * @see eemt-model.md §1.2 T6
+ */
+export type LiethNppGate = 'temperature' | 'none';
+export const LIETH_NPP_GATES = ['temperature', 'none'] as const satisfies readonly LiethNppGate[];
 
 /** Net-radiation mode of the EEMT-TOPO Penman PET (@see eemt-model.md §2.2 P3). */
 export type NetRadiationMode = 'net' | 'global';
+
+/**
+ * Surface albedo of the net shortwave radiation of EEMT-TOPO's Penman PET [-]: FAO-56's hypothetical reference
+ * grass surface (Allen et al. 1998, Eq. 38). The VZJ15 Supplement, which held the paper's own value, is not
+ * available; open water would be about 0.05–0.08.
+ */
+export const PENMAN_SURFACE_ALBEDO = 0.23;
+/**
+ * Wind speed at 2 m for EEMT-TOPO's Penman PET [m s⁻¹]: Daymet has no wind; FAO-56 (Allen et al. 1998, Ch. 3,
+ * "Missing wind speed data") recommends 2 m s⁻¹ as the world-wide average where no wind data exist.
+ */
+export const PENMAN_WIND_SPEED_M_PER_S = 2;
+/** Height of the wind and humidity measurements z_m [m] (FAO-56 standard height). */
+export const PENMAN_MEASUREMENT_HEIGHT_M = 2;
+/** Roughness length of an open water surface z₀ [m] (Thom & Oliver 1977; as in reemt.sh L169). */
+export const OPEN_WATER_ROUGHNESS_LENGTH_M = 0.00137;
 
 /** Lieth (1975) "Miami" temperature model NPP = max / (1 + exp(offset − slope · T)) [g m⁻² yr⁻¹]. */
 export interface LiethCoefficients {
@@ -65,6 +116,9 @@ export interface LiethCoefficients {
   /** Temperature coefficient [K⁻¹]. */
   readonly slopePerK: number;
 }
+
+/** Lieth (1975) Miami model coefficients (3000 g m⁻² yr⁻¹, 1.315, 0.119 K⁻¹). @see eemt-model.md §0.3 */
+export const LIETH_MIAMI_COEFFICIENTS: LiethCoefficients = Object.freeze({ maximumGPerM2Yr: 3000, offset: 1.315, slopePerK: 0.119 });
 
 /** Rasmussen et al. (2015) Eq. 11: NPP = max(a·z + b·n + c, floor) [g m⁻² yr⁻¹]. */
 export interface TopoNppCoefficients {
@@ -80,8 +134,14 @@ export interface TopoNppCoefficients {
 
 /** Every tunable of EEMT-TRAD and EEMT-TOPO, with the defaults of eemt-model.md §0.1b. */
 export interface EemtOptions {
-  /** PET method of EEMT-TRAD. Default `linear`. */
-  readonly petVariant: PetVariant;
+  /** PET method of EEMT-TRAD. Default `thornthwaite`. */
+  readonly petMethod: PetMethod;
+  /** NPP model of EEMT-TOPO. Default `regression`. */
+  readonly topoNppModel: TopoNppModel;
+  /** Which radiation grid is S_topo of EEMT-TOPO (chosen by the workflow). Default `unshaded`. */
+  readonly topoRadiation: TopoRadiation;
+  /** Months in which Lieth's NPP counts. Default `temperature`. */
+  readonly liethNppGate: LiethNppGate;
   /** Lapse rate Γ applied to Tmax [K km⁻¹]: one value, or 12 monthly values (January first). Default 6.49. */
   readonly lapseRateTmaxKPerKm: number | readonly number[];
   /** Lapse rate Γ applied to Tmin [K km⁻¹]: one value, or 12 monthly values (January first). Default 6.49. */
@@ -90,13 +150,13 @@ export interface EemtOptions {
   readonly solarTemperatureCoefficientK: number;
   /** Lower clamp of the solar ratio S_topo/S_flat [-]. Default 0.1. */
   readonly minimumSolarRatio: number;
-  /** Wind speed at 2 m, u₂ [m s⁻¹]. Default 2. */
+  /** Wind speed at 2 m, u₂ [m s⁻¹]. Default {@link PENMAN_WIND_SPEED_M_PER_S}. */
   readonly windSpeedMPerS: number;
-  /** Wind/temperature measurement height z_m [m]. Default 2. */
+  /** Wind/temperature measurement height z_m [m]. Default {@link PENMAN_MEASUREMENT_HEIGHT_M}. */
   readonly measurementHeightM: number;
-  /** Roughness length of open water z₀ [m]. Default 0.00137. */
+  /** Roughness length of open water z₀ [m]. Default {@link OPEN_WATER_ROUGHNESS_LENGTH_M}. */
   readonly roughnessLengthM: number;
-  /** Surface albedo for net shortwave [-]. Default 0.23. */
+  /** Surface albedo for net shortwave [-]. Default {@link PENMAN_SURFACE_ALBEDO}. */
   readonly albedo: number;
   /** `net` (default): R_n = (1 − alb)·S_topo − R_nl; `global`: R_n = S_topo (reemt's intent). */
   readonly rnMode: NetRadiationMode;
@@ -106,8 +166,6 @@ export interface EemtOptions {
   readonly topoNpp: TopoNppCoefficients;
   /** Coefficients of the Lieth temperature NPP model. Default (3000, 1.315, 0.119). */
   readonly lieth: LiethCoefficients;
-  /** EEMT-TRAD counts NPP only in months with T > 0 °C (besides PPT > PET). Default true. */
-  readonly nppRequireTPos: boolean;
   /** c_w [J kg⁻¹ K⁻¹]. Default 4187. */
   readonly specificHeatWaterJPerKgK: number;
   /** h_BIO [J kg⁻¹]. Default 22e6. */
@@ -116,15 +174,18 @@ export interface EemtOptions {
 
 /** The defaults of eemt-model.md §0.1b. */
 export const DEFAULT_EEMT_OPTIONS: EemtOptions = Object.freeze({
-  petVariant: 'linear',
+  petMethod: 'thornthwaite',
+  topoNppModel: 'regression',
+  topoRadiation: 'unshaded',
+  liethNppGate: 'temperature',
   lapseRateTmaxKPerKm: 6.49,
   lapseRateTminKPerKm: 6.49,
   solarTemperatureCoefficientK: 1,
   minimumSolarRatio: 0.1,
-  windSpeedMPerS: 2,
-  measurementHeightM: 2,
-  roughnessLengthM: 0.00137,
-  albedo: 0.23,
+  windSpeedMPerS: PENMAN_WIND_SPEED_M_PER_S,
+  measurementHeightM: PENMAN_MEASUREMENT_HEIGHT_M,
+  roughnessLengthM: OPEN_WATER_ROUGHNESS_LENGTH_M,
+  albedo: PENMAN_SURFACE_ALBEDO,
   rnMode: 'net',
   budykoOmega: 2.63,
   topoNpp: Object.freeze({
@@ -133,8 +194,7 @@ export const DEFAULT_EEMT_OPTIONS: EemtOptions = Object.freeze({
     interceptGPerM2Yr: -187,
     floorGPerM2Yr: 100,
   }),
-  lieth: Object.freeze({ maximumGPerM2Yr: 3000, offset: 1.315, slopePerK: 0.119 }),
-  nppRequireTPos: true,
+  lieth: LIETH_MIAMI_COEFFICIENTS,
   specificHeatWaterJPerKgK: SPECIFIC_HEAT_WATER_J_PER_KG_K,
   biomassEnthalpyJPerKg: BIOMASS_ENTHALPY_J_PER_KG,
 } satisfies EemtOptions);
@@ -153,6 +213,10 @@ export function resolveEemtOptions(overrides: EemtOptionsInput = {}): EemtOption
     topoNpp: { ...DEFAULT_EEMT_OPTIONS.topoNpp, ...overrides.topoNpp },
     lieth: { ...DEFAULT_EEMT_OPTIONS.lieth, ...overrides.lieth },
   };
+  checkChoice('petMethod', merged.petMethod, [...PET_METHODS, 'hamon-linear-saturation-average']);
+  checkChoice('topoNppModel', merged.topoNppModel, TOPO_NPP_MODELS);
+  checkChoice('topoRadiation', merged.topoRadiation, TOPO_RADIATIONS);
+  checkChoice('liethNppGate', merged.liethNppGate, LIETH_NPP_GATES);
   for (const key of ['lapseRateTmaxKPerKm', 'lapseRateTminKPerKm'] as const) {
     const value = merged[key];
     if (typeof value !== 'number' && value.length !== 12) {
@@ -160,6 +224,10 @@ export function resolveEemtOptions(overrides: EemtOptionsInput = {}): EemtOption
     }
   }
   return merged;
+}
+
+function checkChoice(key: string, value: string, allowed: readonly string[]): void {
+  if (!allowed.includes(value)) throw new RangeError(`${key} must be one of ${allowed.join(', ')}; got ${String(value)}`);
 }
 
 /** The lapse rate of `month` (1..12) from a scalar or 12 monthly values [K km⁻¹]. */

@@ -31,7 +31,7 @@ export interface TradGridInputs {
   readonly latitudeDeg?: CellArray;
   /** Monthly mean day length [h]; overrides `latitudeDeg`. */
   readonly daylightHours?: CellArray;
-  /** Thornthwaite heat index I (only for `petVariant: 'thornthwaite'`). */
+  /** Thornthwaite heat index I (only for `petMethod: 'thornthwaite'`). */
   readonly heatIndex?: CellArray;
 }
 
@@ -79,7 +79,7 @@ export interface TopoGridMonth {
   readonly clampedSolarRatioCount: number;
   /**
    * Diagnostic: number of valid cells outside 700–3000 m, the elevation range the NPP_TOPO regression was
-   * fitted on (eemt-model.md §2.2 P9 asks callers to warn about these).
+   * fitted on (eemt-model.md §2.2 P9 asks callers to warn about these); 0 unless `topoNppModel` is `regression`.
    */
   readonly nppElevationOutOfRangeCount: number;
 }
@@ -124,8 +124,8 @@ export function eemtTradMonth(
   if (daylightHours === undefined && latitudeDeg === undefined) {
     throw new TypeError('eemtTradMonth needs latitudeDeg or daylightHours');
   }
-  if (opts.petVariant === 'thornthwaite' && heatIndex === undefined) {
-    throw new TypeError("petVariant 'thornthwaite' needs the heatIndex input");
+  if (opts.petMethod === 'thornthwaite' && heatIndex === undefined) {
+    throw new TypeError("petMethod 'thornthwaite' needs the heatIndex input");
   }
   const ePptMJ = outputArray(out.ePptMJ, n, 'ePptMJ');
   const eBioMJ = outputArray(out.eBioMJ, n, 'eBioMJ');
@@ -197,6 +197,7 @@ export function eemtTopoMonth(
   let clamped = 0;
   let outOfRange = 0;
   const [zLow, zHigh] = TOPO_NPP_ELEVATION_RANGE_M;
+  const regression = opts.topoNppModel === 'regression';
   for (let i = 0; i < n; i++) {
     topoCellInto(
       scratch,
@@ -218,7 +219,7 @@ export function eemtTopoMonth(
     );
     if (scratch[1] === 1) clamped++;
     const z = elevationM[i]!;
-    if ((z < zLow || z > zHigh) && !Number.isNaN(scratch[13]!)) outOfRange++;
+    if (regression && (z < zLow || z > zHigh) && !Number.isNaN(scratch[13]!)) outOfRange++;
     petMm[i] = scratch[6]!;
     aetMm[i] = scratch[7]!;
     ePptMJ[i] = scratch[11]!;

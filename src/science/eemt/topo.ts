@@ -25,10 +25,18 @@ import {
   resolveEemtOptions,
   type EemtOptions,
   type EemtOptionsInput,
+  PENMAN_SURFACE_ALBEDO,
   type NetRadiationMode,
   type TopoNppCoefficients,
 } from './constants.js';
-import { biomassEnergy, lapseRateAdjustedTemperature, meanAirTemperature, precipitationEnergy } from './trad.js';
+import {
+  biomassEnergy,
+  lapseRateAdjustedTemperature,
+  liethMonthlyNetPrimaryProductivity,
+  liethNppMonthCounts,
+  meanAirTemperature,
+  precipitationEnergy,
+} from './trad.js';
 
 /**
  * Solar ratio S_i = S_topo / S_flat of two monthly radiation sums [-], with the guards of the spec:
@@ -79,17 +87,36 @@ export function topographicMaxTemperature(
 }
 
 /**
- * Clear-sky net outgoing longwave radiation of one day [MJ m⁻² day⁻¹]:
- * σ·[(Tmax+273.16)⁴ + (Tmin+273.16)⁴]/2 · (0.34 − 0.14 √e_a), with the cloudiness factor 1.35 R_s/R_so − 0.35 = 1.
- * @param eaKPa actual vapour pressure [kPa] (negative values treated as 0)
- * @see eemt-model.md §2.2 P3; FAO-56 Eq. 39
+ * Cloudiness factor of the net longwave radiation, 1.35·R_s/R_so − 0.35 [-] (1 under a clear sky, R_s = R_so).
+ * @param relativeShortwave R_s/R_so, the shortwave radiation relative to its clear-sky value (≤ 1)
+ * @see FAO-56 Eq. 39
  */
-export function clearSkyNetLongwaveRadiation(tmaxC: number, tminC: number, eaKPa: number): number {
+export function longwaveCloudinessFactor(relativeShortwave: number): number {
+  return 1.35 * relativeShortwave - 0.35;
+}
+
+/**
+ * Net outgoing longwave radiation of one day [MJ m⁻² day⁻¹]:
+ * σ·[(Tmax+273.16)⁴ + (Tmin+273.16)⁴]/2 · (0.34 − 0.14 √e_a) · cloudiness.
+ * @param eaKPa actual vapour pressure [kPa] (negative values treated as 0)
+ * @param cloudiness 1.35 R_s/R_so − 0.35 (see {@link longwaveCloudinessFactor}); 1 under a clear sky
+ * @see FAO-56 Eq. 39
+ */
+export function netLongwaveRadiation(tmaxC: number, tminC: number, eaKPa: number, cloudiness = 1): number {
   const tx = tmaxC + 273.16;
   const tn = tminC + 273.16;
   const tx2 = tx * tx;
   const tn2 = tn * tn;
-  return STEFAN_BOLTZMANN_MJ_PER_K4_M2_DAY * 0.5 * (tx2 * tx2 + tn2 * tn2) * (0.34 - 0.14 * Math.sqrt(Math.max(eaKPa, 0)));
+  return STEFAN_BOLTZMANN_MJ_PER_K4_M2_DAY * 0.5 * (tx2 * tx2 + tn2 * tn2) * (0.34 - 0.14 * Math.sqrt(Math.max(eaKPa, 0))) * cloudiness;
+}
+
+/**
+ * Clear-sky net outgoing longwave radiation of one day [MJ m⁻² day⁻¹]: {@link netLongwaveRadiation} with the
+ * cloudiness factor 1.35 R_s/R_so − 0.35 = 1 (the r.sun radiation is clear-sky).
+ * @see eemt-model.md §2.2 P3; FAO-56 Eq. 39
+ */
+export function clearSkyNetLongwaveRadiation(tmaxC: number, tminC: number, eaKPa: number): number {
+  return netLongwaveRadiation(tmaxC, tminC, eaKPa, 1);
 }
 
 /**
@@ -99,7 +126,8 @@ export function clearSkyNetLongwaveRadiation(tmaxC: number, tminC: number, eaKPa
  * @param topographicRadiationWhPerM2 S_topo [Wh m⁻² month⁻¹]
  * @param eaKPa actual vapour pressure [kPa]
  * @param days days in the month
- * @see eemt-model.md §2.2 P3
+ * @param cloudiness longwave cloudiness factor 1.35 R_s/R_so − 0.35 (default 1: the clear sky of the r.sun radiation)
+ * @see eemt-model.md §2.2 P3; FAO-56 Eqs. 38–40
  */
 export function monthlyNetRadiation(
   topographicRadiationWhPerM2: number,
@@ -107,12 +135,13 @@ export function monthlyNetRadiation(
   tminC: number,
   eaKPa: number,
   days: number,
-  albedo = 0.23,
+  albedo = PENMAN_SURFACE_ALBEDO,
   mode: NetRadiationMode = 'net',
+  cloudiness = 1,
 ): number {
   if (mode === 'global') return topographicRadiationWhPerM2 * SECONDS_PER_HOUR;
   const shortwave = (1 - albedo) * topographicRadiationWhPerM2 * SECONDS_PER_HOUR;
-  return shortwave - clearSkyNetLongwaveRadiation(tmaxC, tminC, eaKPa) * 1e6 * days;
+  return shortwave - netLongwaveRadiation(tmaxC, tminC, eaKPa, cloudiness) * 1e6 * days;
 }
 
 /**
@@ -125,6 +154,8 @@ export function monthlyNetRadiation(
  * @param netRadiationJPerM2 R_n of the month [J m⁻² month⁻¹]
  * @param days days in the month
  * @param aerodynamicResistanceSPerM r_a [s m⁻¹] (see {@link openWaterAerodynamicResistance})
+ * @param surfaceResistanceSPerM r_s [s m⁻¹]: 0 for EEMT-TOPO (open water); the denominator becomes
+ *   λ·(Δ + γ(1 + r_s/r_a)), FAO-56 Eq. 3 (with r_s = 70, r_a = 208/u₂ the FAO-56 grass reference ET₀)
  * @see eemt-model.md §2.2 P3; FAO-56 Eq. 3 with r_s = 0; Penman (1948)
  */
 export function penmanOpenWaterPotentialEvapotranspiration(
@@ -135,6 +166,7 @@ export function penmanOpenWaterPotentialEvapotranspiration(
   netRadiationJPerM2: number,
   days: number,
   aerodynamicResistanceSPerM: number,
+  surfaceResistanceSPerM = 0,
 ): number {
   const t = meanAirTemperature(tmaxC, tminC);
   const delta = saturationVapourPressureSlope(t);
@@ -144,7 +176,8 @@ export function penmanOpenWaterPotentialEvapotranspiration(
   const rho = airDensity(pressure, t);
   const seconds = SECONDS_PER_DAY * days;
   const numerator = delta * netRadiationJPerM2 + ((rho * SPECIFIC_HEAT_AIR_J_PER_KG_K * vpd) / aerodynamicResistanceSPerM) * seconds;
-  return Math.max(numerator / (LATENT_HEAT_VAPORISATION_J_PER_KG * (delta + gamma)), 0);
+  const denominator = delta + (surfaceResistanceSPerM === 0 ? gamma : gamma * (1 + surfaceResistanceSPerM / aerodynamicResistanceSPerM));
+  return Math.max(numerator / (LATENT_HEAT_VAPORISATION_J_PER_KG * denominator), 0);
 }
 
 /**
@@ -219,6 +252,26 @@ export function topographicNetPrimaryProductivity(
 /** Share of an annual amount assigned to a month of `days` days, amount · days/365. @see eemt-model.md §2.2 P9 */
 export function monthlyShare(annualAmount: number, days: number): number {
   return (annualAmount * days) / DAYS_IN_YEAR;
+}
+
+/**
+ * NPP of EEMT-TOPO assigned to one month [g DM m⁻² month⁻¹] by the chosen model:
+ * - `regression`: max(0.39 z + 346 n − 187, 100) × n_m/365 (VZJ15 Eq. 11), every month;
+ * - `lieth`: Lieth's rate at the month's topographic mean temperature T × n_m/365, in the months the gate lets
+ *   through (`temperature`: T > 0 °C). No water condition: EEMT-TOPO's water balance is the Budyko step.
+ * @param meanTemperatureC the month's mean temperature at the pixel, with the solar term of Eq. 6 [°C]
+ * @see eemt-model.md §2.2 P9
+ */
+export function topoMonthlyNetPrimaryProductivity(
+  opts: Pick<EemtOptions, 'topoNppModel' | 'topoNpp' | 'lieth' | 'liethNppGate'>,
+  elevationM: number,
+  northnessValue: number,
+  meanTemperatureC: number,
+  days: number,
+): number {
+  if (opts.topoNppModel === 'regression') return monthlyShare(topographicNetPrimaryProductivity(elevationM, northnessValue, opts.topoNpp), days);
+  if (Number.isNaN(meanTemperatureC)) return NaN;
+  return liethNppMonthCounts(meanTemperatureC, opts.liethNppGate) ? liethMonthlyNetPrimaryProductivity(meanTemperatureC, days, opts.lieth) : 0;
 }
 
 /** Inputs of {@link eemtTopoMonthPixel}: Daymet monthly values, terrain and radiation of one pixel. */
@@ -349,7 +402,7 @@ export function topoCellInto(
   const aet = fuBudykoActualEvapotranspiration(prcp, pet, opts.budykoOmega);
   const peff = budykoEffectivePrecipitation(prcp, aet);
   const flux = redistributedWaterFlux(alpha, peff);
-  const npp = monthlyShare(topographicNetPrimaryProductivity(z, north, opts.topoNpp), days);
+  const npp = topoMonthlyNetPrimaryProductivity(opts, z, north, t, days);
   const ePpt = precipitationEnergy(flux, t, opts.specificHeatWaterJPerKgK) / 1e6;
   const eBio = biomassEnergy(npp, opts.biomassEnthalpyJPerKg) / 1e6;
   scratch[0] = ratio;

@@ -12,8 +12,10 @@ import {
   resolveEemtOptions,
   type EemtOptions,
   type EemtOptionsInput,
+  LIETH_MIAMI_COEFFICIENTS,
   type LiethCoefficients,
-  type PetVariant,
+  type LiethNppGate,
+  type PetMethod,
 } from './constants.js';
 import { monthlyMeanDaylightHours } from './daylength.js';
 
@@ -41,27 +43,53 @@ export function meanAirTemperature(tmaxC: number, tminC: number): number {
 }
 
 /**
- * Hamon potential evapotranspiration of one day [mm day⁻¹], with e_s at the mean temperature:
- * - `linear`: 29.8 · D · e_s(T) / (T + 273.2)
- * - `quadratic`: 2.1 · D² · e_s(T) / (T + 273.2)
- * Zero when T ≤ 0 °C.
- * @param meanTemperatureC mean air temperature T [°C]
- * @param daylightHours day length D [h]
- * @see eemt-model.md §1.2 T3; Hamon (1961); Haith & Shoemaker (1987); Lu et al. (2005)
+ * Coefficient of Hamon's PET in Haith & Shoemaker's (1987) form E = k·H²·e_s/(T + 273), with E in cm day⁻¹, H the
+ * day length [h] and e_s the saturation vapour pressure [mb] (Hamon 1961: 0.55·(H/12)²·ρ_sat/100 in day⁻¹ with the
+ * saturated vapour density ρ_sat [g m⁻³]).
+ * @see Haith, D.A., Shoemaker, L.L. (1987) Generalized watershed loading functions for stream flow nutrients.
+ *   Water Resources Bulletin 23(3):471–478, Eq. for E_t
  */
-export function hamonDailyPotentialEvapotranspiration(
-  meanTemperatureC: number,
-  daylightHours: number,
-  form: 'linear' | 'quadratic' = 'linear',
-): number {
+export const HAITH_SHOEMAKER_COEFFICIENT_CM_PER_DAY = 0.021;
+/** The Kelvin offset Haith & Shoemaker (1987) write in Hamon's PET, T + 273 [K]. */
+export const HAITH_SHOEMAKER_KELVIN_OFFSET_K = 273;
+/**
+ * Coefficient of the linear Hamon form 29.8·D·e_s/(T + 273.2) [mm day⁻¹ h⁻¹ kPa⁻¹ K]: Hamon (1963) as written by
+ * Lu et al. (2005, J. Am. Water Resour. Assoc. 41:621–633), 0.1651·(D/12)·ρ_sat with ρ_sat = 216.7·e_s[mb]/(T + 273.3);
+ * reemt.sh L153 and this project's first default.
+ */
+export const HAMON_LINEAR_COEFFICIENT_MM_PER_DAY = 29.8;
+/** The Kelvin offset of the linear Hamon form, T + 273.2 [K]. */
+export const HAMON_LINEAR_KELVIN_OFFSET_K = 273.2;
+
+/**
+ * Hamon potential evapotranspiration of one day in Haith & Shoemaker's (1987) form [mm day⁻¹]:
+ * E = 0.021·H²·e_s/(T + 273) cm day⁻¹ with e_s in mb, i.e. 2.1·H²·e_s[kPa]/(T + 273) mm day⁻¹. Zero when T ≤ 0 °C
+ * (Haith & Shoemaker set E_t = 0 on days with T_t ≤ 0).
+ * @param meanTemperatureC mean air temperature T [°C]
+ * @param daylightHours day length H [h]
+ * @see eemt-model.md §1.2 T3; Haith & Shoemaker (1987); Hamon (1961); cited by Rasmussen et al. 2015 (VZJ) for PET_H
+ */
+export function hamonDailyPotentialEvapotranspiration(meanTemperatureC: number, daylightHours: number): number {
   if (meanTemperatureC <= 0) return 0;
-  const es = saturationVapourPressure(meanTemperatureC);
-  const dayFactor = form === 'linear' ? 29.8 * daylightHours : 2.1 * daylightHours * daylightHours;
-  return (dayFactor * es) / (meanTemperatureC + 273.2);
+  const esMb = saturationVapourPressure(meanTemperatureC) * 10;
+  const cmPerDay = (HAITH_SHOEMAKER_COEFFICIENT_CM_PER_DAY * daylightHours * daylightHours * esMb) / (meanTemperatureC + HAITH_SHOEMAKER_KELVIN_OFFSET_K);
+  return cmPerDay * 10;
 }
 
 /**
- * Hamon potential evapotranspiration of a month [mm month⁻¹] = daily value × days of the month.
+ * Linear Hamon potential evapotranspiration of one day, 29.8·D·e_s(T)/(T + 273.2) [mm day⁻¹]; zero when T ≤ 0 °C.
+ * @param meanTemperatureC mean air temperature T [°C]
+ * @param daylightHours day length D [h]
+ * @see eemt-model.md §1.2 T3; Lu et al. (2005); reemt.sh L153
+ */
+export function hamonLinearDailyPotentialEvapotranspiration(meanTemperatureC: number, daylightHours: number): number {
+  if (meanTemperatureC <= 0) return 0;
+  return (HAMON_LINEAR_COEFFICIENT_MM_PER_DAY * daylightHours * saturationVapourPressure(meanTemperatureC)) / (meanTemperatureC + HAMON_LINEAR_KELVIN_OFFSET_K);
+}
+
+/**
+ * Hamon potential evapotranspiration of a month [mm month⁻¹] = daily value × days of the month, in Haith &
+ * Shoemaker's quadratic form (`hamon`) or the linear form (`hamon-linear`).
  * @param meanTemperatureC monthly mean air temperature [°C]
  * @param daylightHours monthly mean day length [h]
  * @param days days in the month
@@ -71,9 +99,10 @@ export function hamonPotentialEvapotranspiration(
   meanTemperatureC: number,
   daylightHours: number,
   days: number,
-  form: 'linear' | 'quadratic' = 'linear',
+  form: 'hamon' | 'hamon-linear' = 'hamon',
 ): number {
-  return hamonDailyPotentialEvapotranspiration(meanTemperatureC, daylightHours, form) * days;
+  const daily = form === 'hamon' ? hamonDailyPotentialEvapotranspiration(meanTemperatureC, daylightHours) : hamonLinearDailyPotentialEvapotranspiration(meanTemperatureC, daylightHours);
+  return daily * days;
 }
 
 /**
@@ -91,7 +120,25 @@ export function hamonSaturationAveragePotentialEvapotranspiration(
   if (meanTemperatureC <= 0) return 0;
   const esMax = tmaxC > 0 ? saturationVapourPressure(tmaxC) : 0;
   const esMin = tminC > 0 ? saturationVapourPressure(tminC) : 0;
-  return ((29.8 * daylightHours * 0.5 * (esMax + esMin)) / (meanTemperatureC + 273.2)) * days;
+  return ((HAMON_LINEAR_COEFFICIENT_MM_PER_DAY * daylightHours * 0.5 * (esMax + esMin)) / (meanTemperatureC + HAMON_LINEAR_KELVIN_OFFSET_K)) * days;
+}
+
+/** Exponent of Thornthwaite's monthly heat index i = (T/5)^1.514. @see Thornthwaite (1948), Appendix, p. 89 */
+export const THORNTHWAITE_HEAT_INDEX_EXPONENT = 1.514;
+/**
+ * Mean temperature [°C] from which Thornthwaite's (1948) potential evapotranspiration no longer depends on the heat
+ * index (his table for the highest temperatures); above it the parabola of Willmott, Rowe & Mintz (1985, J. Climatol.
+ * 5:589–606), −415.85 + 32.24 T − 0.43 T² mm per 30 days of 12 h, is used.
+ */
+export const THORNTHWAITE_HOT_THRESHOLD_C = 26.5;
+
+/**
+ * Thornthwaite monthly heat index i = (max(T, 0)/5)^1.514 [-] of one monthly mean temperature (NaN stays NaN).
+ * @see Thornthwaite (1948), Appendix
+ */
+export function thornthwaiteMonthlyHeatIndex(monthlyMeanTemperatureC: number): number {
+  if (Number.isNaN(monthlyMeanTemperatureC)) return NaN;
+  return monthlyMeanTemperatureC > 0 ? Math.pow(monthlyMeanTemperatureC / 5, THORNTHWAITE_HEAT_INDEX_EXPONENT) : 0;
 }
 
 /**
@@ -100,19 +147,37 @@ export function hamonSaturationAveragePotentialEvapotranspiration(
  */
 export function thornthwaiteHeatIndex(monthlyMeanTemperaturesC: ArrayLike<number>): number {
   let sum = 0;
-  for (let i = 0; i < monthlyMeanTemperaturesC.length; i++) {
-    const t = monthlyMeanTemperaturesC[i]!;
-    sum += t > 0 ? Math.pow(t / 5, 1.514) : Number.isNaN(t) ? NaN : 0;
-  }
+  for (let i = 0; i < monthlyMeanTemperaturesC.length; i++) sum += thornthwaiteMonthlyHeatIndex(monthlyMeanTemperaturesC[i]!);
   return sum;
 }
 
 /**
- * Thornthwaite potential evapotranspiration of a month [mm month⁻¹]:
- * 16·(D/12)·(n/30)·(10T/I)^a for 0 < T < 26.5 °C, (−415.85 + 32.24T − 0.43T²)·(D/12)·(n/30) above,
- * a = 6.75e-7 I³ − 7.71e-5 I² + 1.792e-2 I + 0.49239; zero when T ≤ 0 °C.
+ * Thornthwaite's exponent a = 6.75e-7 I³ − 7.71e-5 I² + 1.792e-2 I + 0.49239 of the heat index I [-].
+ * @see Thornthwaite (1948), Appendix
+ */
+export function thornthwaiteExponent(heatIndex: number): number {
+  return ((6.75e-7 * heatIndex - 7.71e-5) * heatIndex + 1.792e-2) * heatIndex + 0.49239;
+}
+
+/**
+ * Thornthwaite's unadjusted potential evapotranspiration [mm per 30-day month of 12-hour days]:
+ * 16·(10T/I)^a for 0 < T < 26.5 °C, −415.85 + 32.24T − 0.43T² from 26.5 °C, 0 at or below 0 °C.
  * @param heatIndex annual heat index I of the same 12 months (see {@link thornthwaiteHeatIndex})
- * @see eemt-model.md §1.2 T3 (b); Thornthwaite (1948); Rasmussen et al. 2005 (SSSAJ)
+ * @see Thornthwaite (1948), Appendix; Willmott et al. (1985) for T ≥ 26.5 °C
+ */
+export function thornthwaiteUnadjustedPotentialEvapotranspiration(meanTemperatureC: number, heatIndex: number): number {
+  if (meanTemperatureC <= 0) return 0;
+  if (meanTemperatureC >= THORNTHWAITE_HOT_THRESHOLD_C) return -415.85 + 32.24 * meanTemperatureC - 0.43 * meanTemperatureC * meanTemperatureC;
+  return 16 * Math.pow((10 * meanTemperatureC) / heatIndex, thornthwaiteExponent(heatIndex));
+}
+
+/**
+ * Thornthwaite potential evapotranspiration of a month [mm month⁻¹]: the unadjusted value corrected for the day
+ * length and the number of days, × (D/12)·(n/30).
+ * @param daylightHours monthly mean day length D [h]
+ * @param days days in the month n
+ * @param heatIndex annual heat index I of the same 12 months (see {@link thornthwaiteHeatIndex})
+ * @see eemt-model.md §1.2 T3 (b); Thornthwaite (1948); Rasmussen et al. 2005 (SSSAJ); Zapata-Rios et al. 2016 Eq. 5
  */
 export function thornthwaitePotentialEvapotranspiration(
   meanTemperatureC: number,
@@ -121,12 +186,7 @@ export function thornthwaitePotentialEvapotranspiration(
   heatIndex: number,
 ): number {
   if (meanTemperatureC <= 0) return 0;
-  const lengthFactor = (daylightHours / 12) * (days / 30);
-  if (meanTemperatureC >= 26.5) {
-    return (-415.85 + 32.24 * meanTemperatureC - 0.43 * meanTemperatureC * meanTemperatureC) * lengthFactor;
-  }
-  const a = ((6.75e-7 * heatIndex - 7.71e-5) * heatIndex + 1.792e-2) * heatIndex + 0.49239;
-  return 16 * lengthFactor * Math.pow((10 * meanTemperatureC) / heatIndex, a);
+  return thornthwaiteUnadjustedPotentialEvapotranspiration(meanTemperatureC, heatIndex) * (daylightHours / 12) * (days / 30);
 }
 
 /**
@@ -135,21 +195,21 @@ export function thornthwaitePotentialEvapotranspiration(
  * @see eemt-model.md §1.2 T3
  */
 export function tradPotentialEvapotranspiration(
-  variant: PetVariant,
+  method: PetMethod,
   tmaxC: number,
   tminC: number,
   daylightHours: number,
   days: number,
   heatIndex = NaN,
 ): number {
-  switch (variant) {
-    case 'linear':
-    case 'quadratic':
-      return hamonPotentialEvapotranspiration(meanAirTemperature(tmaxC, tminC), daylightHours, days, variant);
-    case 'saturationAverage':
-      return hamonSaturationAveragePotentialEvapotranspiration(tmaxC, tminC, daylightHours, days);
+  switch (method) {
     case 'thornthwaite':
       return thornthwaitePotentialEvapotranspiration(meanAirTemperature(tmaxC, tminC), daylightHours, days, heatIndex);
+    case 'hamon':
+    case 'hamon-linear':
+      return hamonPotentialEvapotranspiration(meanAirTemperature(tmaxC, tminC), daylightHours, days, method);
+    case 'hamon-linear-saturation-average':
+      return hamonSaturationAveragePotentialEvapotranspiration(tmaxC, tminC, daylightHours, days);
   }
 }
 
@@ -168,14 +228,33 @@ export function effectivePrecipitation(precipitationMm: number, potentialEvapotr
  */
 export function liethNetPrimaryProductivity(
   temperatureC: number,
-  coefficients: LiethCoefficients = { maximumGPerM2Yr: 3000, offset: 1.315, slopePerK: 0.119 },
+  coefficients: LiethCoefficients = LIETH_MIAMI_COEFFICIENTS,
 ): number {
   return coefficients.maximumGPerM2Yr / (1 + Math.exp(coefficients.offset - coefficients.slopePerK * temperatureC));
 }
 
 /**
+ * Whether Lieth's NPP counts in a month of mean temperature T under the gate: `temperature` only when T > 0 °C,
+ * `none` always (NaN never).
+ * @see eemt-model.md §1.2 T6
+ */
+export function liethNppMonthCounts(meanTemperatureC: number, gate: LiethNppGate): boolean {
+  if (Number.isNaN(meanTemperatureC)) return false;
+  return gate === 'none' || meanTemperatureC > 0;
+}
+
+/**
+ * Lieth NPP assigned to one month [g DM m⁻² month⁻¹]: the annual rate at the month's mean temperature × n/365.
+ * @see eemt-model.md §1.2 T6; Zapata-Rios et al. 2016 Eq. 6
+ */
+export function liethMonthlyNetPrimaryProductivity(meanTemperatureC: number, days: number, coefficients: LiethCoefficients = LIETH_MIAMI_COEFFICIENTS): number {
+  return (liethNetPrimaryProductivity(meanTemperatureC, coefficients) * days) / DAYS_IN_YEAR;
+}
+
+/**
  * NPP assigned to one month by EEMT-TRAD [g DM m⁻² month⁻¹]: the Lieth rate × n/365 in months with
- * PPT > PET (and T > 0 °C when `requirePositiveTemperature`), else 0. NaN in any input gives NaN.
+ * PPT > PET that the gate lets through (`temperature`: T > 0 °C only; `none`: every such month), else 0.
+ * NaN in any input gives NaN.
  * @see eemt-model.md §1.2 T6
  */
 export function tradMonthlyNetPrimaryProductivity(
@@ -183,15 +262,15 @@ export function tradMonthlyNetPrimaryProductivity(
   precipitationMm: number,
   potentialEvapotranspirationMm: number,
   days: number,
-  requirePositiveTemperature = true,
-  coefficients?: LiethCoefficients,
+  gate: LiethNppGate = 'temperature',
+  coefficients: LiethCoefficients = LIETH_MIAMI_COEFFICIENTS,
 ): number {
   if (Number.isNaN(meanTemperatureC) || Number.isNaN(precipitationMm) || Number.isNaN(potentialEvapotranspirationMm)) {
     return NaN;
   }
   if (!(precipitationMm > potentialEvapotranspirationMm)) return 0;
-  if (requirePositiveTemperature && !(meanTemperatureC > 0)) return 0;
-  return (liethNetPrimaryProductivity(meanTemperatureC, coefficients) * days) / DAYS_IN_YEAR;
+  if (!liethNppMonthCounts(meanTemperatureC, gate)) return 0;
+  return liethMonthlyNetPrimaryProductivity(meanTemperatureC, days, coefficients);
 }
 
 /**
@@ -231,7 +310,7 @@ export interface TradPixelInputs {
   readonly latitudeDeg: number;
   /** Monthly mean day length [h]; computed from the latitude when omitted. */
   readonly daylightHours?: number;
-  /** Thornthwaite heat index I (only for `petVariant: 'thornthwaite'`). */
+  /** Thornthwaite heat index I (only for `petMethod: 'thornthwaite'`). */
   readonly heatIndex?: number;
 }
 
@@ -259,6 +338,7 @@ export interface TradPixelMonth {
  */
 export function eemtTradMonthPixel(month: number, inputs: TradPixelInputs, options: EemtOptionsInput = {}): TradPixelMonth {
   const opts = resolveEemtOptions(options);
+  if (opts.petMethod === 'thornthwaite' && inputs.heatIndex === undefined) throw new TypeError("petMethod 'thornthwaite' needs the heatIndex input");
   const days = daysInMonth(month);
   const daylight = inputs.daylightHours ?? monthlyMeanDaylightHours(inputs.latitudeDeg, month);
   return tradCell(
@@ -337,9 +417,9 @@ export function tradCellInto(
   const tmaxC = lapseRateAdjustedTemperature(tmax, z, zRef, lapseTmax);
   const tminC = lapseRateAdjustedTemperature(tmin, z, zRef, lapseTmin);
   const t = meanAirTemperature(tmaxC, tminC);
-  const pet = tradPotentialEvapotranspiration(opts.petVariant, tmaxC, tminC, daylight, days, heatIndex);
+  const pet = tradPotentialEvapotranspiration(opts.petMethod, tmaxC, tminC, daylight, days, heatIndex);
   const peff = effectivePrecipitation(prcp, pet);
-  const npp = tradMonthlyNetPrimaryProductivity(t, prcp, pet, days, opts.nppRequireTPos, opts.lieth);
+  const npp = tradMonthlyNetPrimaryProductivity(t, prcp, pet, days, opts.liethNppGate, opts.lieth);
   const ePpt = precipitationEnergy(peff, t, opts.specificHeatWaterJPerKgK) / 1e6;
   const eBio = biomassEnergy(npp, opts.biomassEnthalpyJPerKg) / 1e6;
   scratch[0] = tmaxC;

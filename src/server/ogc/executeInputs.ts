@@ -1,12 +1,13 @@
 /**
  * The inputs of an execute request of `sol` or `eemt`: the DEM (an inline base64 qualified value, or an `href` when
- * references are enabled) and the numeric parameters, checked with the rules of /api submissions.
+ * references are enabled), the numeric parameters and (eemt) the model choices, checked with the rules of /api submissions.
  */
 import { Buffer } from 'node:buffer';
 import type { JobParameters } from '../../jobs/types.js';
 import type { WorkflowType } from '../../workflows/index.js';
 import { HttpError } from '../errors.js';
 import { OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
+import { MODEL_CHOICE_PARAMS } from '../../workflows/params.js';
 import { parseParameters, SubmitParameters } from '../routes/submit.js';
 
 export type DemInput = { readonly bytes: Buffer } | { readonly href: string };
@@ -64,17 +65,27 @@ function decimal(name: string, raw: unknown): string {
   return (value as number).toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
 }
 
+/** A string input, given alone or as a qualified value {"value": "…"}. */
+function text(name: string, raw: unknown): string {
+  const value = typeof raw === 'object' && raw !== null && 'value' in raw ? (raw as { value: unknown }).value : raw;
+  if (typeof value !== 'string') invalid(`Input ${name} must be a string`);
+  return value as string;
+}
+
 export function executeInputs(
   type: WorkflowType,
   inputs: Record<string, unknown>,
   limits: { maxInlineBytes: number; hrefEnabled: boolean },
 ): ExecuteInputs {
   const numeric = Object.keys(SubmitParameters).filter((name) => type === 'eemt' || !name.endsWith('_year'));
+  const choices: readonly string[] = type === 'eemt' ? MODEL_CHOICE_PARAMS : [];
+  const known = [...numeric, ...choices];
   for (const name of Object.keys(inputs)) {
-    if (name !== 'dem' && !numeric.includes(name)) invalid(`Unknown input ${name.slice(0, 40)}; the inputs of ${type} are dem, ${numeric.join(', ')}`);
+    if (name !== 'dem' && !known.includes(name)) invalid(`Unknown input ${name.slice(0, 40)}; the inputs of ${type} are dem, ${known.join(', ')}`);
   }
   const fields: Record<string, string> = {};
   for (const name of numeric) if (inputs[name] !== undefined) fields[name] = decimal(name, inputs[name]);
+  for (const name of choices) if (inputs[name] !== undefined) fields[name] = text(name, inputs[name]);
   let parameters: JobParameters;
   try {
     parameters = parseParameters(type, fields);

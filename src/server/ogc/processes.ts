@@ -3,7 +3,9 @@
  * as jobs, asynchronously) and `echo` (returns its input at once; the standard's test suite needs such a process).
  * Input schemas come from the same TypeBox schemas that validate /api submissions, so both stay in step.
  */
-import { SubmitParameters } from '../routes/submit.js';
+import { MODEL_CHOICE_PARAMS } from '../../workflows/params.js';
+import type { ModelChoiceParam } from '../../workflows/types.js';
+import { modelChoiceSchema, SubmitParameters } from '../routes/submit.js';
 
 export const DEM_MEDIA_TYPE = 'image/tiff; application=geotiff';
 
@@ -38,6 +40,18 @@ function numberInput(name: keyof typeof SubmitParameters, title: string): InputD
     description: string;
   };
   return { title, description, schema: { type, minimum, maximum, default: fallback }, minOccurs: 0, maxOccurs: 1 };
+}
+
+const MODEL_CHOICE_TITLES: Readonly<Record<ModelChoiceParam, string>> = {
+  pet_method: 'PET method of EEMT-Trad',
+  topo_npp: 'NPP model of EEMT-Topo',
+  topo_radiation: 'Radiation of the solar ratio of EEMT-Topo',
+  lieth_npp_gate: "Months in which Lieth's NPP counts",
+};
+
+function choiceInput(name: ModelChoiceParam): InputDescription {
+  const { description, ...schema } = modelChoiceSchema(name);
+  return { title: MODEL_CHOICE_TITLES[name], description, schema, minOccurs: 0, maxOccurs: 1 };
 }
 
 function demInput(hrefAllowed: boolean): InputDescription {
@@ -89,7 +103,8 @@ export function processDescriptions(version: string, hrefAllowed: boolean): Reco
       title: 'Effective Energy and Mass Transfer (EEMT)',
       description:
         'Everything sol makes, plus monthly, annual and mean EEMT-Topo and EEMT-Trad (MJ m-2), slope, aspect and wetness index, from ' +
-        'Daymet climate of the given years.',
+        'Daymet climate of the given years. The model choices (pet_method, topo_npp, topo_radiation, lieth_npp_gate) are recorded in ' +
+        "the job's parameters, README.txt, every EEMT GeoTIFF's metadata and the STAC Item.",
       version,
       jobControlOptions: jobControl,
       outputTransmission: ['reference'],
@@ -97,6 +112,7 @@ export function processDescriptions(version: string, hrefAllowed: boolean): Reco
         ...solInputs,
         start_year: numberInput('start_year', 'First climate year'),
         end_year: numberInput('end_year', 'Last climate year'),
+        ...Object.fromEntries(MODEL_CHOICE_PARAMS.map((name) => [name, choiceInput(name)])),
       },
       outputs: { results: RESULTS_OUTPUT },
     },

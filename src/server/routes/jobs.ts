@@ -12,6 +12,7 @@ import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord, JobStatus } from '../../jobs/types.js';
 import { badRequest, notFound } from '../errors.js';
 import { ErrorDetail, JobIdParams, JobStatusSchema, JobTimestamp, WorkflowTypeSchema } from '../schemas.js';
+import { RecordedModelChoices } from './submit.js';
 
 const ClimateFileSchema = Type.Object({
   name: Type.String({ description: 'File name (inside the ZIP, or the uploaded ZIP as the client named it)' }),
@@ -46,8 +47,13 @@ export const JobParametersSchema = Type.Object(
     start_year: Type.Optional(Type.Integer({ description: 'First climate year (eemt jobs only)' })),
     end_year: Type.Optional(Type.Integer({ description: 'Last climate year (eemt jobs only)' })),
     climate_source: Type.Optional(ClimateSourceSchema),
+    ...Object.fromEntries(Object.entries(RecordedModelChoices).map(([name, schema]) => [name, Type.Optional(schema)])),
   },
-  { description: 'Job parameters; start_year, end_year and climate_source are present for eemt jobs only' },
+  {
+    description:
+      'Job parameters; start_year, end_year, climate_source and the EEMT model choices (pet_method, topo_npp, topo_radiation, ' +
+      'lieth_npp_gate: the value the job runs with) are present for eemt jobs only',
+  },
 );
 
 export const JobSummary = Type.Object({

@@ -15,6 +15,8 @@ import type { JobStore } from '../../jobs/store.js';
 import type { JobParameters } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
 import { WORKFLOW_TYPES, type WorkflowType } from '../../workflows/index.js';
+import { MODEL_CHOICES, MODEL_CHOICE_PARAMS, modelChoiceMessage } from '../../workflows/params.js';
+import type { ModelChoiceParam } from '../../workflows/types.js';
 import { parseDecimal } from '../../util/decimal.js';
 import { badRequest, HttpError, unprocessable } from '../errors.js';
 import { ErrorDetail } from '../schemas.js';
@@ -31,6 +33,49 @@ export const SubmitParameters = {
 } as const;
 type ParameterName = keyof typeof SubmitParameters;
 
+/** What each EEMT model choice means, with its values' sources (docs/eemt-model.md §0.1c). */
+const MODEL_CHOICE_DESCRIPTIONS: Readonly<Record<ModelChoiceParam, string>> = {
+  pet_method:
+    'eemt only: PET of EEMT-Trad — thornthwaite (Thornthwaite 1948, heat index and day-length correction; as in Rasmussen et al. 2005 and ' +
+    'Zapata-Rios et al. 2016), hamon (Hamon in the form of Haith & Shoemaker 1987, 0.021 H² e_s/(T+273) cm/day; as cited by Rasmussen et al. 2015), ' +
+    'hamon-linear (29.8 D e_s/(T+273.2) mm/day)',
+  topo_npp:
+    'eemt only: NPP of EEMT-Topo — regression (Rasmussen et al. 2015 Eq. 11, max(0.39 z + 346 n − 187, 100) g m⁻² yr⁻¹) or ' +
+    "lieth (Lieth 1975 Miami temperature model on the month's topographic temperature)",
+  topo_radiation:
+    'eemt only: S_topo of the solar ratio of EEMT-Topo — unshaded (sloped surface without terrain shadows, as the radiation of ' +
+    'Rasmussen et al. 2015) or shaded (with terrain shadows, the sol monthly sums)',
+  lieth_npp_gate:
+    "eemt only: months in which Lieth's NPP counts (EEMT-Trad, and EEMT-Topo with topo_npp=lieth) — temperature (mean temperature above 0 °C) or none (every month)",
+};
+
+/** The EEMT model-choice form fields: enums with their defaults. */
+export const SubmitModelChoices = Object.fromEntries(
+  MODEL_CHOICE_PARAMS.map((name) => [
+    name,
+    Type.Union(
+      MODEL_CHOICES[name].values.map((value) => Type.Literal(value)),
+      { default: MODEL_CHOICES[name].default, description: MODEL_CHOICE_DESCRIPTIONS[name] },
+    ),
+  ]),
+) as unknown as Record<ModelChoiceParam, TSchema>;
+
+/** The model choices as recorded in a job's parameters: the same enums without defaults (a response schema's default would be filled in for sol jobs). */
+export const RecordedModelChoices = Object.fromEntries(
+  MODEL_CHOICE_PARAMS.map((name) => [
+    name,
+    Type.Union(
+      MODEL_CHOICES[name].values.map((value) => Type.Literal(value)),
+      { description: `${MODEL_CHOICE_DESCRIPTIONS[name]} (eemt jobs only)` },
+    ),
+  ]),
+) as unknown as Record<ModelChoiceParam, TSchema>;
+
+/** The JSON schema of a model choice as a plain enum (OGC process inputs). */
+export function modelChoiceSchema(name: ModelChoiceParam): { type: 'string'; enum: readonly string[]; default: string; description: string } {
+  return { type: 'string', enum: MODEL_CHOICES[name].values, default: MODEL_CHOICES[name].default, description: MODEL_CHOICE_DESCRIPTIONS[name] };
+}
+
 export const SubmitForm = Type.Object({
   workflow_type: Type.Union([Type.Literal('sol'), Type.Literal('eemt')], { description: 'Workflow to run' }),
   dem_file: Type.String({ format: 'binary', description: 'DEM: a georeferenced single-band GeoTIFF (.tif or .tiff)' }),
@@ -45,6 +90,7 @@ export const SubmitForm = Type.Object({
     }),
   ),
   ...Object.fromEntries(Object.entries(SubmitParameters).map(([k, v]) => [k, Type.Optional(v)])),
+  ...Object.fromEntries(Object.entries(SubmitModelChoices).map(([k, v]) => [k, Type.Optional(v)])),
 });
 
 export const SubmitAck = Type.Object({
@@ -66,7 +112,15 @@ function parseNumber(name: ParameterName, raw: string | undefined): number {
   return value;
 }
 
-/** The job parameters of a submission (422 for bad values). */
+/** One model-choice field (eemt): its default when absent or blank; 422 naming the field and the allowed values otherwise. */
+function parseModelChoice(name: ModelChoiceParam, raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') return MODEL_CHOICES[name].default;
+  const value = raw.trim();
+  if (!MODEL_CHOICES[name].values.includes(value)) unprocessable(modelChoiceMessage(name, value.slice(0, 40)));
+  return value;
+}
+
+/** The job parameters of a submission (422 for bad values); the years and the model choices recorded for eemt only. */
 export function parseParameters(type: WorkflowType, fields: Record<string, string>): JobParameters {
   const common = {
     step: parseNumber('step', fields.step),
@@ -76,9 +130,11 @@ export function parseParameters(type: WorkflowType, fields: Record<string, strin
   };
   const start_year = parseNumber('start_year', fields.start_year);
   const end_year = parseNumber('end_year', fields.end_year);
+  // checked whatever the workflow, like the years; recorded (with their defaults) for eemt jobs only
+  const choices = Object.fromEntries(MODEL_CHOICE_PARAMS.map((name) => [name, parseModelChoice(name, fields[name])]));
   if (type !== 'eemt') return common;
   if (end_year < start_year) unprocessable(`end_year (${end_year}) must not be before start_year (${start_year})`);
-  return { ...common, start_year, end_year };
+  return { ...common, start_year, end_year, ...choices } as JobParameters;
 }
 
 export function parseWorkflowType(raw: string | undefined): WorkflowType {

@@ -21,7 +21,7 @@ import {
   type TopoGridMonth,
   type TradGridMonth,
 } from '../../science/eemt/index.js';
-import { MONTH_NAMES, monthlyFlatGlobalPath, monthlyGlobalPath } from '../sol/products.js';
+import { MONTH_NAMES } from '../sol/products.js';
 import {
   CLIMATE_GRID_INFO,
   CLIMATE_GRID_VARIABLES,
@@ -32,6 +32,7 @@ import {
   eemtAnnualPath,
   eemtMeanPath,
   eemtMonthlyPath,
+  solarRatioGridPaths,
   type EemtModel,
 } from './products.js';
 import type { PhaseReporter } from './progress.js';
@@ -91,7 +92,7 @@ export async function computeEnergy(inputs: EnergyPhaseInputs, report: PhaseRepo
   for (const [yearIndex, year] of years.entries()) {
     annual.Topo.fill(0);
     annual.Trad.fill(0);
-    const heatIndex = options.petVariant === 'thornthwaite' ? await thornthwaiteHeatIndexOfYear(source, year, elevation, lapse) : undefined;
+    const heatIndex = options.petMethod === 'thornthwaite' ? await thornthwaiteHeatIndexOfYear(source, year, elevation, lapse) : undefined;
     for (let month = 0; month < 12; month++) {
       signal?.throwIfAborted();
       const step = yearIndex * 12 + month;
@@ -114,8 +115,9 @@ export async function computeEnergy(inputs: EnergyPhaseInputs, report: PhaseRepo
       const common = { tmaxC, tminC, prcpMm: climate.prcp, elevationM: elevation, referenceElevationM };
 
       eemtTradMonth(month + 1, { ...common, latitudeDeg, ...(heatIndex ? { heatIndex } : {}) }, options, trad);
-      const sTopo = (await readRaster(join(outDir, monthlyGlobalPath(month)))).values;
-      const sFlat = (await readRaster(join(outDir, monthlyFlatGlobalPath(month)))).values;
+      const ratioGrids = solarRatioGridPaths(options.topoRadiation, month);
+      const sTopo = (await readRaster(join(outDir, ratioGrids.topographic))).values;
+      const sFlat = (await readRaster(join(outDir, ratioGrids.flat))).values;
       const topo: TopoGridMonth = eemtTopoMonth(
         month + 1,
         {

@@ -10,6 +10,8 @@
  *                after the hours of the solar phase. The download is bounded by the point limit and
  *                cached, so a retried job starts the solar phase at once;
  *   3. solar   – `computeSolarYear` with the flat-surface sums (most of the run time);
+ *   3b. unshaded – with `topo_radiation=unshaded`, the monthly sums on the sloped surface without terrain shadows
+ *                (the same engine with no horizons, monthly sums only: a few % of the solar phase);
  *   4. terrain – slope, aspect, wetness index, α, northness;
  *   5. energy  – monthly climate grids and EEMT maps, annual sums, multi-year means;
  *   6. README.txt.
@@ -19,23 +21,25 @@
  * 'after-solar'`, which assembles the solar year from the slices (`assembleSlices`), or checks that the whole solar
  * year is in the output folder, and uses it instead of computing it.
  */
-import { access, mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
 import { daymetClimateOnDem, resolveDaymetBaseUrl, type ClimateOnDem, type ClimateSource } from '../../climate/index.js';
 import { readDem } from '../../raster/index.js';
 import { demReadLimits } from '../demLimits.js';
 import { resolveEemtOptions, type EemtOptionsInput } from '../../science/eemt/index.js';
+import { eemtOptionsOfParams } from '../params.js';
 import { checkedDays } from '../sol/days.js';
 import { computeSolarYear, kernelParams, solarHorizonDirections, solarYearProductPaths } from '../sol/pipeline.js';
-import { DAYS_PER_YEAR } from '../sol/products.js';
+import { DAYS_PER_YEAR, MONTH_NAMES, monthlyGlobalPath } from '../sol/products.js';
 import { assembleSolarYear, readSliceManifests } from '../sol/slices.js';
 import type { EemtPhases, WorkflowResult, WorkflowRun } from '../types.js';
 import { downloadClimate, loadUserClimate, type ClimateDownloadSettings } from './climatePhase.js';
 import type { EemtDiagnostics } from './diagnostics.js';
 import { computeEnergy } from './energyPhase.js';
 import { checkEemtJobInputs, eemtYearRange } from './jobInputs.js';
-import { README_PATH } from './products.js';
+import { monthlyUnshadedGlobalPath, README_PATH } from './products.js';
+import { modelMetadata } from './modelChoices.js';
 import { EemtProgress, eemtPhaseWeights, type PhaseReporter } from './progress.js';
 import { eemtReadme } from './readme.js';
 import { computeTerrain } from './terrainPhase.js';
@@ -51,7 +55,10 @@ export interface EemtWorkflowRun extends WorkflowRun {
   readonly daymetBaseUrl?: string;
   /** Largest number of Daymet cells; default env EEMT_DAYMET_MAX_POINTS, else 400. */
   readonly daymetMaxPoints?: number;
-  /** EEMT model options (eemt-model.md §0.1b defaults for everything left out). */
+  /**
+   * EEMT model options beyond the parameters' model choices (eemt-model.md §0.1b defaults for everything left out);
+   * where both name an option, these win.
+   */
   readonly eemtOptions?: EemtOptionsInput;
   /** Retry/timeout settings of the Daymet client. */
   readonly climateDownload?: ClimateDownloadSettings;
@@ -74,7 +81,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
   const phases: EemtPhases = run.eemtPhases ?? 'all';
   if (phases === 'solar') throw new RangeError("runEemtWorkflow runs 'all' or 'after-solar'; the solar phase alone is runEemtSolarPhase");
   const yearRange = eemtYearRange(run.params);
-  const eemtOptions = resolveEemtOptions(run.eemtOptions);
+  const eemtOptions = resolveEemtOptions({ ...eemtOptionsOfParams(run.params), ...run.eemtOptions });
   const baseUrl = resolveDaymetBaseUrl(run.daymetBaseUrl);
   const cacheDir = run.cacheDir ?? (process.env['EEMT_CACHE_DIR']?.trim() || DEFAULT_EEMT_CACHE_DIR);
   const yearCount = yearRange.end - yearRange.start + 1;
@@ -123,6 +130,8 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
     // 3. Solar year with the flat-surface monthly sums (or the products of its parts, computed before).
     const solar = solarWritten ?? (assembling ? await assembleSolarPhase(run, dem, progress.phase('solar')) : await computeSolarPhase(run, dem, progress.phase('solar')));
     signal?.throwIfAborted();
+    const unshadedFiles = eemtOptions.topoRadiation === 'unshaded' ? await computeUnshadedMonthlySums(run, dem, progress.phase('unshaded')) : [];
+    signal?.throwIfAborted();
 
     // 4. Terrain.
     const terrain = await computeTerrain(dem, run.outDir, progress.phase('terrain'), signal);
@@ -136,7 +145,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
         terrain,
         options: eemtOptions,
         outDir: run.outDir,
-        metadata: { EEMT_YEARS: `${yearRange.start}-${yearRange.end}`, DEM: basename(run.demPath) },
+        metadata: { EEMT_YEARS: `${yearRange.start}-${yearRange.end}`, DEM: basename(run.demPath), ...modelMetadata(eemtOptions) },
         signal,
       },
       progress.phase('energy'),
@@ -146,7 +155,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
     // 6. README.txt.
     const warnings = runWarnings(energy.diagnostics);
     progress.phase('readme')(0, 'writing README.txt');
-    const files = [...solar.files, ...climateFiles, ...terrain.files, ...energy.files];
+    const files = [...solar.files, ...unshadedFiles, ...climateFiles, ...terrain.files, ...energy.files];
     const climateSource = climate.source;
     await writeFile(
       join(run.outDir, README_PATH),
@@ -221,6 +230,40 @@ function computeSolarPhase(run: EemtWorkflowRun, dem: EemtDem, report: PhaseRepo
     onProgress: (update) => report(update.fraction, update.message),
     signal: run.signal,
   });
+}
+
+/** Folder (under the output folder) in which the sums without terrain shadows are computed before they are moved. */
+const UNSHADED_WORK_DIR = '.unshaded';
+
+/**
+ * The monthly sums of global irradiation on the sloped surface without terrain shadows (EEMT-TOPO's S_topo with
+ * `topo_radiation=unshaded`): the solar engine with no horizons (`directions: 0`, so no horizon is traced and no
+ * shadow tested), monthly sums only, moved to `global/monthly_unshaded/`. The `sol` products are not touched.
+ */
+async function computeUnshadedMonthlySums(run: EemtWorkflowRun, dem: EemtDem, report: PhaseReporter): Promise<string[]> {
+  const workDir = join(run.outDir, UNSHADED_WORK_DIR);
+  await rm(workDir, { recursive: true, force: true });
+  try {
+    await computeSolarYear(dem, {
+    outDir: workDir,
+    params: kernelParams(run),
+    threads: run.params.num_threads,
+    directions: 0,
+    monthlyOnly: true,
+    metadata: { TERRAIN_SHADOWS: 'none (sloped surface, no horizons): S_topo of EEMT-Topo with topo_radiation=unshaded' },
+    onProgress: (update) => report(update.fraction, update.message),
+    signal: run.signal,
+    });
+    const files: string[] = [];
+    await mkdir(join(run.outDir, 'global/monthly_unshaded'), { recursive: true });
+    for (let month = 0; month < MONTH_NAMES.length; month++) {
+      await rename(join(workDir, monthlyGlobalPath(month)), join(run.outDir, monthlyUnshadedGlobalPath(month)));
+      files.push(monthlyUnshadedGlobalPath(month));
+    }
+    return files;
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
 }
 
 /** The solar year assembled from the tile slices computed by earlier runs of the solar phase (`run.assembleSlices`). */

@@ -4,7 +4,8 @@
  *
  * Months are named as in the `sol` products (`jan` … `dec`, see ../sol/products.ts).
  */
-import { MONTH_NAMES } from '../sol/products.js';
+import type { TopoRadiation } from '../../science/eemt/index.js';
+import { MONTH_NAMES, monthlyFlatGlobalPath, monthlyGlobalPath } from '../sol/products.js';
 
 /** The Daymet variables written as monthly grids on the DEM grid. */
 export const CLIMATE_GRID_VARIABLES = ['tmax', 'tmin', 'prcp', 'vp'] as const;
@@ -35,6 +36,25 @@ export const eemtAnnualPath = (model: EemtModel, year: number) => `eemt/EEMT_${m
 /** Mean of the annual EEMT maps of `start`…`end` [MJ m⁻² yr⁻¹] (written for a single year too). */
 export const eemtMeanPath = (model: EemtModel, start: number, end: number) => `eemt/EEMT_${model}_mean_${start}-${end}.tif`;
 
+/**
+ * Monthly sum of the daily global irradiation on the sloped surface WITHOUT terrain shadows [Wh m⁻² month⁻¹]
+ * (EEMT-TOPO's S_topo with `topo_radiation=unshaded`); `month` 0 = January.
+ */
+export const monthlyUnshadedGlobalPath = (month: number) => `global/monthly_unshaded/total_sun_${MONTH_NAMES[month]}_sum.tif`;
+
+/**
+ * The two monthly radiation grids of EEMT-TOPO's solar ratio S_i = S_topo / S_flat for a `topo_radiation` choice.
+ * A new choice (another S_topo, or another S_flat beside it) is a new entry here and a phase that writes its grids.
+ */
+export function solarRatioGridPaths(choice: TopoRadiation, month: number): { readonly topographic: string; readonly flat: string } {
+  switch (choice) {
+    case 'shaded':
+      return { topographic: monthlyGlobalPath(month), flat: monthlyFlatGlobalPath(month) };
+    case 'unshaded':
+      return { topographic: monthlyUnshadedGlobalPath(month), flat: monthlyFlatGlobalPath(month) };
+  }
+}
+
 /** Units and a one-line description of a climate grid. */
 export const CLIMATE_GRID_INFO: Readonly<Record<ClimateGridVariable, { readonly units: string; readonly quantity: string }>> = {
   tmax: { units: 'degC', quantity: 'monthly mean of daily maximum air temperature, lapse-rate adjusted to the DEM elevation' },
@@ -49,6 +69,6 @@ export const EEMT_ANNUAL_UNITS = 'MJ m-2 yr-1';
 
 /** Long names of the models for descriptions. */
 export const EEMT_MODEL_NAMES: Readonly<Record<EemtModel, string>> = {
-  Topo: 'EEMT-TOPO (topographic: solar-modified temperature, Penman PET with Fu/Budyko AET, wetness redistribution, elevation/northness NPP)',
-  Trad: 'EEMT-TRAD (climate only: lapse-rate temperature, Hamon PET, Lieth NPP)',
+  Topo: 'EEMT-TOPO (topographic: solar-modified temperature, Penman PET with Fu/Budyko AET, wetness redistribution, topographic NPP)',
+  Trad: 'EEMT-TRAD (climate only: lapse-rate temperature, temperature-based PET, Lieth NPP)',
 };

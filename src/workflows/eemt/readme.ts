@@ -5,6 +5,7 @@
 import type { ClimateSource } from '../../climate/index.js';
 import type { EemtOptions } from '../../science/eemt/index.js';
 import type { EemtDiagnostics, ValueSummary } from './diagnostics.js';
+import { modelChoiceLines } from './modelChoices.js';
 import { CLIMATE_GRID_INFO, CLIMATE_GRID_VARIABLES, EEMT_ANNUAL_UNITS, EEMT_MONTHLY_UNITS, README_PATH } from './products.js';
 
 export interface ReadmeInputs {
@@ -51,8 +52,11 @@ export function eemtReadme(info: ReadmeInputs): string {
     ['path', 'units', 'meaning'],
     ['global/daily/total_sun_day_{1..365}.tif', 'Wh m-2 day-1', 'daily global (beam + diffuse + reflected) clear-sky irradiation on the terrain, with terrain shadowing'],
     ['insol/daily/hours_sun_day_{1..365}.tif', 'h', 'daily duration of direct sunshine on the terrain'],
-    ['global/monthly/total_sun_{mon}_sum.tif', 'Wh m-2 month-1', 'monthly sum of the daily global irradiation: S_topo of EEMT-TOPO'],
+    ['global/monthly/total_sun_{mon}_sum.tif', 'Wh m-2 month-1', `monthly sum of the daily global irradiation${o.topoRadiation === 'shaded' ? ': S_topo of EEMT-TOPO' : ''}`],
     ['global/monthly/flat_total_sun_{mon}_sum.tif', 'Wh m-2 month-1', 'the same on a horizontal surface without terrain shadowing: S_flat of EEMT-TOPO'],
+    ...(o.topoRadiation === 'unshaded'
+      ? [['global/monthly_unshaded/total_sun_{mon}_sum.tif', 'Wh m-2 month-1', 'the same on the sloped surface without terrain shadowing: S_topo of EEMT-TOPO (topo_radiation=unshaded)'] as const]
+      : []),
     ['topo/slope.tif', 'degrees', 'slope angle (Horn 3x3 on true ground cell sizes)'],
     ['topo/aspect.tif', 'degrees', 'aspect, downslope direction clockwise from TRUE north (0 = N, 90 = E); NaN on flat cells'],
     ['topo/twi.tif', 'dimensionless', 'wetness index lambda = ln(a / tan slope), D-infinity specific catchment area a'],
@@ -93,7 +97,7 @@ export function eemtReadme(info: ReadmeInputs): string {
     '* Year of 365 days (Daymet calendar; 31 December of leap years is dropped). Monthly EEMT = E_PPT + E_BIO',
     '  of the month; annual = sum of the 12 months; mean = mean of the annual sums.',
     ...climateConventions(info.climate),
-    '* S_topo and S_flat are the monthly sums above in Wh m-2 month-1; the solar ratio S_i = S_topo / S_flat.',
+    `* S_topo (${o.topoRadiation === 'unshaded' ? 'global/monthly_unshaded/' : 'global/monthly/total_sun_*'}) and S_flat are the monthly sums above in Wh m-2 month-1; the solar ratio S_i = S_topo / S_flat.`,
     '* Northness n = cos(aspect) sin(slope) with the aspect clockwise from TRUE north (grid aspect minus the',
     '  meridian convergence, which is below about 1 degree on projected DEMs), as the solar model uses true azimuths.',
     '* The wetness ratio alpha = lambda / mean(lambda) is normalised over all valid cells of the DEM.',
@@ -104,13 +108,16 @@ export function eemtReadme(info: ReadmeInputs): string {
     `Solar: step ${info.solar.step} min, Linke turbidity ${info.solar.linke}, ground albedo ${info.solar.albedo},`,
     `  ${info.solar.horizonDirections} horizon directions, ${info.solar.threads} threads`,
     ...climateSourceLines(info.climate),
-    `EEMT-TRAD: PET ${o.petVariant === 'linear' ? 'Hamon, linear form 29.8 D e_s(T)/(T + 273.2) mm/day' : o.petVariant};` +
-      ` Lieth NPP ${o.lieth.maximumGPerM2Yr}/(1 + exp(${o.lieth.offset} - ${o.lieth.slopePerK} T)) g m-2 yr-1 x days/365,` +
-      ` counted only when PPT > PET${o.nppRequireTPos ? ' and T > 0 C' : ''}`,
+    'EEMT model (the choices of this run and their sources; docs/eemt-model.md §0.1c):',
+    ...modelChoiceLines(o).map((line) => `  ${line}`),
+    `EEMT-TRAD: Lieth NPP ${o.lieth.maximumGPerM2Yr}/(1 + exp(${o.lieth.offset} - ${o.lieth.slopePerK} T)) g m-2 yr-1 x days/365,` +
+      ` counted only when PPT > PET${o.liethNppGate === 'temperature' ? ' and T > 0 C' : ''}`,
     `EEMT-TOPO: Penman PET (open water), net radiation mode '${o.rnMode}', albedo ${o.albedo}, wind u2 ${o.windSpeedMPerS} m/s,` +
       ` z_m ${o.measurementHeightM} m, z0 ${o.roughnessLengthM} m; Fu/Budyko omega ${o.budykoOmega};` +
       ` C ${o.solarTemperatureCoefficientK} K, minimum S_i ${o.minimumSolarRatio};` +
-      ` NPP max(${o.topoNpp.elevationGPerM2YrPerM} z + ${o.topoNpp.northnessGPerM2Yr} n ${signed(o.topoNpp.interceptGPerM2Yr)}, ${o.topoNpp.floorGPerM2Yr}) g m-2 yr-1`,
+      (o.topoNppModel === 'regression'
+        ? ` NPP max(${o.topoNpp.elevationGPerM2YrPerM} z + ${o.topoNpp.northnessGPerM2Yr} n ${signed(o.topoNpp.interceptGPerM2Yr)}, ${o.topoNpp.floorGPerM2Yr}) g m-2 yr-1`
+        : ` NPP Lieth on the topographic temperature${o.liethNppGate === 'temperature' ? ', months with T > 0 C' : ''}`),
     `Both: lapse rate Tmax ${lapse(o.lapseRateTmaxKPerKm)} K/km, Tmin ${lapse(o.lapseRateTminKPerKm)} K/km;` +
       ` c_w ${o.specificHeatWaterJPerKgK} J kg-1 K-1; h_BIO ${o.biomassEnthalpyJPerKg} J kg-1`,
     '',

@@ -26,6 +26,8 @@ export interface WorkerSetup {
   readonly months: readonly number[];
   /** Also compute the horizontal-surface global irradiation (monthly sums only). */
   readonly flat: boolean;
+  /** Send the daily maps (false: the monthly sums only). */
+  readonly daily: boolean;
   readonly compression: TileCompression;
   readonly kernel: DailyKernelChoice;
 }

@@ -35,6 +35,7 @@ import {
   dailyHoursPath,
   monthlyFlatGlobalPath,
   monthlyGlobalPath,
+  monthOfDay,
 } from './products.js';
 import { TileProgress } from './progress.js';
 import type { DailyKernelChoice } from './tileEngine.js';
@@ -82,6 +83,10 @@ export interface SolarYearOptions {
   readonly azimuthReference?: 'true-north' | 'grid-north';
   /** Also write monthly sums for a horizontal, unshaded surface (`flat_total_sun_{mon}_sum.tif`, for EEMT). */
   readonly flatMonthly?: boolean;
+  /** Write the monthly sums only, no daily maps (EEMT's sums without terrain shadows). Default false. */
+  readonly monthlyOnly?: boolean;
+  /** Metadata items added to every product (default none). */
+  readonly metadata?: Readonly<Record<string, string>>;
   /** zlib level of the GeoTIFF tiles (default: the writer's). */
   readonly deflateLevel?: number;
   /**
@@ -179,6 +184,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     days,
     months,
     flat: options.flatMonthly ?? false,
+    daily: !(options.monthlyOnly ?? false),
     compression,
     kernel: options.kernel ?? 'wasm',
   };
@@ -189,12 +195,13 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     ALBEDO: String(options.params.albedo),
     HORIZON_DIRECTIONS: String(layout?.directions ?? 0),
     NEAR_FIELD_STEPS: String(layout?.nearSteps ?? 0),
+    ...options.metadata,
   };
 
   const threads = Math.max(1, Math.min(options.threads, availableParallelism(), runTiles.length));
   const pool = new WorkerPool(threads, setup, options.signal);
   // the products' COGs are assembled by the worker threads once the tiles are done
-  const productCount = days.length * 2 + months.length * (setup.flat ? 2 : 1);
+  const productCount = (setup.daily ? days.length * 2 : 0) + months.length * (setup.flat ? 2 : 1);
   const bufferBytes = outputBufferBytes(productCount, tiling);
   // The workers assemble the COGs of files of tiles once the tiles are done. A file whose tiles are in memory is
   // written here (a few hundred µs, less than a round trip to a worker) — and when the whole output is kept in
@@ -212,7 +219,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   try {
     // a slice run again (its worker was lost) starts from nothing
     if (slice) await rm(writeDir, { recursive: true, force: true });
-    const files = await createProducts(streams, writeDir, grid, tileSize, days, months, setup.flat, metadata);
+    const files = await createProducts(streams, writeDir, grid, tileSize, setup.daily ? days : [], months, setup.flat, metadata);
     options.signal?.throwIfAborted();
     const progress = new TileProgress(runTiles, days.length, 1 - FINISH_PROGRESS_SHARE, report);
     computing = true;
@@ -234,6 +241,8 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
                 const ids = files.monthly.get(product.month)!;
                 add(ids.global, tile!.index, product.global);
                 if (ids.flat !== null && product.flat) add(ids.flat, tile!.index, product.flat);
+                // without daily maps, a month's sum stands for its days' progress
+                if (!setup.daily) for (const day of days) if (monthOfDay(day) === product.month) progress.dayDone(tile!, day);
               }
             }
           } else if (reply.type === 'tileDone') {

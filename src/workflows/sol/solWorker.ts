@@ -127,7 +127,7 @@ function computeTile(index: number, tile: ComputeTile): void {
     }
     timings.kernelSeconds += (performance.now() - t0) / 1000;
     const empty = tile.validCells === 0;
-    products.push({ type: 'day', day, global: encode(out.global, width, height, empty), hours: encode(out.hours, width, height, empty) });
+    if (setup.daily) products.push({ type: 'day', day, global: encode(out.global, width, height, empty), hours: encode(out.hours, width, height, empty) });
     if (sum && day === lastDayOfMonth(month)) {
       products.push({
         type: 'month',

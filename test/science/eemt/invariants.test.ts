@@ -95,12 +95,12 @@ function topoInputs(month: number): TopoGridInputs {
   };
 }
 
-for (const petVariant of ['linear', 'quadratic', 'saturationAverage'] as const) {
-  test(`TRAD invariants on random inputs (${petVariant})`, () => {
+for (const petMethod of ['hamon', 'hamon-linear', 'hamon-linear-saturation-average'] as const) {
+  test(`TRAD invariants on random inputs (${petMethod})`, () => {
     const annualBio = new Float64Array(CELLS);
     for (let month = 1; month <= 12; month++) {
       const inputs = tradInputs(month);
-      const k = eemtTradMonth(month, inputs, { petVariant });
+      const k = eemtTradMonth(month, inputs, { petMethod });
       for (let i = 0; i < CELLS; i++) {
         const s = eemtTradMonthPixel(
           month,
@@ -112,7 +112,7 @@ for (const petVariant of ['linear', 'quadratic', 'saturationAverage'] as const) 
             referenceElevationM: inputs.referenceElevationM[i]!,
             latitudeDeg: inputs.latitudeDeg![i]!,
           },
-          { petVariant },
+          { petMethod },
         );
         assert.ok(Math.abs(k.eemtMJ[i]! - s.eemtMJ) <= 1e-12 * Math.max(1, Math.abs(s.eemtMJ)), 'kernel = scalar');
         assert.ok(s.ePptMJ >= 0 && s.eBioMJ >= 0, 'E_PPT, E_BIO >= 0');
@@ -145,7 +145,7 @@ test('TRAD Thornthwaite variant: kernel = scalar, invariants', () => {
   }
   for (let month = 1; month <= 12; month++) {
     const inputs = { ...tradInputs(month), heatIndex };
-    const k = eemtTradMonth(month, inputs, { petVariant: 'thornthwaite' });
+    const k = eemtTradMonth(month, inputs, { petMethod: 'thornthwaite' });
     for (let i = 0; i < CELLS; i += 7) {
       const s = eemtTradMonthPixel(
         month,
@@ -158,14 +158,14 @@ test('TRAD Thornthwaite variant: kernel = scalar, invariants', () => {
           latitudeDeg: inputs.latitudeDeg![i]!,
           heatIndex: heatIndex[i]!,
         },
-        { petVariant: 'thornthwaite' },
+        { petMethod: 'thornthwaite' },
       );
       assert.ok(Number.isFinite(s.eemtMJ) && s.eemtMJ >= 0);
       assert.ok(s.petMm >= 0);
       assert.equal(k.eemtMJ[i], s.eemtMJ);
     }
   }
-  assert.throws(() => eemtTradMonth(1, tradInputs(1), { petVariant: 'thornthwaite' }), /heatIndex/);
+  assert.throws(() => eemtTradMonth(1, tradInputs(1), { petMethod: 'thornthwaite' }), /heatIndex/);
 });
 
 test('TOPO invariants on random inputs', () => {
@@ -223,13 +223,13 @@ test('S_i = 1 and T_topo = T_lapse when S_topo = S_flat; T\' = Daymet T when z =
       northness: 0,
     };
     const topo = eemtTopoMonthPixel(month, base);
-    const trad = eemtTradMonthPixel(month, { ...base, latitudeDeg: 40 });
+    const trad = eemtTradMonthPixel(month, { ...base, latitudeDeg: 40, heatIndex: 40 });
     assert.equal(topo.solarRatio, 1);
     assert.equal(topo.tmaxC, trad.tmaxC);
     assert.equal(topo.tminC, trad.tminC);
     assert.equal(topo.meanTemperatureC, trad.meanTemperatureC);
     const same = { ...base, referenceElevationM: base.elevationM };
-    const t0 = eemtTradMonthPixel(month, { ...same, latitudeDeg: 40 }, { lapseRateTmaxKPerKm: 9.8, lapseRateTminKPerKm: 3 });
+    const t0 = eemtTradMonthPixel(month, { ...same, latitudeDeg: 40, heatIndex: 40 }, { lapseRateTmaxKPerKm: 9.8, lapseRateTminKPerKm: 3 });
     assert.equal(t0.tmaxC, base.tmaxC);
     assert.equal(t0.tminC, base.tminC);
     const p0 = eemtTopoMonthPixel(month, same);
@@ -243,7 +243,7 @@ test('monthly lapse rates select the month', () => {
   for (let month = 1; month <= 12; month++) {
     const t = eemtTradMonthPixel(
       month,
-      { tmaxC: 20, tminC: 10, prcpMm: 50, elevationM: 2000, referenceElevationM: 1000, latitudeDeg: 35 },
+      { tmaxC: 20, tminC: 10, prcpMm: 50, elevationM: 2000, referenceElevationM: 1000, latitudeDeg: 35, heatIndex: 40 },
       { lapseRateTmaxKPerKm: lapse, lapseRateTminKPerKm: 0 },
     );
     assert.equal(t.tmaxC, 20 - month);
@@ -318,7 +318,7 @@ test('NaN in any input gives NaN out; month and length checks', () => {
     assert.ok(Number.isNaN(out.eemtMJ[1]!) && Number.isNaN(out.ePptMJ[1]!) && Number.isNaN(out.eBioMJ[1]!), key);
     assert.ok(Number.isFinite(out.eemtMJ[0]!), key);
   }
-  const trad = { tmaxC: full(20), tminC: full(10), prcpMm: full(80), elevationM: full(2000), referenceElevationM: full(2000), latitudeDeg: full(35) };
+  const trad = { tmaxC: full(20), tminC: full(10), prcpMm: full(80), elevationM: full(2000), referenceElevationM: full(2000), latitudeDeg: full(35), heatIndex: full(40) };
   for (const key of Object.keys(trad) as (keyof typeof trad)[]) {
     const withNaN = { ...trad, [key]: trad[key].map((v, i) => (i === 2 ? NaN : v)) };
     const out = eemtTradMonth(7, withNaN);
@@ -334,12 +334,15 @@ test('NaN in any input gives NaN out; month and length checks', () => {
   assert.ok(Number.isFinite(f32.eemtMJ[0]!));
 });
 
-test('nppRequireTPos: frozen wet months count only when the switch is off', () => {
-  const frozen = { tmaxC: -2, tminC: -10, prcpMm: 60, elevationM: 2000, referenceElevationM: 2000, latitudeDeg: 40 };
-  const on = eemtTradMonthPixel(1, frozen);
-  const off = eemtTradMonthPixel(1, frozen, { nppRequireTPos: false });
-  assert.equal(on.nppGPerM2, 0);
-  assert.equal(on.petMm, 0);
-  assert.ok(off.nppGPerM2 > 0 && off.eBioMJ > 0);
-  assert.equal(off.ePptMJ, 0, 'frozen water does no work');
+test('liethNppGate: frozen wet months count only without the temperature gate', () => {
+  const frozen = { tmaxC: -2, tminC: -10, prcpMm: 60, elevationM: 2000, referenceElevationM: 2000, latitudeDeg: 40, heatIndex: 30 };
+  for (const petMethod of ['thornthwaite', 'hamon', 'hamon-linear'] as const) {
+    const on = eemtTradMonthPixel(1, frozen, { petMethod });
+    const off = eemtTradMonthPixel(1, frozen, { petMethod, liethNppGate: 'none' });
+    assert.equal(on.nppGPerM2, 0);
+    assert.equal(on.petMm, 0);
+    // Lieth (1975) at T = −6 °C: 3000/(1 + e^(1.315 + 0.714)) × 31/365
+    assert.ok(Math.abs(off.nppGPerM2 - (3000 / (1 + Math.exp(1.315 + 0.119 * 6))) * (31 / 365)) < 1e-9);
+    assert.equal(off.ePptMJ, 0, 'frozen water does no work');
+  }
 });

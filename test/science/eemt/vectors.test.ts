@@ -9,6 +9,7 @@ import {
   eemtTradMonthPixel,
   fuBudykoActualEvapotranspiration,
   hamonDailyPotentialEvapotranspiration,
+  hamonLinearDailyPotentialEvapotranspiration,
   hamonPotentialEvapotranspiration,
   hamonSaturationAveragePotentialEvapotranspiration,
   lapseRateAdjustedTemperature,
@@ -33,8 +34,10 @@ function close(actual: number, expected: number, rel = 1e-4, what = ''): void {
   );
 }
 
-// §6.1 inputs: one pixel, August, SCM mixed-conifer north slope.
+// §6.1 inputs: one pixel, August, SCM mixed-conifer north slope. The §6.2 worked example was computed with the
+// linear Hamon PET (the model's first default), so the TRAD checks name that method.
 const AUGUST = 8;
+const LINEAR: EemtOptionsInput = { petMethod: 'hamon-linear' };
 const trad: TradPixelInputs = {
   tmaxC: 24.0,
   tminC: 11.5,
@@ -97,13 +100,13 @@ function topoViaKernel(options: EemtOptionsInput = {}) {
 
 test('§6.2 EEMT-TRAD worked example, scalar', () => {
   close(lapseRateAdjustedTemperature(0, 2400, 2250, 6.49), -0.9735, 1e-9, 'lapse correction');
-  const r = eemtTradMonthPixel(AUGUST, trad);
+  const r = eemtTradMonthPixel(AUGUST, trad, LINEAR);
   close(r.tmaxC, 23.0265, 1e-6, "Tmax'");
   close(r.tminC, 10.5265, 1e-6, "Tmin'");
   close(r.meanTemperatureC, 16.7765, 1e-6, 'T');
   close(r.daylightHours, 13.14697, 1e-6, 'D');
   close(saturationVapourPressure(r.meanTemperatureC), 1.910454, 1e-6, 'e_s(T)');
-  close(hamonDailyPotentialEvapotranspiration(r.meanTemperatureC, r.daylightHours), 2.581164, 1e-6, 'PET daily');
+  close(hamonLinearDailyPotentialEvapotranspiration(r.meanTemperatureC, r.daylightHours), 2.581164, 1e-6, 'PET daily');
   close(r.petMm, 80.0161, 1e-5, 'PET_H');
   close(r.peffMm, 59.9839, 1e-5, 'Peff');
   close(r.ePptMJ, 4.21346, 1e-5, 'E_PPT');
@@ -114,8 +117,8 @@ test('§6.2 EEMT-TRAD worked example, scalar', () => {
 });
 
 test('§6.2 EEMT-TRAD worked example, kernel equals scalar and NaN cell stays NaN', () => {
-  const s = eemtTradMonthPixel(AUGUST, trad);
-  const k = tradViaKernel();
+  const s = eemtTradMonthPixel(AUGUST, trad, LINEAR);
+  const k = tradViaKernel(LINEAR);
   for (const i of [0, 1]) {
     close(k.eemtMJ[i]!, 7.93579, 1e-4, 'kernel EEMT');
     close(k.eemtMJ[i]!, s.eemtMJ, 1e-12, 'kernel vs scalar EEMT');
@@ -183,14 +186,17 @@ test('§6.3 variant rn_mode="global" with u2 = 5', () => {
 test('§6.3 Hamon variants for August', () => {
   const t = 16.7765;
   const d = monthlyMeanDaylightHours(32.43, 8);
-  close(hamonPotentialEvapotranspiration(t, d, 31, 'quadratic'), 74.13, 1e-4, 'quadratic');
+  // §6.3 prints 74.13 mm for 2.1·D²·e_s/(T + 273.2); Haith & Shoemaker (1987) write T + 273: 74.13 × 289.9765/289.7765
+  close(hamonPotentialEvapotranspiration(t, d, 31, 'hamon'), 74.13 * (289.9765 / 289.7765), 1e-4, 'Haith & Shoemaker');
+  close(hamonPotentialEvapotranspiration(t, d, 31, 'hamon-linear'), 80.0161, 1e-5, 'linear');
   close(hamonSaturationAveragePotentialEvapotranspiration(23.0265, 10.5265, d, 31), 85.57, 1e-4, 'e_s averaging');
-  for (const petVariant of ['quadratic', 'saturationAverage'] as const) {
-    const s = eemtTradMonthPixel(AUGUST, trad, { petVariant });
-    close(s.petMm, petVariant === 'quadratic' ? 74.13 : 85.57, 1e-4, petVariant);
-    const k = tradViaKernel({ petVariant });
-    close(k.eemtMJ[0]!, s.eemtMJ, 1e-12, `kernel vs scalar (${petVariant})`);
-    close(k.petMm[0]!, s.petMm, 1e-12, `kernel vs scalar PET (${petVariant})`);
+  const expected = { hamon: 74.13 * (289.9765 / 289.7765), 'hamon-linear-saturation-average': 85.57 } as const;
+  for (const petMethod of ['hamon', 'hamon-linear-saturation-average'] as const) {
+    const s = eemtTradMonthPixel(AUGUST, trad, { petMethod });
+    close(s.petMm, expected[petMethod], 1e-4, petMethod);
+    const k = tradViaKernel({ petMethod });
+    close(k.eemtMJ[0]!, s.eemtMJ, 1e-12, `kernel vs scalar (${petMethod})`);
+    close(k.petMm[0]!, s.petMm, 1e-12, `kernel vs scalar PET (${petMethod})`);
   }
 });
 
@@ -202,7 +208,9 @@ test('§6.4 Lieth rate', () => {
 test('§6.4 e_s, Δ, Hamon daily, P, γ, r_a, monthly day length', () => {
   close(saturationVapourPressure(20), 2.33828, 1e-5, 'e_s(20)');
   close(saturationVapourPressureSlope(20), 0.14474, 1e-4, 'Delta(20)');
-  close(hamonDailyPotentialEvapotranspiration(20, 12), 2.85187, 1e-5, 'Hamon daily');
+  close(hamonLinearDailyPotentialEvapotranspiration(20, 12), 2.85187, 1e-5, 'Hamon daily (linear)');
+  // Haith & Shoemaker: 0.021 · 12² · 23.3828 mb / 293 cm day⁻¹
+  close(hamonDailyPotentialEvapotranspiration(20, 12), (0.021 * 144 * 23.3828) / 293 * 10, 1e-5, 'Hamon daily (Haith & Shoemaker)');
   close(atmosphericPressure(2400), 75.96713, 1e-6, 'P(2400)');
   close(psychrometricConstant(atmosphericPressure(2400)), 0.050518, 1e-5, 'gamma(2400)');
   close(openWaterAerodynamicResistance(2), 120.9321, 1e-6, 'r_a(2)');

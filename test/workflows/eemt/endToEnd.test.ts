@@ -8,7 +8,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readDem, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
+import { cellCentreLatitudes, readDem, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
+import { dailyIrradiation } from '../../../src/science/solar/dailyIrradiation.js';
 import { MONTH_NAMES } from '../../../src/workflows/sol/products.js';
 import { runEemtWorkflow, EEMT_PHASE_LABELS, type EemtWorkflowResult } from '../../../src/workflows/eemt/index.js';
 import type { ProgressUpdate } from '../../../src/workflows/types.js';
@@ -22,6 +23,7 @@ const outDir = join(dir, 'out');
 let server: DaymetTestServer;
 let result: EemtWorkflowResult;
 let demElevation: Float64Array;
+let demGrid: Awaited<ReturnType<typeof readDem>>['grid'];
 const updates: ProgressUpdate[] = [];
 
 /** Nodata cells of the test DEM: a 4×4 block in the north-west corner and one interior cell. */
@@ -33,6 +35,7 @@ before(async () => {
   server = await startDaymetServer();
   const crop = cropMcn(dir, 80, 80, 60, 60);
   const dem = await readDem(crop);
+  demGrid = dem.grid;
   demElevation = dem.elevation.map((z, i) => (isNodata(i % 60, Math.floor(i / 60)) ? NaN : z));
   const demPath = join(dir, 'dem.tif');
   writeFloat32GeoTiffSync(demPath, dem.grid, demElevation);
@@ -58,7 +61,10 @@ test('writes every product with the expected names, and reports exactly the file
   assert.ok(cells >= 1 && cells <= 4, `${cells} Daymet cells`);
   const expected: string[] = ['README.txt', 'topo/aspect.tif', 'topo/slope.tif', 'topo/twi.tif'];
   for (let day = 1; day <= 365; day++) expected.push(`global/daily/total_sun_day_${day}.tif`, `insol/daily/hours_sun_day_${day}.tif`);
-  for (const mon of MONTH_NAMES) expected.push(`global/monthly/total_sun_${mon}_sum.tif`, `global/monthly/flat_total_sun_${mon}_sum.tif`);
+  // the default topo_radiation=unshaded adds the monthly sums without terrain shadows
+  for (const mon of MONTH_NAMES) {
+    expected.push(`global/monthly/total_sun_${mon}_sum.tif`, `global/monthly/flat_total_sun_${mon}_sum.tif`, `global/monthly_unshaded/total_sun_${mon}_sum.tif`);
+  }
   for (const year of YEARS) {
     for (const mon of MONTH_NAMES) {
       for (const v of ['tmax', 'tmin', 'prcp', 'vp']) expected.push(`daymet/${v}/${v}_${year}_${mon}.tif`);
@@ -140,6 +146,44 @@ test('annual EEMT is plausible for a ~2,500 m mixed-conifer site: tens of MJ m-2
   }
 });
 
+test('the sums without terrain shadows (S_topo of the default topo_radiation=unshaded) are the scalar model without a horizon', async () => {
+  // The scalar r.sun day (dailyIrradiation) with no horizon function, summed over January, at cells of every aspect
+  // (slope and true-north aspect as the workflow wrote them); the engine samples the sun at its tiles' centres.
+  const unshaded = await readValues(outDir, 'global/monthly_unshaded/total_sun_jan_sum.tif');
+  const slope = await readValues(outDir, 'topo/slope.tif');
+  const aspect = await readValues(outDir, 'topo/aspect.tif');
+  const latitude = cellCentreLatitudes(demGrid);
+  const deg = Math.PI / 180;
+  for (const cell of [49, 500, 1234, 1811, 2400, 3050, 3599]) {
+    const surface = {
+      latitudeRad: latitude[cell]! * deg,
+      elevationM: demElevation[cell]!,
+      slopeRad: slope[cell]! * deg,
+      aspectRad: Number.isNaN(aspect[cell]!) ? 0 : aspect[cell]! * deg,
+    };
+    let january = 0;
+    for (let day = 1; day <= 31; day++) january += dailyIrradiation(day, surface, { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }).globalWhM2;
+    assert.ok(Math.abs(unshaded[cell]! / january - 1) < 0.005, `cell ${cell}: ${unshaded[cell]} vs scalar ${january}`);
+  }
+  // nodata stays nodata; over the map there is more sun without shadows, in winter at many cells
+  for (const [month, mon] of MONTH_NAMES.entries()) {
+    const without = await readValues(outDir, `global/monthly_unshaded/total_sun_${mon}_sum.tif`);
+    const shaded = await readValues(outDir, `global/monthly/total_sun_${mon}_sum.tif`);
+    let more = 0;
+    let sumWithout = 0;
+    let sumShaded = 0;
+    for (let i = 0; i < shaded.length; i++) {
+      assert.equal(Number.isNaN(without[i]!), Number.isNaN(shaded[i]!), `${mon} cell ${i} nodata`);
+      if (Number.isNaN(shaded[i]!)) continue;
+      if (without[i]! > shaded[i]! * 1.01) more++;
+      sumWithout += without[i]!;
+      sumShaded += shaded[i]!;
+    }
+    assert.ok(sumWithout >= sumShaded, `${mon}: map mean without shadows below the shaded one`);
+    if (month === 0 || month === 11) assert.ok(more > 0, `${mon}: no cell gains without shadows`);
+  }
+});
+
 test('invariants of §5.4 hold on the real run: E_PPT ≥ 0, E_BIO ≥ 0, 0 ≤ AET ≤ min(P, PET), mean α = 1', () => {
   const d = result.diagnostics;
   assert.equal(d.negativeEnergyCellMonths, 0);
@@ -182,6 +226,7 @@ test('README.txt names every product with its units and the parameters used', as
     'daymet/tmax/tmax_{year}_{mon}.tif',
     'daymet/vp/vp_{year}_{mon}.tif',
     'global/monthly/flat_total_sun_{mon}_sum.tif',
+    'global/monthly_unshaded/total_sun_{mon}_sum.tif',
     'global/daily/total_sun_day_{1..365}.tif',
     'insol/daily/hours_sun_day_{1..365}.tif',
   ]) {
@@ -190,7 +235,7 @@ test('README.txt names every product with its units and the parameters used', as
   for (const units of ['MJ m-2 month-1', 'MJ m-2 yr-1', 'Wh m-2 month-1', 'Wh m-2 day-1', 'degC', 'mm month-1', 'Pa', 'degrees']) {
     assert.ok(readme.includes(units), units);
   }
-  for (const parameter of ['step 15 min', 'Linke turbidity 3', 'ground albedo 0.2', 'omega 2.63', 'wind u2 2 m/s', 'albedo 0.23', 'lapse rate Tmax 6.49', 'Climate years: 2019, 2020']) {
+  for (const parameter of ['pet_method = thornthwaite', 'topo_npp = regression', 'topo_radiation = unshaded', 'lieth_npp_gate = temperature', 'step 15 min', 'Linke turbidity 3', 'ground albedo 0.2', 'omega 2.63', 'wind u2 2 m/s', 'albedo 0.23', 'lapse rate Tmax 6.49', 'Climate years: 2019, 2020']) {
     assert.ok(readme.includes(parameter), parameter);
   }
   assert.match(readme, /clockwise from TRUE north/);

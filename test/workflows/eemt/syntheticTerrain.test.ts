@@ -144,12 +144,12 @@ test('a geographic (EPSG:4326) DEM with nodata cells, Thornthwaite PET for TRAD:
     cacheDir: join(dir, 'cache'),
     daymetBaseUrl: server.url,
     params: testParams(2020),
-    eemtOptions: { petVariant: 'thornthwaite' },
+    eemtOptions: { petMethod: 'thornthwaite' },
   });
   assert.equal(result.diagnostics.negativeEnergyCellMonths, 0);
   assert.equal(result.diagnostics.aetOutOfBoundsCellMonths, 0);
   assert.ok(Math.abs(result.diagnostics.wetnessRatio.mean - 1) < 1e-9);
-  assert.match(await readFile(join(out, 'README.txt'), 'utf8'), /EEMT-TRAD: PET thornthwaite/);
+  assert.match(await readFile(join(out, 'README.txt'), 'utf8'), /pet_method = thornthwaite: Thornthwaite \(1948/);
   const trad = stats(await readValues(out, 'eemt/EEMT_Trad_annual_2020.tif'));
   assert.ok(trad.validCells === dem.validCount && trad.min >= 0 && trad.max < 66 + 20, JSON.stringify(trad));
   for (const path of ['eemt/EEMT_Topo_annual_2020.tif', 'eemt/EEMT_Trad_mean_2020-2020.tif', 'topo/aspect.tif', 'daymet/tmax/tmax_2020_jun.tif']) {
