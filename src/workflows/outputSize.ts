@@ -12,6 +12,7 @@
  * Pure: the job layer checks the estimate against the free space of the results folder before a job is accepted and
  * again when it starts; the CLI, the job detail and the submit page can show the same number.
  */
+import { DEFAULT_EEMT_OPTIONS } from '../science/eemt/constants.js';
 import { CLIMATE_GRID_VARIABLES, EEMT_MODELS } from './eemt/products.js';
 import { DAYS_PER_YEAR } from './sol/products.js';
 import type { WorkflowParams, WorkflowType } from './types.js';
@@ -95,7 +96,7 @@ function yearCount(params: Pick<WorkflowParams, 'start_year' | 'end_year'>): num
 }
 
 /** Output files of a job of `type` with `params`, by kind (`daymetCells`: the Daymet cells of an eemt job). */
-export function outputFileCounts(type: WorkflowType, params: Pick<WorkflowParams, 'start_year' | 'end_year'>, daymetCells = 0): Record<OutputKind, number> {
+export function outputFileCounts(type: WorkflowType, params: Pick<WorkflowParams, 'start_year' | 'end_year' | 'topo_radiation'>, daymetCells = 0): Record<OutputKind, number> {
   const counts: Record<OutputKind, number> = {
     'daily-global': DAYS_PER_YEAR,
     'daily-hours': DAYS_PER_YEAR,
@@ -109,6 +110,8 @@ export function outputFileCounts(type: WorkflowType, params: Pick<WorkflowParams
   if (type === 'sol') return counts;
   const years = yearCount(params);
   counts['monthly-sums'] += 12; // the flat-surface sums
+  // the sums without terrain shadows of EEMT-Topo's solar ratio
+  if ((params.topo_radiation ?? DEFAULT_EEMT_OPTIONS.topoRadiation) === 'unshaded') counts['monthly-sums'] += 12;
   counts['eemt-maps'] = EEMT_MODELS.length * (12 + 1) * years + EEMT_MODELS.length; // monthly, annual, and the mean
   counts['climate-grids'] = CLIMATE_GRID_VARIABLES.length * 12 * years;
   counts.terrain = 3; // slope, aspect, wetness index
@@ -118,9 +121,9 @@ export function outputFileCounts(type: WorkflowType, params: Pick<WorkflowParams
 }
 
 /** Folders of a job's output tree (each takes a block): sol's five and output/ itself; eemt's eight more and one per Daymet cell. */
-function outputFolderCount(type: WorkflowType, daymetCells: number): number {
+function outputFolderCount(type: WorkflowType, daymetCells: number, unshaded: boolean): number {
   const sol = 6;
-  return type === 'sol' ? sol : sol + 2 + 1 + CLIMATE_GRID_VARIABLES.length + Math.max(0, Math.floor(daymetCells)) + 1;
+  return type === 'sol' ? sol : sol + 2 + 1 + CLIMATE_GRID_VARIABLES.length + Math.max(0, Math.floor(daymetCells)) + 1 + (unshaded ? 1 : 0);
 }
 
 const SOLAR_KINDS: readonly OutputKind[] = ['daily-global', 'daily-hours', 'monthly-sums'];
@@ -131,7 +134,7 @@ const SOLAR_KINDS: readonly OutputKind[] = ['daily-global', 'daily-hours', 'mont
  */
 export function estimateOutputBytes(
   type: WorkflowType,
-  params: Pick<WorkflowParams, 'step' | 'start_year' | 'end_year'>,
+  params: Pick<WorkflowParams, 'step' | 'start_year' | 'end_year' | 'topo_radiation'>,
   width: number,
   height: number,
   options: OutputEstimateOptions = {},
@@ -142,7 +145,8 @@ export function estimateOutputBytes(
   const blocks = (bytes: number) => Math.ceil(bytes / block) * block;
   const counts = outputFileCounts(type, params, daymetCells);
   const files = Object.values(counts).reduce((n, count) => n + count, 0);
-  let total = outputFolderCount(type, daymetCells) * block + blocks(files * FOLDER_ENTRY_BYTES);
+  const unshaded = (params.topo_radiation ?? DEFAULT_EEMT_OPTIONS.topoRadiation) === 'unshaded';
+  let total = outputFolderCount(type, daymetCells, unshaded) * block + blocks(files * FOLDER_ENTRY_BYTES);
   for (const kind of Object.keys(counts) as OutputKind[]) {
     const perCell = kind === 'daily-hours' ? hoursBytesPerCell(params.step) : OUTPUT_BYTES_PER_CELL[kind];
     const fixed = OUTPUT_FILE_BYTES[kind] + (kind === 'readme' ? (yearCount(params) - 1) * README_BYTES_PER_YEAR : 0);
@@ -157,7 +161,7 @@ export function estimateOutputBytes(
 export function outputKindOf(rel: string): OutputKind | null {
   if (/^global\/daily\/.+\.tif$/.test(rel)) return 'daily-global';
   if (/^insol\/daily\/.+\.tif$/.test(rel)) return 'daily-hours';
-  if (/^global\/monthly\/.+\.tif$/.test(rel)) return 'monthly-sums';
+  if (/^global\/monthly(_unshaded)?\/.+\.tif$/.test(rel)) return 'monthly-sums';
   if (/^eemt\/.+\.tif$/.test(rel)) return 'eemt-maps';
   if (/^(daymet|climate)\/[a-z]+\/.+\.tif$/.test(rel)) return 'climate-grids';
   if (/^topo\/.+\.tif$/.test(rel)) return 'terrain';
