@@ -102,17 +102,21 @@ describe('output estimate', () => {
   test('eemt on mcn_10m for 2020: at least the disk its products, climate grids and Daymet files take', { timeout: 300_000 }, async () => {
     // the DEM lies in 9 Daymet cells (the climate phase keeps one CSV per cell and year)
     const { real, estimate } = await measured('eemt', MCN, MCN_SIZE, { step: 60, start_year: 2020, end_year: 2020 }, 9);
-    assert.equal(real.files, 843);
+    // 742 sol files, 12 flat and 12 unshaded monthly sums (topo_radiation=unshaded, the default), 3 terrain maps,
+    // 48 climate grids, 28 EEMT maps, 9 Daymet CSVs and README.txt
+    assert.equal(real.files, 855);
     assert.deepEqual([...real.kinds].sort(), ['climate-grids', 'daily-global', 'daily-hours', 'daymet-csv', 'eemt-maps', 'monthly-sums', 'readme', 'terrain']);
     assert.ok(estimate >= real.diskBytes, `estimate ${estimate} < ${real.diskBytes} bytes on disk`);
     assert.ok(estimate <= 1.5 * real.bytes, `estimate ${estimate} > 1.5 × ${real.bytes} bytes`);
   });
 
-  test('file counts: sol 742; eemt adds flat sums, terrain, 48 climate grids and 26 EEMT maps a year, the means, CSVs and README', () => {
+  test('file counts: sol 742; eemt adds flat (and unshaded) sums, terrain, 48 climate grids and 26 EEMT maps a year, the means, CSVs and README', () => {
     const sol = outputFileCounts('sol', {});
     assert.deepEqual(sol, { 'daily-global': 365, 'daily-hours': 365, 'monthly-sums': 12, 'eemt-maps': 0, 'climate-grids': 0, terrain: 0, 'daymet-csv': 0, readme: 0 });
     const eemt = outputFileCounts('eemt', { start_year: 2019, end_year: 2020 }, 9);
-    assert.deepEqual(eemt, { 'daily-global': 365, 'daily-hours': 365, 'monthly-sums': 24, 'eemt-maps': 54, 'climate-grids': 96, terrain: 3, 'daymet-csv': 18, readme: 1 });
+    assert.deepEqual(eemt, { 'daily-global': 365, 'daily-hours': 365, 'monthly-sums': 36, 'eemt-maps': 54, 'climate-grids': 96, terrain: 3, 'daymet-csv': 18, readme: 1 });
+    // the sums without terrain shadows only where EEMT-Topo's solar ratio needs them
+    assert.equal(outputFileCounts('eemt', { start_year: 2019, end_year: 2020, topo_radiation: 'shaded' }, 9)['monthly-sums'], 24);
   });
 
   test('the formula: whole blocks per file, linear in the cells, slices count the solar products twice', () => {
