@@ -134,7 +134,7 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     const raw = await execute(svc.base, 'echo', { inputs: { string_input: { value: 'hello' } } }, {});
     assert.equal(raw.status, 200);
     assert.equal(raw.body, 'hello');
-    assertException(await execute(svc.base, 'echo', { inputs: { string_input: 3 } }, {}), 400, 'InvalidParameterValue');
+    assertException(await execute(svc.base, 'echo', { inputs: { string_input: 3 } }, {}), 400, `${EXCEPTION}invalid-parameter-value`);
   });
 
   test('sol runs asynchronously: 201 + Location, status to successful, results; the job is the same under /api', async () => {
@@ -171,7 +171,7 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     const viaApi = (await submit(svc.base, { workflow_type: 'sol', linke_value: '7.5' }, { name: 'failing.tif', bytes: DEM_BYTES })).body.job_id;
     const failed = await waitForOgcStatus(`${svc.base}/ogc/jobs/${viaApi}`, ['failed']);
     assert.equal(failed.message, 'DEM has no valid cells');
-    assertException(await getJson(`${svc.base}/ogc/jobs/${viaApi}/results`), 400, 'NoApplicableCode', /failed: DEM has no valid cells/);
+    assertException(await getJson(`${svc.base}/ogc/jobs/${viaApi}/results`), 400, `${EXCEPTION}no-applicable-code`, /failed: DEM has no valid cells/);
 
     const all = (await getJson(`${svc.base}/ogc/jobs`)).body;
     assert.ok(all.jobs.some((j: any) => j.jobID === viaApi && j.status === 'failed'));
@@ -180,8 +180,8 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     assert.ok(successful.length >= 1 && successful.every((j: any) => j.status === 'successful'));
     assert.equal((await getJson(`${svc.base}/ogc/jobs?limit=1`)).body.jobs.length, 1);
     assert.deepEqual((await getJson(`${svc.base}/ogc/jobs?processID=eemt`)).body.jobs, []);
-    assertException(await getJson(`${svc.base}/ogc/jobs?status=finished`), 400, 'InvalidParameterValue', /status must be one of/);
-    assertException(await getJson(`${svc.base}/ogc/jobs?limit=0`), 400, 'InvalidParameterValue');
+    assertException(await getJson(`${svc.base}/ogc/jobs?status=finished`), 400, `${EXCEPTION}invalid-query-parameter-value`, /^status.* allowed values: accepted, running, successful, failed, dismissed$/);
+    assertException(await getJson(`${svc.base}/ogc/jobs?limit=0`), 400, `${EXCEPTION}invalid-query-parameter-value`, /^limit must be >= 1$/);
   });
 
   test('results of a running job are not ready; dismiss cancels it and removes it with its data', async () => {
@@ -206,7 +206,7 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
   });
 
   test('bad inputs are exceptions and leave no job and no file', async () => {
-    const before = (await getJson(`${svc.base}/ogc/jobs`)).body.jobs.length;
+    const before = (await getJson(`${svc.base}/ogc/jobs?limit=10000`)).body.jobs.length;
     const uploadsBefore = jobEntries(svc.paths.dirs.uploadDir).sort();
     const cases: Array<[unknown, number, RegExp]> = [
       [{ inputs: {} }, 400, /dem is required/],
@@ -228,18 +228,18 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
       [{ inputs: { dem: DEM_INLINE }, response: 'stream' }, 400, /response/],
     ];
     for (const [body, status, detail] of cases) {
-      assertException(await execute(svc.base, 'sol', body), status, 'InvalidParameterValue', detail);
+      assertException(await execute(svc.base, 'sol', body), status, `${EXCEPTION}invalid-parameter-value`, detail);
     }
-    assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, start_year: 2010, end_year: 2005 } }), 400, 'InvalidParameterValue', /end_year/);
-    assertException(await execute(svc.base, 'sol', { inputs: { dem: DEM_INLINE, pet_method: 'hamon' } }), 400, 'InvalidParameterValue', /Unknown input pet_method/);
+    assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, start_year: 2010, end_year: 2005 } }), 400, `${EXCEPTION}invalid-parameter-value`, /end_year/);
+    assertException(await execute(svc.base, 'sol', { inputs: { dem: DEM_INLINE, pet_method: 'hamon' } }), 400, `${EXCEPTION}invalid-parameter-value`, /Unknown input pet_method/);
     assertException(
       await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, pet_method: 'penman' } }),
       400,
-      'InvalidParameterValue',
+      `${EXCEPTION}invalid-parameter-value`,
       /^pet_method \(PET method of EEMT-Trad\) must be one of thornthwaite, hamon, hamon-linear; got "penman"$/,
     );
-    assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, topo_npp: 3 } }), 400, 'InvalidParameterValue', /Input topo_npp must be a string/);
-    assert.equal((await getJson(`${svc.base}/ogc/jobs`)).body.jobs.length, before);
+    assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, topo_npp: 3 } }), 400, `${EXCEPTION}invalid-parameter-value`, /Input topo_npp must be a string/);
+    assert.equal((await getJson(`${svc.base}/ogc/jobs?limit=10000`)).body.jobs.length, before);
     assert.deepEqual(jobEntries(svc.paths.dirs.uploadDir).sort(), uploadsBefore);
   });
 });
@@ -280,7 +280,7 @@ describe('OGC API – Processes with DEM references enabled (allow-listed)', () 
       [`${origin}/dems/moved.tif`, /HTTP 302 \(redirects are not followed\)/],
       [`${origin}/dems/missing.tif`, /HTTP 404/],
     ] as const) {
-      assertException(await execute(svc.base, 'sol', { inputs: { dem: { href } } }), 400, 'InvalidParameterValue', detail);
+      assertException(await execute(svc.base, 'sol', { inputs: { dem: { href } } }), 400, `${EXCEPTION}invalid-parameter-value`, detail);
     }
     assert.deepEqual(jobEntries(svc.paths.dirs.uploadDir).length, 1);
   });
