@@ -19,7 +19,9 @@ import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
 import { installOgcErrorHandlers, OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
+import { executeEcho } from '../ogc/echo.js';
 import { executeInputs } from '../ogc/executeInputs.js';
+import { requestedOutputs } from '../ogc/executeOutputs.js';
 import { jobListFilter, type JobListQuery } from '../ogc/jobListQuery.js';
 import { pageLinks } from '../ogc/pageLinks.js';
 import { PROCESS_IDS, processDescriptions, type ProcessDescription, type ProcessId } from '../ogc/processes.js';
@@ -246,27 +248,28 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
         summary: 'Execute a process',
         description:
           'sol and eemt run as jobs: 201 with the job\'s statusInfo and its URL in Location (asynchronous execution, whether or ' +
-          'not `Prefer: respond-async` is sent). echo answers immediately with 200. The DEM is inline base64 (at most ' +
+          'not `Prefer: respond-async` is sent). echo answers immediately with 200: with `response: raw` (the default) its ' +
+          'output as text/plain, or as a JSON string when the client prefers application/json (Accept, or the output\'s ' +
+          'format.mediaType); with `response: document` a results document; 406 when Accept allows neither. An output or a ' +
+          'transmissionMode the process does not offer (outputTransmission) is refused with 400. The DEM is inline base64 (at most ' +
           'EEMT_OGC_MAX_INLINE_MB and EEMT_MAX_UPLOAD_MB) and is checked like an upload; 507 when the job\'s outputs would ' +
           'not fit in the results folder.',
         tags: ['ogc'],
         params: ProcessParams,
         body: ExecuteBody,
-        response: { 200: Open('results of echo'), 201: StatusInfo, 413: Exception, ...errors, 507: Exception },
+        response: { 200: Open('results of echo'), 201: StatusInfo, 406: Exception, 413: Exception, ...errors, 507: Exception },
       },
       bodyLimit: Math.ceil((Math.min(deps.maxInlineBytes, deps.maxUploadBytes) * 4) / 3) + 1024 * 1024,
     },
     async (request, reply) => {
       const process = processOr404((request.params as { processID: string }).processID);
-      const body = (request.body ?? {}) as { inputs?: Record<string, unknown>; response?: 'raw' | 'document' };
+      const body = (request.body ?? {}) as { inputs?: Record<string, unknown>; outputs?: Record<string, unknown>; response?: 'raw' | 'document' };
       const inputs = body.inputs ?? {};
       if (process.id === 'echo') {
-        const raw = inputs.string_input;
-        const value = typeof raw === 'object' && raw !== null && 'value' in raw ? (raw as { value: unknown }).value : raw;
-        if (typeof value !== 'string') throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, 'Input string_input must be a string');
-        if (body.response === 'document') return reply.code(200).send({ string_output: value });
-        return reply.code(200).type('text/plain; charset=utf-8').send(value);
+        const result = executeEcho(process, body, request.headers);
+        return reply.code(200).type(result.contentType).send(result.body);
       }
+      requestedOutputs(process, body.outputs);
 
       const type = process.id;
       const { dem, parameters } = executeInputs(type, inputs, { maxInlineBytes: Math.min(deps.maxInlineBytes, deps.maxUploadBytes), hrefEnabled: deps.hrefAllow.length > 0 });
