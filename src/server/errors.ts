@@ -134,7 +134,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
  *   NoApplicableCode that 18-062r2 names for an invalid input and a failed job (/req/core/job-results-failed), as
  *   URIs in the same namespace; they are this service's names, not registered by OGC.
  * - about:blank: RFC 7807 §4.2, an error with no meaning beyond its HTTP status (a path or method the API does not
- *   have, a media type it cannot produce, an internal error).
+ *   have, a media type it cannot produce, an internal error, no room for a job's outputs).
  */
 const OGC_EXCEPTIONS = 'http://www.opengis.net/def/exceptions/ogcapi-processes-1/1.0/';
 export const OGC_EXCEPTION_TYPES = {
