@@ -17,12 +17,12 @@ import { diskSpaceProblem, fullestFolder, isDiskFullCode, isDiskFullError, outOf
 import { removePartialOutputs } from './partialOutputs.js';
 import type { JobPaths } from './paths.js';
 import type { JobStore } from './store.js';
-import { workflowParamsOf, type JobRecord } from './types.js';
+import { CANCELLED_MESSAGE, workflowParamsOf, type JobRecord } from './types.js';
 
 /** Numeric open flags are accepted by fs.open; the typings only list strings. */
 const LOG_FLAGS = JOB_LOG_FLAGS;
 
-export const CANCELLED_MESSAGE = 'Cancelled by user';
+export { CANCELLED_MESSAGE };
 export const INTERRUPTED_MESSAGE = 'Interrupted: the service stopped while the job was running; please resubmit it';
 
 export interface SchedulerLogger {

@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { jobPage, type JobListFilter, type JobPage, type JobPageRequest } from './jobPages.js';
 import type { JobParameters, JobRecord, JobStatus, NewJob } from './types.js';
 
 /** Schema migrations, applied in order; migration i brings the database to version i + 1. */
@@ -179,6 +180,12 @@ export class JobStore {
       .prepare(`SELECT ${COLUMNS} FROM jobs ${where} ORDER BY seq DESC LIMIT @limit`)
       .all({ ...(options.status ? { status: options.status } : {}), limit }) as JobRow[];
     return rows.map(toRecord);
+  }
+
+  /** One page of the jobs that match `filter`, newest first (see jobPages.ts). */
+  page(filter: JobListFilter, request: JobPageRequest): JobPage<JobRecord> {
+    const page = jobPage<JobRow & { seq: number }>(this.db, `${COLUMNS}, seq`, filter, request, this.timestamp());
+    return { ...page, jobs: page.jobs.map(({ seq: _seq, ...row }) => toRecord(row)) };
   }
 
   /** Pending jobs in submission order (the queue). */

@@ -5,6 +5,9 @@ import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
 export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
 export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed'];
 
+/** The error message of a job its user cancelled (a failed job with this message was cancelled, not failed). */
+export const CANCELLED_MESSAGE = 'Cancelled by user';
+
 /**
  * Parameters of a job as submitted (the workflow's own parameters); `start_year`/`end_year` and the model choices
  * (`pet_method`, `topo_npp`, `topo_radiation`, `lieth_npp_gate`, each with its value or default) only for eemt jobs.

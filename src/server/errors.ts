@@ -53,7 +53,8 @@ function validationDetail(error: FastifyError): string {
     first.instancePath.replace(/^\//, '').replace(/\//g, '.') ||
     error.validationContext ||
     'request';
-  return `${field} ${first.message ?? 'is invalid'}`;
+  const allowed = Array.isArray(params.allowedValues) ? `: ${params.allowedValues.join(', ')}` : '';
+  return `${field} ${first.message ?? 'is invalid'}${allowed}`;
 }
 
 /**
@@ -121,13 +122,29 @@ export function installErrorHandlers(app: FastifyInstance): void {
   });
 }
 
-/** Exception types of OGC API – Processes – Part 1 (OGC 18-062r2, clause 7.12), and OWS exception codes for the rest. */
+/**
+ * The `type` URIs of the exception documents of the /ogc/ routes (exception.yaml of OGC API – Processes: RFC 7807
+ * problem details; the standard requires `type` to be a string, and the URIs below are what it and its test suite
+ * check for).
+ * - no-such-process, no-such-job, result-not-ready: the exceptions OGC 18-062r2 defines (/req/core/…-exception-…).
+ * - invalid-query-parameter-value: the type the revision of Part 1 in progress (the same namespace,
+ *   /req/core/job-results-exception-invalid-query-parameter-value) gives a query parameter with a wrong value; used
+ *   for the query parameters of the process and job lists.
+ * - invalid-parameter-value and no-applicable-code: the OWS exception codes InvalidParameterValue and
+ *   NoApplicableCode that 18-062r2 names for an invalid input and a failed job (/req/core/job-results-failed), as
+ *   URIs in the same namespace; they are this service's names, not registered by OGC.
+ * - about:blank: RFC 7807 §4.2, an error with no meaning beyond its HTTP status (a path or method the API does not
+ *   have, a media type it cannot produce, an internal error, no room for a job's outputs).
+ */
+const OGC_EXCEPTIONS = 'http://www.opengis.net/def/exceptions/ogcapi-processes-1/1.0/';
 export const OGC_EXCEPTION_TYPES = {
-  noSuchProcess: 'http://www.opengis.net/def/exceptions/ogcapi-processes-1/1.0/no-such-process',
-  noSuchJob: 'http://www.opengis.net/def/exceptions/ogcapi-processes-1/1.0/no-such-job',
-  resultNotReady: 'http://www.opengis.net/def/exceptions/ogcapi-processes-1/1.0/result-not-ready',
-  invalidParameterValue: 'InvalidParameterValue',
-  noApplicableCode: 'NoApplicableCode',
+  noSuchProcess: `${OGC_EXCEPTIONS}no-such-process`,
+  noSuchJob: `${OGC_EXCEPTIONS}no-such-job`,
+  resultNotReady: `${OGC_EXCEPTIONS}result-not-ready`,
+  invalidQueryParameterValue: `${OGC_EXCEPTIONS}invalid-query-parameter-value`,
+  invalidParameterValue: `${OGC_EXCEPTIONS}invalid-parameter-value`,
+  noApplicableCode: `${OGC_EXCEPTIONS}no-applicable-code`,
+  httpStatus: 'about:blank',
 } as const;
 
 /** An error of the /ogc/ routes with its exception type. */
@@ -144,8 +161,10 @@ export class OgcError extends Error {
 
 /**
  * The error scope of the OGC API – Processes routes: every error is an exception document
- * `{type, title, status, detail}` (exception.yaml of the standard). Client errors without a type of the standard
- * are `InvalidParameterValue`; server errors `NoApplicableCode`; schema validation errors are 400 there.
+ * `{type, title, status, detail}` (exception.yaml of the standard), `title` the HTTP status phrase. Schema
+ * validation errors are 400 there: invalid-query-parameter-value for the query string, invalid-parameter-value for
+ * the request body; other client errors are invalid-parameter-value, except an unknown path or method and a media
+ * type that cannot be produced (about:blank), as are server errors.
  */
 export function installOgcErrorHandlers(scope: FastifyInstance): void {
   const send = (reply: FastifyReply, status: number, type: string, detail: string) =>
@@ -159,10 +178,15 @@ export function installOgcErrorHandlers(scope: FastifyInstance): void {
     const { status } = described;
     const detail =
       error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'Request body is too large (an inline DEM: at most EEMT_OGC_MAX_INLINE_MB)' : described.detail;
-    const type = status >= 500 ? OGC_EXCEPTION_TYPES.noApplicableCode : OGC_EXCEPTION_TYPES.invalidParameterValue;
+    const type =
+      error.validationContext === 'querystring'
+        ? OGC_EXCEPTION_TYPES.invalidQueryParameterValue
+        : status >= 500 || status === 404 || status === 405 || status === 406
+          ? OGC_EXCEPTION_TYPES.httpStatus
+          : OGC_EXCEPTION_TYPES.invalidParameterValue;
     return send(reply, status, type, detail);
   });
   scope.setNotFoundHandler((request, reply) =>
-    send(reply, 404, OGC_EXCEPTION_TYPES.noApplicableCode, `Not found: ${request.method} ${request.url.split('?')[0]}`),
+    send(reply, 404, OGC_EXCEPTION_TYPES.httpStatus, `Not found: ${request.method} ${request.url.split('?')[0]}`),
   );
 }

@@ -127,14 +127,55 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     assertException(await execute(svc.base, 'nope', { inputs: {} }), 404, `${EXCEPTION}no-such-process`);
   });
 
-  test('echo executes synchronously: a results document, or the raw value', async () => {
-    const doc = await execute(svc.base, 'echo', { inputs: { string_input: 'teststring' }, response: 'document' }, {});
-    assert.equal(doc.status, 200);
-    assert.deepEqual(doc.body, { string_output: 'teststring' });
-    const raw = await execute(svc.base, 'echo', { inputs: { string_input: { value: 'hello' } } }, {});
-    assert.equal(raw.status, 200);
-    assert.equal(raw.body, 'hello');
-    assertException(await execute(svc.base, 'echo', { inputs: { string_input: 3 } }, {}), 400, 'InvalidParameterValue');
+  test('echo executes synchronously: the raw value in the negotiated media type, or a results document', async () => {
+    /** The status, media type and text of an echo execution of "teststring". */
+    const echo = async (request: Record<string, unknown>, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${svc.base}/ogc/processes/echo/execution`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify({ inputs: { string_input: { value: 'teststring' } }, ...request }),
+      });
+      return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
+    };
+    const text = { status: 200, type: 'text/plain; charset=utf-8', text: 'teststring' };
+    const json = { status: 200, type: 'application/json; charset=utf-8', text: '"teststring"' };
+    // raw (the default), one output by value: the output itself, as the client prefers (/req/core/process-execute-sync-raw-value-one).
+    assert.deepEqual(await echo({}), text);
+    assert.deepEqual(await echo({}, { Accept: '*/*' }), text);
+    assert.deepEqual(await echo({ response: 'raw' }, { Accept: 'application/json' }), json);
+    assert.deepEqual(await echo({}, { Accept: 'text/plain;q=0.5, application/json' }), json);
+    assert.deepEqual(await echo({}, { Accept: 'text/*' }), text);
+    assert.deepEqual(await echo({ outputs: { string_output: { format: { mediaType: 'application/json' } } } }), json);
+    assert.deepEqual(await echo({ outputs: { string_output: { transmissionMode: 'value' } } }, { Accept: 'application/json' }), json);
+    assert.deepEqual(await echo({ outputs: {} }, { Accept: 'application/json' }), json, 'no outputs named: all of them');
+    // document: a results document (/req/core/process-execute-sync-document), also with Prefer: respond-async (echo is sync only).
+    const document = { status: 200, type: 'application/json; charset=utf-8', text: '{"string_output":"teststring"}' };
+    assert.deepEqual(await echo({ response: 'document' }), document);
+    assert.deepEqual(await echo({ response: 'document' }, { Accept: 'application/json', Prefer: 'respond-async' }), document);
+    // What echo cannot give.
+    const problem = async (request: Record<string, unknown>, headers: Record<string, string>, status: number, type: string, detail: RegExp) => {
+      const res = await echo(request, headers);
+      assert.equal(res.status, status, res.text);
+      assert.match(res.type ?? '', /^application\/json/);
+      const body = JSON.parse(res.text);
+      assert.equal(body.type, type);
+      assert.equal(body.status, status);
+      assert.match(body.detail, detail);
+    };
+    await problem({}, { Accept: 'image/png' }, 406, 'about:blank', /text\/plain or application\/json/);
+    await problem({ response: 'document' }, { Accept: 'text/plain' }, 406, 'about:blank', /application\/json/);
+    await problem({ outputs: { string_output: { format: { mediaType: 'application/json' } } } }, { Accept: 'text/plain' }, 406, 'about:blank', /application\/json/);
+    const invalid = `${EXCEPTION}invalid-parameter-value`;
+    await problem({ outputs: { string_output: { transmissionMode: 'reference' } } }, {}, 400, invalid, /transmissionMode "reference" is not offered; echo gives its outputs by value/);
+    await problem({ outputs: { string_output: { transmissionMode: 'reference' } }, response: 'document' }, {}, 400, invalid, /not offered/);
+    await problem({ outputs: { other: {} } }, {}, 400, invalid, /No output "other"; the outputs of echo are string_output/);
+    await problem({ outputs: { string_output: { format: { mediaType: 'image/png' } } } }, {}, 400, invalid, /format.mediaType must be text\/plain or application\/json/);
+    await problem({ outputs: { string_output: { transmissionMode: 'copy' } } }, {}, 400, invalid, /transmissionMode/);
+    await problem({ inputs: { string_input: 3 } }, {}, 400, invalid, /string_input must be a string/);
+    // sol gives its output by reference only.
+    for (const outputs of [{ results: { transmissionMode: 'value' } }, { string_output: {} }]) {
+      assertException(await execute(svc.base, 'sol', { inputs: { dem: DEM_INLINE }, outputs }), 400, invalid, /transmissionMode "value" is not offered|No output "string_output"/);
+    }
   });
 
   test('sol runs asynchronously: 201 + Location, status to successful, results; the job is the same under /api', async () => {
@@ -171,7 +212,7 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     const viaApi = (await submit(svc.base, { workflow_type: 'sol', linke_value: '7.5' }, { name: 'failing.tif', bytes: DEM_BYTES })).body.job_id;
     const failed = await waitForOgcStatus(`${svc.base}/ogc/jobs/${viaApi}`, ['failed']);
     assert.equal(failed.message, 'DEM has no valid cells');
-    assertException(await getJson(`${svc.base}/ogc/jobs/${viaApi}/results`), 400, 'NoApplicableCode', /failed: DEM has no valid cells/);
+    assertException(await getJson(`${svc.base}/ogc/jobs/${viaApi}/results`), 400, `${EXCEPTION}no-applicable-code`, /failed: DEM has no valid cells/);
 
     const all = (await getJson(`${svc.base}/ogc/jobs`)).body;
     assert.ok(all.jobs.some((j: any) => j.jobID === viaApi && j.status === 'failed'));
@@ -180,8 +221,8 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     assert.ok(successful.length >= 1 && successful.every((j: any) => j.status === 'successful'));
     assert.equal((await getJson(`${svc.base}/ogc/jobs?limit=1`)).body.jobs.length, 1);
     assert.deepEqual((await getJson(`${svc.base}/ogc/jobs?processID=eemt`)).body.jobs, []);
-    assertException(await getJson(`${svc.base}/ogc/jobs?status=finished`), 400, 'InvalidParameterValue', /status must be one of/);
-    assertException(await getJson(`${svc.base}/ogc/jobs?limit=0`), 400, 'InvalidParameterValue');
+    assertException(await getJson(`${svc.base}/ogc/jobs?status=finished`), 400, `${EXCEPTION}invalid-query-parameter-value`, /^status.* allowed values: accepted, running, successful, failed, dismissed$/);
+    assertException(await getJson(`${svc.base}/ogc/jobs?limit=0`), 400, `${EXCEPTION}invalid-query-parameter-value`, /^limit must be >= 1$/);
   });
 
   test('results of a running job are not ready; dismiss cancels it and removes it with its data', async () => {
@@ -206,7 +247,7 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
   });
 
   test('bad inputs are exceptions and leave no job and no file', async () => {
-    const before = (await getJson(`${svc.base}/ogc/jobs`)).body.jobs.length;
+    const before = (await getJson(`${svc.base}/ogc/jobs?limit=10000`)).body.jobs.length;
     const uploadsBefore = jobEntries(svc.paths.dirs.uploadDir).sort();
     const cases: Array<[unknown, number, RegExp]> = [
       [{ inputs: {} }, 400, /dem is required/],
@@ -228,18 +269,18 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
       [{ inputs: { dem: DEM_INLINE }, response: 'stream' }, 400, /response/],
     ];
     for (const [body, status, detail] of cases) {
-      assertException(await execute(svc.base, 'sol', body), status, 'InvalidParameterValue', detail);
+      assertException(await execute(svc.base, 'sol', body), status, `${EXCEPTION}invalid-parameter-value`, detail);
     }
-    assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, start_year: 2010, end_year: 2005 } }), 400, 'InvalidParameterValue', /end_year/);
-    assertException(await execute(svc.base, 'sol', { inputs: { dem: DEM_INLINE, pet_method: 'hamon' } }), 400, 'InvalidParameterValue', /Unknown input pet_method/);
+    assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, start_year: 2010, end_year: 2005 } }), 400, `${EXCEPTION}invalid-parameter-value`, /end_year/);
+    assertException(await execute(svc.base, 'sol', { inputs: { dem: DEM_INLINE, pet_method: 'hamon' } }), 400, `${EXCEPTION}invalid-parameter-value`, /Unknown input pet_method/);
     assertException(
       await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, pet_method: 'penman' } }),
       400,
-      'InvalidParameterValue',
+      `${EXCEPTION}invalid-parameter-value`,
       /^pet_method \(PET method of EEMT-Trad\) must be one of thornthwaite, hamon, hamon-linear; got "penman"$/,
     );
-    assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, topo_npp: 3 } }), 400, 'InvalidParameterValue', /Input topo_npp must be a string/);
-    assert.equal((await getJson(`${svc.base}/ogc/jobs`)).body.jobs.length, before);
+    assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, topo_npp: 3 } }), 400, `${EXCEPTION}invalid-parameter-value`, /Input topo_npp must be a string/);
+    assert.equal((await getJson(`${svc.base}/ogc/jobs?limit=10000`)).body.jobs.length, before);
     assert.deepEqual(jobEntries(svc.paths.dirs.uploadDir).sort(), uploadsBefore);
   });
 });
@@ -280,7 +321,7 @@ describe('OGC API – Processes with DEM references enabled (allow-listed)', () 
       [`${origin}/dems/moved.tif`, /HTTP 302 \(redirects are not followed\)/],
       [`${origin}/dems/missing.tif`, /HTTP 404/],
     ] as const) {
-      assertException(await execute(svc.base, 'sol', { inputs: { dem: { href } } }), 400, 'InvalidParameterValue', detail);
+      assertException(await execute(svc.base, 'sol', { inputs: { dem: { href } } }), 400, `${EXCEPTION}invalid-parameter-value`, detail);
     }
     assert.deepEqual(jobEntries(svc.paths.dirs.uploadDir).length, 1);
   });

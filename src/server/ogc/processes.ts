@@ -126,7 +126,13 @@ export function processDescriptions(version: string, hrefAllowed: boolean): Reco
       inputs: {
         string_input: { title: 'Text', description: 'Any text', schema: { type: 'string' }, minOccurs: 1, maxOccurs: 1 },
       },
-      outputs: { string_output: { title: 'Text', description: 'The input text', schema: { type: 'string' } } },
+      outputs: {
+        string_output: {
+          title: 'Text',
+          description: 'The input text; raw, as text/plain or, when application/json is preferred, as a JSON string',
+          schema: { type: 'string' },
+        },
+      },
     },
   };
 }

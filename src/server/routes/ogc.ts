@@ -19,9 +19,14 @@ import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
 import { installOgcErrorHandlers, OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
+import { executeEcho } from '../ogc/echo.js';
 import { executeInputs } from '../ogc/executeInputs.js';
+import { requestedOutputs } from '../ogc/executeOutputs.js';
+import { jobListFilter, type JobListQuery } from '../ogc/jobListQuery.js';
+import { pageLinks } from '../ogc/pageLinks.js';
 import { PROCESS_IDS, processDescriptions, type ProcessDescription, type ProcessId } from '../ogc/processes.js';
-import { OGC_STATUSES, ogcStatus, REL, statusInfo, type Link, type OgcStatus } from '../ogc/statusInfo.js';
+import { OGC_STATUSES, ogcStatus, REL, statusInfo, type Link } from '../ogc/statusInfo.js';
+import { queryLists } from '../queryLists.js';
 
 /** The conformance classes of OGC API – Processes – Part 1 this service implements. */
 export const CONFORMANCE_CLASSES = [
@@ -35,6 +40,12 @@ export const CONFORMANCE_CLASSES = [
 
 /** How long a download of a DEM reference may take [ms]. */
 const HREF_TIMEOUT_MS = 120_000;
+
+/**
+ * Page sizes of the process and job lists: the default and the largest `limit` (the values of the OpenAPI fragments
+ * of /req/core/pl-limit-definition and /req/job-list/limit-definition); a larger or smaller one is refused (400).
+ */
+export const LIST_LIMIT = { default: 10, maximum: 10_000 } as const;
 
 export interface OgcRoutesDeps {
   readonly store: JobStore;
@@ -79,12 +90,37 @@ const StatusInfo = Type.Object(
 const Open = (description: string) => Type.Object({}, { additionalProperties: true, description });
 const ProcessParams = Type.Object({ processID: Type.String() });
 const JobParams = Type.Object({ jobID: Type.String() });
-const StringOrList = Type.Union([Type.String(), Type.Array(Type.String())]);
-const JobListQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000, default: 1000, description: 'At most this many jobs, newest first' })),
-  status: Type.Optional(StringOrList),
-  processID: Type.Optional(StringOrList),
-  type: Type.Optional(StringOrList),
+const Limit = (items: string) =>
+  Type.Integer({
+    minimum: 1,
+    maximum: LIST_LIMIT.maximum,
+    default: LIST_LIMIT.default,
+    description: `At most this many ${items} in a page (${LIST_LIMIT.default} when not given; at most ${LIST_LIMIT.maximum}). The response links the next page (rel next) when there are more, and the previous one (rel prev)`,
+  });
+/** A cursor of the job list: a position in the list, taken from a next or prev link. */
+const Cursor = (description: string) => Type.Integer({ minimum: 0, description });
+const ProcessListQuery = Type.Object({
+  limit: Type.Optional(Limit('processes')),
+  offset: Type.Optional(Type.Integer({ minimum: 0, default: 0, description: 'Skip this many processes (the next and prev links set it)' })),
+});
+const JobListQuerySchema = Type.Object({
+  limit: Type.Optional(Limit('jobs')),
+  type: Type.Optional(Type.Array(Type.Enum(['process'], { type: 'string' }), { description: 'Only jobs of this type: every job of this service is a process job' })),
+  processID: Type.Optional(Type.Array(Type.String(), { description: 'Only jobs of these processes (sol, eemt); repeated or comma-separated' })),
+  status: Type.Optional(Type.Array(Type.Enum([...OGC_STATUSES], { type: 'string' }), { description: 'Only jobs with one of these statuses; repeated or comma-separated' })),
+  datetime: Type.Optional(
+    Type.String({
+      description:
+        'Only jobs created at this instant or in this interval (RFC 3339 date-times, both ends inclusive): 2024-03-01T12:00:00Z, ' +
+        '2024-03-01T00:00:00Z/2024-04-01T00:00:00Z, ../2024-04-01T00:00:00Z, 2024-03-01T00:00:00Z/..',
+    }),
+  ),
+  minDuration: Type.Optional(
+    Type.Integer({ minimum: 0, description: 'Only jobs that ran at least this many seconds (finished − started; now − started while running; jobs that never started are left out)' }),
+  ),
+  maxDuration: Type.Optional(Type.Integer({ minimum: 0, description: 'Only jobs that ran at most this many seconds (as minDuration)' })),
+  before: Type.Optional(Cursor('Jobs older than this position (the next link sets it)')),
+  after: Type.Optional(Cursor('Jobs newer than this position (the prev link sets it)')),
 });
 const ExecuteBody = Type.Object(
   {
@@ -98,15 +134,10 @@ const ExecuteBody = Type.Object(
 
 const errors = { 400: Exception, 404: Exception, 500: Exception };
 
-/** Every value of a query parameter that may be repeated or comma-separated. */
-function listOf(raw: string | string[] | undefined): string[] | null {
-  if (raw === undefined) return null;
-  return (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
-}
-
 export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDeps) {
   const { store, scheduler, paths } = deps;
   installOgcErrorHandlers(app);
+  queryLists(app);
   app.addSchema(Exception);
   const processes = processDescriptions(deps.version, deps.hrefAllow.length > 0);
   const baseOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
@@ -168,12 +199,26 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
 
   app.get(
     '/processes',
-    { schema: { operationId: 'getProcesses', summary: 'Process list', tags: ['ogc'], response: { 200: Open('processList.yaml') } } },
+    {
+      schema: {
+        operationId: 'getProcesses',
+        summary: 'Process list',
+        tags: ['ogc'],
+        querystring: ProcessListQuery,
+        response: { 200: Open('processList.yaml'), 400: Exception },
+      },
+    },
     async (request) => {
+      const { limit, offset } = request.query as { limit: number; offset: number };
       const base = baseOf(request);
+      const page = PROCESS_IDS.slice(offset, offset + limit);
+      const end = Math.min(offset, PROCESS_IDS.length);
       return {
-        processes: PROCESS_IDS.map((id) => summary(processes[id], base)),
-        links: [{ href: `${base}/ogc/processes`, rel: 'self', type: 'application/json', title: 'Processes' }],
+        processes: page.map((id) => summary(processes[id], base)),
+        links: pageLinks(base, request.url, 'Processes', {
+          ...(offset + limit < PROCESS_IDS.length ? { next: { offset: offset + limit } } : {}),
+          ...(offset > 0 ? { prev: { offset: Math.max(0, end - limit) } } : {}),
+        }),
       };
     },
   );
@@ -203,27 +248,28 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
         summary: 'Execute a process',
         description:
           'sol and eemt run as jobs: 201 with the job\'s statusInfo and its URL in Location (asynchronous execution, whether or ' +
-          'not `Prefer: respond-async` is sent). echo answers immediately with 200. The DEM is inline base64 (at most ' +
+          'not `Prefer: respond-async` is sent). echo answers immediately with 200: with `response: raw` (the default) its ' +
+          'output as text/plain, or as a JSON string when the client prefers application/json (Accept, or the output\'s ' +
+          'format.mediaType); with `response: document` a results document; 406 when Accept allows neither. An output or a ' +
+          'transmissionMode the process does not offer (outputTransmission) is refused with 400. The DEM is inline base64 (at most ' +
           'EEMT_OGC_MAX_INLINE_MB and EEMT_MAX_UPLOAD_MB) and is checked like an upload; 507 when the job\'s outputs would ' +
           'not fit in the results folder.',
         tags: ['ogc'],
         params: ProcessParams,
         body: ExecuteBody,
-        response: { 200: Open('results of echo'), 201: StatusInfo, 413: Exception, ...errors, 507: Exception },
+        response: { 200: Open('results of echo'), 201: StatusInfo, 406: Exception, 413: Exception, ...errors, 507: Exception },
       },
       bodyLimit: Math.ceil((Math.min(deps.maxInlineBytes, deps.maxUploadBytes) * 4) / 3) + 1024 * 1024,
     },
     async (request, reply) => {
       const process = processOr404((request.params as { processID: string }).processID);
-      const body = (request.body ?? {}) as { inputs?: Record<string, unknown>; response?: 'raw' | 'document' };
+      const body = (request.body ?? {}) as { inputs?: Record<string, unknown>; outputs?: Record<string, unknown>; response?: 'raw' | 'document' };
       const inputs = body.inputs ?? {};
       if (process.id === 'echo') {
-        const raw = inputs.string_input;
-        const value = typeof raw === 'object' && raw !== null && 'value' in raw ? (raw as { value: unknown }).value : raw;
-        if (typeof value !== 'string') throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, 'Input string_input must be a string');
-        if (body.response === 'document') return reply.code(200).send({ string_output: value });
-        return reply.code(200).type('text/plain; charset=utf-8').send(value);
+        const result = executeEcho(process, body, request.headers);
+        return reply.code(200).type(result.contentType).send(result.body);
       }
+      requestedOutputs(process, body.outputs);
 
       const type = process.id;
       const { dem, parameters } = executeInputs(type, inputs, { maxInlineBytes: Math.min(deps.maxInlineBytes, deps.maxUploadBytes), hrefEnabled: deps.hrefAllow.length > 0 });
@@ -256,27 +302,34 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
     {
       schema: {
         operationId: 'getJobs',
-        summary: 'Job list (every job of the service, newest first)',
+        summary: 'Job list (every job of the service, newest first), filtered and in pages',
+        description:
+          'Filters of the Job list conformance class (type, processID, status, datetime, minDuration, maxDuration) and pages of ' +
+          'limit jobs. Follow the next and prev links to page: they keep the filters, and jobs submitted or deleted meanwhile ' +
+          'neither repeat nor skip a job on the following pages.',
         tags: ['ogc'],
-        querystring: JobListQuery,
+        querystring: JobListQuerySchema,
         response: { 200: Type.Object({ jobs: Type.Array(StatusInfo), links: Type.Array(LinkSchema) }), 400: Exception },
       },
     },
     async (request) => {
-      const query = request.query as { limit?: number; status?: string | string[]; processID?: string | string[]; type?: string | string[] };
-      const statuses = listOf(query.status);
-      const bad = statuses?.find((s) => !(OGC_STATUSES as readonly string[]).includes(s));
-      if (bad) throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, `status must be one of ${OGC_STATUSES.join(', ')}; got "${bad.slice(0, 40)}"`);
-      const processIds = listOf(query.processID);
-      const types = listOf(query.type);
-      if (types && !types.includes('process')) throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, 'type must be process');
+      const query = request.query as JobListQuery & { limit: number; before?: number; after?: number };
+      if (query.before !== undefined && query.after !== undefined) {
+        throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidQueryParameterValue, 'before and after cannot both be given');
+      }
       const base = baseOf(request);
-      const jobs = store
-        .list()
-        .filter((job) => (!processIds || processIds.includes(job.workflow_type)) && (!statuses || statuses.includes(ogcStatus(job) as OgcStatus)))
-        .slice(0, query.limit ?? 1000)
-        .map((job) => statusInfo(job, base));
-      return { jobs, links: [{ href: `${base}/ogc/jobs`, rel: 'self', type: 'application/json', title: 'Jobs' }] };
+      const page = store.page(jobListFilter(query), {
+        limit: query.limit,
+        ...(query.before !== undefined ? { before: query.before } : {}),
+        ...(query.after !== undefined ? { after: query.after } : {}),
+      });
+      return {
+        jobs: page.jobs.map((job) => statusInfo(job, base)),
+        links: pageLinks(base, request.url, 'Jobs', {
+          ...(page.olderBefore !== undefined ? { next: { before: page.olderBefore } } : {}),
+          ...(page.newerAfter !== undefined ? { prev: { after: page.newerAfter } } : {}),
+        }),
+      };
     },
   );
 
