@@ -11,6 +11,7 @@ import { StoreJobEvents, type JobEventSource } from '../jobs/events.js';
 import { UploadsInProgress } from '../jobs/orphans.js';
 import type { JobPaths } from '../jobs/paths.js';
 import { JobPreviews } from '../jobs/previews.js';
+import { StacCatalogue } from '../jobs/stacCatalogue.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import type { JobRuntime } from '../runtime/types.js';
@@ -29,6 +30,7 @@ import ogcRoutes from './routes/ogc.js';
 import jobRoutes from './routes/jobs.js';
 import previewRoutes from './routes/previews.js';
 import stacRoutes from './routes/stac.js';
+import stacCatalogueRoutes from './routes/stacCatalogue.js';
 import submitRoutes from './routes/submit.js';
 import systemRoutes from './routes/system.js';
 import { ErrorDetail } from './schemas.js';
@@ -83,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Open event streams would hold the shutdown until its grace period ends: they end first.
   app.addHook('preClose', async () => streams.closeAll());
   const previews = new JobPreviews(paths);
+  const catalogue = new StacCatalogue(store, paths);
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -119,6 +122,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         { name: 'previews', description: 'Map previews of completed jobs (PNG and legend)' },
         { name: 'system', description: 'Runtime status and health' },
         { name: 'cleanup', description: 'Retention cleanup of job data' },
+        { name: 'stac', description: 'STAC API v1.0.0 catalogue of the completed jobs at /api/stac (Core, Collections, Features, Item Search)' },
         { name: 'ogc', description: 'OGC API – Processes – Part 1: Core (the same jobs, as processes sol, eemt and echo)' },
       ],
     },
@@ -136,7 +140,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(jobRoutes, { store, scheduler, paths });
     await scope.register(eventRoutes, { events, streams, heartbeatMs: config.eventHeartbeatSeconds * 1000 });
     await scope.register(previewRoutes, { store, previews });
-    await scope.register(stacRoutes, { store, paths });
+    await scope.register(stacRoutes, { store, paths, catalogue });
+    await scope.register(stacCatalogueRoutes, { prefix: '/stac', catalogue, apiPrefix: scope.prefix });
     await scope.register(systemRoutes, { runtime, queue: scheduler, image: config.containerImage });
     await scope.register(cleanupRoutes, { cleanup });
   };
