@@ -1,4 +1,5 @@
-// The job monitor (/monitor): counts by status, a table of all jobs refreshed every 5 seconds and updated in place,
+// The job monitor (/monitor): counts by status, the free space of the data folders, a table of all jobs refreshed every
+// 5 seconds and updated in place,
 // actions (details, download, cancel, delete) and a details view with every field of a job, the tail of its log,
 // live progress while it runs (its events, or polling), and its maps and monthly chart once it has completed.
 import {
@@ -6,6 +7,7 @@ import {
   ApiError,
   announce,
   api,
+  formatBytes,
   formatDateTime,
   formatDuration,
   formatTime,
@@ -227,6 +229,52 @@ function renderCounts(list: JobSummary[]) {
   setText($('count-total'), list.length);
 }
 
+// ------------------------------------------------------------------ disk space
+
+/** A data folder as GET /api/system/status lists it under `storage`. */
+interface StorageFolder {
+  name: string;
+  path: string;
+  free_bytes: number | null;
+  total_bytes: number | null;
+  error?: string;
+}
+
+/** Share of a file system in use from which its folder is shown as nearly full. */
+const NEARLY_FULL = 0.9;
+let storageInFlight = false;
+
+function storageItem(folder: StorageFolder): HTMLLIElement {
+  const { name, path, free_bytes: free, total_bytes: total } = folder;
+  const head = h('span', { class: 'storage-head' }, h('span', { class: 'storage-name' }, name), h('code', { class: 'storage-path', title: path }, path));
+  if (free === null || total === null || !(total > 0)) {
+    const reason = `Cannot be read${folder.error ? `: ${folder.error}` : ''}`;
+    return h('li', { class: 'storage-folder storage-unknown', dataset: { folder: name } }, head, h('span', { class: 'storage-free' }, reason));
+  }
+  const used = Math.min(1, Math.max(0, 1 - free / total));
+  return h(
+    'li',
+    { class: `storage-folder${used >= NEARLY_FULL ? ' nearly-full' : ''}`, dataset: { folder: name } },
+    head,
+    h('meter', { min: '0', max: '1', low: '0.75', high: String(NEARLY_FULL), optimum: '0', value: used.toFixed(3), 'aria-label': `${name}: ${Math.round(used * 100)} % used` }),
+    h('span', { class: 'storage-free' }, `${formatBytes(free)} free of ${formatBytes(total)}`),
+  );
+}
+
+/** Reloads the free space of the data folders (beside the job list; a failure shows there, not as the page's error). */
+async function refreshStorage(): Promise<void> {
+  if (storageInFlight) return;
+  storageInFlight = true;
+  try {
+    const status = await api<{ storage?: StorageFolder[] }>('/api/system/status');
+    $('storage').replaceChildren(...(status.storage ?? []).map(storageItem));
+  } catch (error) {
+    $('storage').replaceChildren(h('li', { class: 'storage-folder storage-unknown' }, `Disk space unknown: ${messageOf(error)}`));
+  } finally {
+    storageInFlight = false;
+  }
+}
+
 // ------------------------------------------------------------------ refresh
 
 function schedule() {
@@ -244,6 +292,7 @@ function tick() {
 function refresh(): Promise<void> {
   if (inFlight) return inFlight;
   window.clearTimeout(timer);
+  void refreshStorage();
   inFlight = (async () => {
     try {
       const list = await api<JobSummary[]>(`/api/jobs?limit=${MAX_JOBS}`);

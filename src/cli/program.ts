@@ -244,6 +244,17 @@ export function buildProgram(): Command {
       }
     });
   program
+    .command('serve')
+    .description('the HTTP job service (as npm start): settings from the EEMT_* variables (README, Configuration); data folders relative to the current folder by default')
+    .option('--host <address>', 'bind address (default: $EEMT_HOST, else 127.0.0.1)')
+    .option('--port <port>', 'port (default: $EEMT_PORT, else 5000)')
+    .action(async (options: { host?: string; port?: string }) => {
+      if (options.host !== undefined) process.env.EEMT_HOST = options.host;
+      if (options.port !== undefined) process.env.EEMT_PORT = options.port;
+      // The service's entry module starts it, validating every setting (a bad one: one line, exit 2).
+      await import('../server/main.js');
+    });
+  program
     .command('worker')
     .description('a worker of the distributed job queue: runs job parts from the Redis at $EEMT_REDIS_URL until SIGTERM (docs/scale-out.md)')
     .action(async () => {

@@ -7,7 +7,9 @@ import { rm } from 'node:fs/promises';
 import type { ClimateSource } from '../climate/climateOnDem.js';
 import type { JobRuntime } from '../runtime/types.js';
 import { checkWorkflowInputs, WorkflowInputError, workflowUnavailableReason, type WorkflowType } from '../workflows/index.js';
+import { estimateOutputBytes } from '../workflows/outputSize.js';
 import type { DemChecker } from './demCheck.js';
+import { diskSpaceProblem, folderSpace } from './diskSpace.js';
 import type { JobPaths } from './paths.js';
 import type { JobQueue } from './queue.js';
 import type { JobStore } from './store.js';
@@ -17,8 +19,10 @@ export const NOT_GEOTIFF = 'DEM file must be a GeoTIFF (.tif)';
 
 export interface AdmissionDeps {
   readonly store: JobStore;
-  readonly scheduler: Pick<JobQueue, 'enqueue' | 'runnableProblem'>;
+  readonly scheduler: Pick<JobQueue, 'enqueue' | 'runnableProblem' | 'splitsIntoSlices'>;
   readonly runtime: JobRuntime;
+  /** Where the job's files go (its outputs must fit in the results folder). */
+  readonly paths: JobPaths;
   readonly demChecker: DemChecker;
   /** Told why the runtime cannot run jobs (the client only hears that it is not available). */
   readonly logError?: (message: string) => void;
@@ -37,8 +41,9 @@ export interface JobRequest {
 /**
  * Checks the stored DEM of `request` (the bounded check process: structure, size and DEM rules), the user's climate
  * grids when given (the same bounded process), the workflow's own conditions (Daymet coverage of an eemt DEM without
- * climate grids) and the runtime, then stores the job as pending and queues it. A job the queue cannot take is not
- * kept (QueueUnavailableError: the client submits again).
+ * climate grids), the runtime and the disk space its outputs need (507 when they do not fit in the results folder
+ * beside what the jobs before it need), then stores the job as pending, with its output estimate, and queues it. A
+ * job the queue cannot take is not kept (QueueUnavailableError: the client submits again).
  */
 export async function admitJob(deps: AdmissionDeps, demPath: string, request: JobRequest): Promise<JobRecord> {
   const climateFile = request.climate ?? null;
@@ -68,14 +73,24 @@ export async function admitJob(deps: AdmissionDeps, demPath: string, request: Jo
     deps.logError?.(`runtime ${deps.runtime.name} unavailable: ${runtimeProblem}`);
     throw new JobError(500, `Container execution failed: ${deps.runtime.name} not available`);
   }
+  const { width, height } = verdict.grid;
+  const space = await folderSpace(deps.paths.dirs.resultsDir).catch(() => undefined);
+  const estimateBytes = estimateOutputBytes(request.type, parameters, width, height, {
+    daymetCells: climateSource?.type === 'daymet' ? climateSource.cells.length : 0,
+    ...(space ? { blockBytes: space.blockBytes } : {}),
+    tileSlices: deps.scheduler.splitsIntoSlices?.(request.type, width * height, parameters) ?? false,
+  });
+  const noSpace = await diskSpaceProblem(deps, { id: request.id, estimateBytes }, { queued: true, ...(space ? { space } : {}) });
+  if (noSpace) throw new JobError(507, noSpace);
   const job = deps.store.create({
     id: request.id,
     workflow_type: request.type,
     parameters: climateSource ? { ...parameters, climate_source: climateSource } : parameters,
     dem_filename: request.demFilename.slice(0, 255),
+    output_estimate_bytes: estimateBytes,
   });
   try {
-    await deps.scheduler.enqueue({ id: request.id, cells: verdict.grid.width * verdict.grid.height });
+    await deps.scheduler.enqueue({ id: request.id, cells: width * height });
   } catch (error) {
     deps.store.delete(request.id);
     throw error;

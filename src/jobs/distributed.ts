@@ -44,6 +44,8 @@ export interface PartData {
   readonly climateFileName?: string;
   /** Set by the last part once its own share is assembled: run again, it only waits for the other shares. */
   readonly ownShareDone?: boolean;
+  /** The job's output estimate [bytes] (`workflows/outputSize.ts`), checked against the free space when a part starts. */
+  readonly outputEstimateBytes?: number;
 }
 
 export interface AssembleData {

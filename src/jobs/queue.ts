@@ -5,6 +5,7 @@
  * database is the only record of a job; the queue keeps it up to date.
  */
 import type { RuntimeStatus } from '../runtime/types.js';
+import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
 
 /** A job that was just stored as pending. */
 export interface QueuedJob {
@@ -45,8 +46,13 @@ export class QueueUnavailableError extends Error {
 }
 
 export interface JobQueue {
-  /** Start-up: recovers jobs a previous service process left behind, then starts running queued work. */
+  /** Start-up: recovers jobs a previous service process left behind, then starts running queued work (awaited). */
   start(): unknown;
+  /**
+   * Whether a job of `type` on a DEM of `cells` cells is computed in tile slices, whose tiles stay beside its products
+   * until it is complete (the distributed queue's split jobs); absent: never.
+   */
+  splitsIntoSlices?(type: WorkflowType, cells: number, params: Pick<WorkflowParams, 'start_year' | 'end_year'>): boolean;
   /** Null when jobs can be run now, else why not (the runtime of the embedded queue is unavailable). */
   runnableProblem(): Promise<string | null>;
   /** A pending job was stored: queue it. Rejects with QueueUnavailableError when it cannot be queued. */

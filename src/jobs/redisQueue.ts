@@ -7,6 +7,7 @@
  */
 import { FlowProducer, Queue, type FlowJob, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { formatBytes } from '../util/bytes.js';
 import { collectResults } from './completion.js';
 import {
   JOBS_QUEUE,
@@ -24,7 +25,9 @@ import {
   type PartData,
   type PartProgress,
 } from './distributed.js';
+import { isOutOfDiskSpaceMessage } from './diskSpace.js';
 import { appendJobLog } from './jobLog.js';
+import { removePartialOutputs } from './partialOutputs.js';
 import { partWorkOf } from '../workflows/partWork.js';
 import { planParts, runsLast, type PartPlan, type SplitSettings } from './partPlan.js';
 import type { JobPaths } from './paths.js';
@@ -32,6 +35,7 @@ import { QueueUnavailableError, type JobQueue, type QueuedJob, type QueueStatus 
 import { CANCELLED_MESSAGE, workflowProgress, type SchedulerLogger } from './scheduler.js';
 import type { JobStore } from './store.js';
 import { workflowParamsOf, type JobRecord } from './types.js';
+import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
 
 /** Interval of the reconciliation rounds [ms]. */
 const RECONCILE_INTERVAL_MS = 1000;
@@ -46,11 +50,16 @@ export interface RedisJobQueueOptions {
   readonly logger?: SchedulerLogger;
 }
 
+/** The parts of a job of `type` with `params` on a DEM of `cells` cells. */
+function planOf(type: WorkflowType, params: Pick<WorkflowParams, 'start_year' | 'end_year'>, cells: number, split: SplitSettings): PartPlan[] {
+  const { start_year: start, end_year: end } = params;
+  const years = type === 'eemt' && start !== undefined && end !== undefined ? end - start + 1 : 1;
+  return planParts(type, cells, split, years);
+}
+
 /** The parts of `job` on a DEM of `cells` cells. */
 function partsOf(job: JobRecord, cells: number, split: SplitSettings): PartPlan[] {
-  const { start_year: start, end_year: end } = workflowParamsOf(job);
-  const years = start !== undefined && end !== undefined ? end - start + 1 : 1;
-  return planParts(job.workflow_type, cells, split, years);
+  return planOf(job.workflow_type, workflowParamsOf(job), cells, split);
 }
 
 /**
@@ -71,6 +80,7 @@ function flowOf(job: JobRecord, parts: readonly PartPlan[]): FlowJob {
       params: workflowParamsOf(job),
       part: { name: part.name, ...partWorkOf(part), ...(children && helpers.length > 0 ? { helpers } : {}) },
       ...(climate?.type === 'user' ? { climateFileName: climate.archive.name } : {}),
+      ...(job.output_estimate_bytes !== null ? { outputEstimateBytes: job.output_estimate_bytes } : {}),
     };
     return { name: part.name, queueName: PARTS_QUEUE, data, opts: partJobOptions(job.id, part.name), ...(children ? { children } : {}) };
   };
@@ -80,12 +90,15 @@ function flowOf(job: JobRecord, parts: readonly PartPlan[]): FlowJob {
   return { name: 'assemble', queueName: JOBS_QUEUE, data: parent, opts: { jobId: job.id, ...keep }, children };
 }
 
+/** A job whose part's workers stopped too often: it was interrupted. */
+const STALLED_MESSAGE = `The workers running a part of the job stopped (killed or restarted) ${MAX_STALLED_COUNT + 1} times; please resubmit it`;
+/** A running job Redis no longer has. */
+const LOST_MESSAGE = 'The job was lost by the job queue (Redis restarted without its data); please resubmit it';
+
 /** The user's message for a part that failed. */
 function failureMessage(reason: string | undefined): string {
   if (!reason) return 'A part of the job failed on its worker';
-  if (/stalled more than allowable limit/i.test(reason)) {
-    return `The workers running a part of the job stopped (killed or restarted) ${MAX_STALLED_COUNT + 1} times; please resubmit it`;
-  }
+  if (/stalled more than allowable limit/i.test(reason)) return STALLED_MESSAGE;
   return reason;
 }
 
@@ -160,6 +173,11 @@ export class RedisJobQueue implements JobQueue {
 
   async runnableProblem(): Promise<string | null> {
     return null;
+  }
+
+  /** A job split into tile slices keeps their tiles beside its products until it is complete. */
+  splitsIntoSlices(type: WorkflowType, cells: number, params: Pick<WorkflowParams, 'start_year' | 'end_year'>): boolean {
+    return planOf(type, params, cells, this.split).some((part) => part.tileSlice !== undefined);
   }
 
   async enqueue(queued?: QueuedJob): Promise<void> {
@@ -269,7 +287,8 @@ export class RedisJobQueue implements JobQueue {
       return false;
     }
     if (state === 'failed') {
-      this.store.fail(job.id, await this.failedPartReason(parent));
+      const reason = await this.failedPartReason(parent);
+      if (this.store.fail(job.id, reason) && (isOutOfDiskSpaceMessage(reason) || reason === STALLED_MESSAGE)) this.dropPartialOutputs(job.id, reason);
       return false;
     }
     let fraction = 0;
@@ -309,7 +328,20 @@ export class RedisJobQueue implements JobQueue {
       await this.flows.add(flowOf(job, partsOf(job, 0, this.split)));
       return;
     }
-    this.store.fail(job.id, 'The job was lost by the job queue (Redis restarted without its data); please resubmit it');
+    if (this.store.fail(job.id, LOST_MESSAGE)) this.dropPartialOutputs(job.id, LOST_MESSAGE);
+  }
+
+  /**
+   * A job that failed for want of disk space, or was interrupted (its workers stopped, or Redis lost it): its other
+   * parts are stopped (as for a cancel) and its partial outputs removed once none of them runs any more (at once
+   * when none does), so that the space is free for the next job.
+   */
+  private dropPartialOutputs(id: string, why: string): void {
+    void (async () => {
+      await this.withdraw(id, WITHDRAW_ATTEMPTS).catch((error: unknown) => this.logger.error(`job ${id}: stopping its parts: ${errorText(error)}`));
+      const freed = await removePartialOutputs(this.paths, id);
+      await appendJobLog(this.paths.logPath(id), [`${why}: partial outputs removed (${formatBytes(freed)})`]);
+    })();
   }
 
   private async failedPartReason(parent: Job<AssembleData>): Promise<string> {

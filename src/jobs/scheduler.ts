@@ -6,12 +6,15 @@
  * own progress mapped linearly, 90–100 collecting the results; 100 only when the job has completed.
  */
 import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { JOB_LOG_FLAGS } from './jobLog.js';
+import { appendJobLog, JOB_LOG_FLAGS } from './jobLog.js';
 import { rm } from 'node:fs/promises';
+import { formatBytes } from '../util/bytes.js';
 import type { ChildMessage } from '../runtime/protocol.js';
 import type { JobExit, JobRuntime, RunningJob } from '../runtime/types.js';
 import type { JobQueue, QueueStatus } from './queue.js';
 import { collectResults } from './completion.js';
+import { diskSpaceProblem, fullestFolder, isDiskFullCode, isDiskFullError, outOfDiskSpaceMessage } from './diskSpace.js';
+import { removePartialOutputs } from './partialOutputs.js';
 import type { JobPaths } from './paths.js';
 import type { JobStore } from './store.js';
 import { workflowParamsOf, type JobRecord } from './types.js';
@@ -71,16 +74,25 @@ export class JobScheduler implements JobQueue {
   }
 
   /**
-   * Start-up: jobs left `running` by a previous service process fail with a clear message (and whatever of
-   * them still runs in the runtime, such as a container, is removed); pending jobs are resumed. Returns the
-   * ids of the interrupted jobs.
+   * Start-up: jobs left `running` by a previous service process fail with a clear message, whatever of them still
+   * runs in the runtime (such as a container) is removed, and so are their partial outputs (`partialOutputs.ts`);
+   * then pending jobs are resumed. Resolves with the ids of the interrupted jobs.
    */
-  start(): string[] {
+  async start(): Promise<string[]> {
     const interrupted = this.store.failInterrupted(INTERRUPTED_MESSAGE);
     for (const id of interrupted) this.logger.info(`job ${id} was running when the service stopped; marked failed`);
-    if (interrupted.length > 0) void this.runtime.discard?.(interrupted);
+    if (interrupted.length > 0) await this.runtime.discard?.(interrupted);
+    for (const id of interrupted) await this.dropPartialOutputs(id, 'interrupted');
     this.pump();
     return interrupted;
+  }
+
+  /** Removes the partial outputs of job `id`, which failed (`why`), and says so in its log. */
+  private async dropPartialOutputs(id: string, why: string): Promise<void> {
+    const freed = await removePartialOutputs(this.paths, id);
+    const line = `${why}: partial outputs removed (${formatBytes(freed)})`;
+    this.logger.info(`job ${id}: ${line}`);
+    await appendJobLog(this.paths.logPath(id), [line]);
   }
 
   /** Ids of the jobs currently running. */
@@ -144,7 +156,17 @@ export class JobScheduler implements JobQueue {
 
     let done: Extract<ChildMessage, { type: 'done' }> | null = null;
     let error: string | null = null;
+    let diskFull = false;
     try {
+      if (job.output_estimate_bytes !== null) {
+        // the free space has changed since the submission (other jobs wrote their outputs)
+        const noSpace = await diskSpaceProblem({ store: this.store, paths: this.paths }, { id, estimateBytes: job.output_estimate_bytes }, { queued: false });
+        if (noSpace) {
+          write(noSpace);
+          this.store.fail(id, noSpace);
+          return;
+        }
+      }
       const params = workflowParamsOf(job);
       const usesClimateFile = job.parameters.climate_source?.type === 'user';
       active.handle = await this.runtime.start(
@@ -177,6 +199,7 @@ export class JobScheduler implements JobQueue {
                 break;
               case 'error':
                 error = message.message;
+                diskFull ||= isDiskFullCode(message.code);
                 write(`error: ${message.message}`);
                 break;
             }
@@ -193,15 +216,34 @@ export class JobScheduler implements JobQueue {
         await collectResults(this.store, this.paths, id, write);
         return;
       }
+      if (diskFull) {
+        await this.failOutOfSpace(job);
+        return;
+      }
       this.store.fail(id, error ?? exit.lost ?? this.exitMessage(exit));
     } catch (failure) {
       const message = failure instanceof Error ? failure.message : String(failure);
       write(`failed to run: ${message}`);
-      this.store.fail(id, `Container execution failed: ${message}`);
+      if (isDiskFullError(failure) && !active.cancelled) await this.failOutOfSpace(job);
+      else this.store.fail(id, `Container execution failed: ${message}`);
     } finally {
       await rm(this.paths.tempDir(id), { recursive: true, force: true }).catch(() => undefined);
       await new Promise<void>((resolve) => log.end(() => resolve()));
     }
+  }
+
+  /**
+   * A job whose writes found the disk full: the folder it filled (results or scratch, or the cache of an eemt job
+   * that downloads) is named with its free space at that moment, its partial outputs are removed at once — so the
+   * next job finds the space again — and then it fails with `Out of disk space in <folder> (<free> free)`.
+   */
+  private async failOutOfSpace(job: JobRecord): Promise<void> {
+    const { dirs } = this.paths;
+    const folders = [dirs.resultsDir, dirs.tempDir, ...(job.workflow_type === 'eemt' ? [dirs.cacheDir] : [])];
+    const full = (await fullestFolder(folders)) ?? { path: dirs.resultsDir, freeBytes: 0 };
+    const message = outOfDiskSpaceMessage(full);
+    await this.dropPartialOutputs(job.id, message);
+    this.store.fail(job.id, message);
   }
 
   private exitMessage({ code, signal, outOfMemory }: JobExit): string {
@@ -232,15 +274,21 @@ export class JobScheduler implements JobQueue {
     while (this.finished.size > 0) await Promise.allSettled([...this.finished]);
   }
 
-  /** Shutdown: starts nothing more; running jobs are stopped and fail with the interruption message. */
+  /**
+   * Shutdown: starts nothing more; running jobs are stopped and fail with the interruption message, and their
+   * partial outputs are removed.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    const interrupted: string[] = [];
     for (const active of this.active.values()) {
       if (this.store.fail(active.id, INTERRUPTED_MESSAGE)) {
         active.cancelled = true;
         active.handle?.kill();
+        interrupted.push(active.id);
       }
     }
     await this.idle();
+    for (const id of interrupted) await this.dropPartialOutputs(id, 'interrupted');
   }
 }

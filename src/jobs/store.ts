@@ -37,6 +37,8 @@ export const MIGRATIONS: readonly string[] = [
   // updated_at is the time of the last change.
   `ALTER TABLE jobs ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;
    ALTER TABLE jobs ADD COLUMN updated_at TEXT;`,
+  // The estimate of a job's outputs at submission [bytes], checked against the free space again when it starts.
+  `ALTER TABLE jobs ADD COLUMN output_estimate_bytes INTEGER;`,
   // The STAC catalogue's index: each Item of a completed job with its bounding box (WGS 84 degrees) and times
   // (ms since the epoch), so that pages and searches are SQL queries. rank orders a job's Items (0 = its own).
   // stac_indexed_at: when the job's Items were indexed (also when it has none).
@@ -79,6 +81,7 @@ interface JobRow {
   data_deleted_at: string | null;
   revision: number;
   updated_at: string | null;
+  output_estimate_bytes: number | null;
 }
 
 function toRecord(row: JobRow): JobRecord {
@@ -90,7 +93,7 @@ function toRecord(row: JobRow): JobRecord {
 }
 
 const COLUMNS =
-  'id, workflow_type, status, created_at, started_at, completed_at, parameters, dem_filename, error_message, progress, progress_message, runtime, data_deleted_at, revision, updated_at';
+  'id, workflow_type, status, created_at, started_at, completed_at, parameters, dem_filename, error_message, progress, progress_message, runtime, data_deleted_at, revision, updated_at, output_estimate_bytes';
 
 /** An Item of the STAC catalogue's index (see the migration of stac_items). */
 export interface StacItemRow {
@@ -235,10 +238,10 @@ export class JobStore {
   create(job: NewJob): JobRecord {
     this.db
       .prepare(
-        `INSERT INTO jobs (id, workflow_type, status, created_at, parameters, dem_filename, progress)
-         VALUES (?, ?, 'pending', ?, ?, ?, 0)`,
+        `INSERT INTO jobs (id, workflow_type, status, created_at, parameters, dem_filename, progress, output_estimate_bytes)
+         VALUES (?, ?, 'pending', ?, ?, ?, 0, ?)`,
       )
-      .run(job.id, job.workflow_type, this.timestamp(), JSON.stringify(job.parameters), job.dem_filename);
+      .run(job.id, job.workflow_type, this.timestamp(), JSON.stringify(job.parameters), job.dem_filename, job.output_estimate_bytes ?? null);
     this.changed(job.id);
     return this.get(job.id)!;
   }

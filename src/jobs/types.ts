@@ -34,6 +34,8 @@ export interface JobRecord {
   readonly revision: number;
   /** When the record last changed (ISO 8601 UTC); the latest of its timestamps for records from before it was kept. */
   readonly updated_at: string;
+  /** Estimate of the job's outputs made at submission [bytes] (`workflows/outputSize.ts`); null for jobs from before it was kept. */
+  readonly output_estimate_bytes: number | null;
 }
 
 /** The workflow parameters of `job` (the years only for eemt jobs). */
@@ -53,12 +55,14 @@ export interface NewJob {
   readonly workflow_type: WorkflowType;
   readonly parameters: JobParameters;
   readonly dem_filename: string;
+  /** Estimate of its outputs [bytes], when known. */
+  readonly output_estimate_bytes?: number | null;
 }
 
 /** Error meant for the API client: `status` is the HTTP status, `detail` the message. */
 export class JobError extends Error {
   constructor(
-    readonly status: 400 | 404 | 422 | 500,
+    readonly status: 400 | 404 | 422 | 500 | 507,
     readonly detail: string,
   ) {
     super(detail);

@@ -15,7 +15,8 @@ import { promisify } from 'node:util';
 import { inflate, inflateSync } from 'node:zlib';
 import { BLOCK_LEADER_BYTES, BLOCK_TRAILER_BYTES, cogDirectory, writeBlockFraming } from './cogLayout.js';
 import { decodeFloatPredictorRows } from './floatPredictor.js';
-import { OverviewPyramid, type BandStatistics } from './overviews.js';
+import { OverviewPyramid } from './overviews.js';
+import type { BandStatistics } from './statistics.js';
 import type { TiffTag } from './tiffLayout.js';
 import { overviewTags, tileEncoder, type RasterTiling, type TileCompression } from './writeGeoTiff.js';
 

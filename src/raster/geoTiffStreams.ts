@@ -19,7 +19,7 @@ import { closeSync, constants, openSync, renameSync } from 'node:fs';
 import { access, mkdir, open, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { writeAllAt, writeCogFromMemory, writeCogFromTiles, type TileSource } from './cogFile.js';
-import type { BandStatistics } from './overviews.js';
+import { bandStatistics, mergeStatistics, NO_CELLS, type BandStatistics, type PartialStatistics } from './statistics.js';
 import type { GridSpec } from './types.js';
 import { float32GeoTiffTags, rasterTiling, tileCompression, type Float32GeoTiffOptions, type RasterTiling } from './writeGeoTiff.js';
 
@@ -44,6 +44,8 @@ export interface CogAssemblyJob {
   readonly grid: GridSpec;
   readonly options: StreamedGeoTiffOptions;
   readonly wholeReadBytes?: number;
+  /** The band statistics gathered from the tiles, when every tile brought its own (maps with overviews get them from the pyramid). */
+  readonly statistics?: BandStatistics | null;
 }
 
 /** Assembles the COG of a job and renames it to its final name; resolves with the bytes written. */
@@ -56,7 +58,7 @@ export type CogAssembler = (job: CogAssemblyJob) => Promise<number>;
 export async function assembleCog(job: CogAssemblyJob): Promise<number> {
   const { target, path, source, grid, options, wholeReadBytes } = job;
   const cogOptions = {
-    tags: (statistics: BandStatistics | null) => float32GeoTiffTags(grid, source.tiling, { ...options, statistics }),
+    tags: (statistics: BandStatistics | null) => float32GeoTiffTags(grid, source.tiling, { ...options, statistics: statistics ?? job.statistics ?? null }),
     compression: OVERVIEW_COMPRESSION,
     bigTiff: options.bigTiff ?? false,
     ...(wholeReadBytes === undefined ? {} : { wholeReadBytes }),
@@ -96,12 +98,18 @@ interface StreamedFile {
   end: number;
   queue: { tile: number; bytes: Uint8Array }[];
   state: 'open' | 'finished' | 'sealed';
+  /** Per tile, the statistics of its cells, when it brought them (merged in tile order: the same bytes whatever order tiles arrive in). */
+  readonly tileStatistics: (PartialStatistics | undefined)[];
 }
 
-/** The tiles a sealed file holds: its `.part` file and, per tile written, [tile index, offset, byte count]. */
+/**
+ * The tiles a sealed file holds: its `.part` file and, per tile written, [tile index, offset, byte count], and the
+ * tiles' statistics in the same order (null for a tile that came without them).
+ */
 export interface SealedTiles {
   readonly part: string;
   readonly tiles: readonly (readonly [number, number, number])[];
+  readonly statistics: readonly (PartialStatistics | null)[];
 }
 
 /** Statistics of what was written, for benchmarks. */
@@ -163,6 +171,7 @@ export class GeoTiffStreams {
       end: 0,
       queue: [],
       state: 'open',
+      tileStatistics: new Array<PartialStatistics | undefined>(tiling.count),
     };
     const folder = dirname(path);
     if (!this.folders.has(folder)) {
@@ -196,8 +205,11 @@ export class GeoTiffStreams {
     return this.file(id).tiling;
   }
 
-  /** Queues compressed tile `tile` (row-major tile index) of file `id`; flushes when the buffer is full. */
-  add(id: number, tile: number, bytes: Uint8Array): void {
+  /**
+   * Queues compressed tile `tile` (row-major tile index) of file `id`, with the statistics of its cells inside the
+   * raster when they are known; flushes when the buffer is full.
+   */
+  add(id: number, tile: number, bytes: Uint8Array, statistics?: PartialStatistics): void {
     this.checkUsable();
     const file = this.file(id);
     if (file.state !== 'open') throw new Error(`${file.path} is already finished`);
@@ -206,6 +218,7 @@ export class GeoTiffStreams {
     if (file.received[tile] === 1) throw new Error(`tile ${tile} of ${file.path} was written twice`);
     file.received[tile] = 1;
     file.receivedCount++;
+    if (statistics) file.tileStatistics[tile] = statistics;
     file.queue.push({ tile, bytes });
     this.queuedBytes += bytes.length;
     if (this.queuedBytes >= this.bufferBytes && !this.flushing) this.startFlush();
@@ -270,6 +283,7 @@ export class GeoTiffStreams {
           grid: file.grid,
           options: file.options,
           ...(this.wholeReadBytes === undefined ? {} : { wholeReadBytes: this.wholeReadBytes }),
+          ...fileStatistics(file),
         });
         this.bytesWritten += size; // (after the await: files are finished concurrently)
       } catch (error) {
@@ -295,8 +309,13 @@ export class GeoTiffStreams {
     if (file.end === 0) await this.timed(() => writeFile(file.part, new Uint8Array(0)));
     file.state = 'sealed';
     const tiles: [number, number, number][] = [];
-    for (let tile = 0; tile < file.received.length; tile++) if (file.received[tile] === 1) tiles.push([tile, file.offsets[tile]!, file.byteCounts[tile]!]);
-    return { part: file.part, tiles };
+    const statistics: (PartialStatistics | null)[] = [];
+    for (let tile = 0; tile < file.received.length; tile++) {
+      if (file.received[tile] !== 1) continue;
+      tiles.push([tile, file.offsets[tile]!, file.byteCounts[tile]!]);
+      statistics.push(file.tileStatistics[tile] ?? null);
+    }
+    return { part: file.part, tiles, statistics };
   }
 
   /** Finishes files `ids`, at most `maxOpenFiles` at a time; `onFinished` after each. */
@@ -397,6 +416,17 @@ export class GeoTiffStreams {
       if (--this.activeWrites === 0) this.writeSeconds += (performance.now() - this.writesSince) / 1000;
     }
   }
+}
+
+/** The band statistics of a file whose every tile brought its own, merged in tile order; {} otherwise. */
+function fileStatistics(file: StreamedFile): { statistics?: BandStatistics | null } {
+  let merged = NO_CELLS;
+  for (let tile = 0; tile < file.tiling.count; tile++) {
+    const statistics = file.tileStatistics[tile];
+    if (!statistics) return {};
+    merged = mergeStatistics(merged, statistics);
+  }
+  return { statistics: bandStatistics(merged) };
 }
 
 /** Empties the file's queue, giving its tiles consecutive places from byte `start` (offsets, byte counts); returns them in order and where they end. */

@@ -10,57 +10,7 @@
  * valid cells nor valid cells vanish at the edge of nodata.
  */
 import type { RasterTiling } from './rasterTiling.js';
-
-/**
- * Statistics of the valid cells of a band, as GDAL stores them in band metadata (STATISTICS_MINIMUM, …, which
- * `gdalinfo -stats` reports and GDAL's GetStatistics returns without reading the pixels); null when no cell
- * is valid. stddev is the population standard deviation; validPercent the share of valid cells [%].
- */
-export interface BandStatistics {
-  readonly minimum: number;
-  readonly maximum: number;
-  readonly mean: number;
-  readonly stddev: number;
-  readonly validPercent: number;
-}
-
-/** Accumulates BandStatistics row by row (sums in double, shifted by the first valid value for a stable variance). */
-export class StatisticsAccumulator {
-  private count = 0;
-  private cells = 0;
-  private min = Infinity;
-  private max = -Infinity;
-  private shift = NaN;
-  private sum = 0;
-  private sumSquares = 0;
-
-  add(row: ArrayLike<number>, length = row.length): void {
-    this.cells += length;
-    for (let i = 0; i < length; i++) {
-      const v = row[i]!;
-      if (v !== v) continue;
-      if (this.shift !== this.shift) this.shift = v;
-      if (v < this.min) this.min = v;
-      if (v > this.max) this.max = v;
-      const d = v - this.shift;
-      this.sum += d;
-      this.sumSquares += d * d;
-      this.count++;
-    }
-  }
-
-  result(): BandStatistics | null {
-    if (this.count === 0) return null;
-    const meanShifted = this.sum / this.count;
-    return {
-      minimum: this.min,
-      maximum: this.max,
-      mean: this.shift + meanShifted,
-      stddev: Math.sqrt(Math.max(0, this.sumSquares / this.count - meanShifted * meanShifted)),
-      validPercent: (100 * this.count) / this.cells,
-    };
-  }
-}
+import { StatisticsAccumulator, type BandStatistics } from './statistics.js';
 
 /** Compresses one tile of tileWidth × tileHeight values (NaN outside the raster); the array is reused after the call. */
 export type TileEncoder = (tile: Float32Array) => Buffer;

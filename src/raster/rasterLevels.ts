@@ -10,7 +10,7 @@
  */
 import type { FileHandle } from 'node:fs/promises';
 import { GeoTIFF, type GeoTIFFImage } from 'geotiff';
-import type { BandStatistics } from './overviews.js';
+import type { BandStatistics } from './statistics.js';
 import { assertTiffHeader } from './tiffProbe.js';
 import { inspectTiff, type TiffLimits } from './tiffStructure.js';
 import { fileHandleByteSource, fileHandleSource, parseNodata, readGrid, translateParseError } from './readGeoTiff.js';

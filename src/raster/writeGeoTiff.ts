@@ -2,7 +2,8 @@
  * Writing Float32 GeoTIFFs that GDAL reads back exactly, as Cloud Optimized GeoTIFFs (`cogLayout.ts`,
  * internal overviews from `overviews.ts` when a side is ≥ 512 cells): tiled, DEFLATE with the floating-point predictor
  * (TIFF Predictor 3), the source grid's georeferencing and GeoKeys, GDAL_NODATA "nan", and optional
- * GDAL_METADATA (a band description and dataset metadata items that `gdalinfo` lists).
+ * GDAL_METADATA: a band description, dataset metadata items that `gdalinfo` lists, the band's unit type (the
+ * `UNITS` item again, where GDAL, rasterio and rioxarray look for a unit) and its statistics.
  *
  * The DEFLATE setting was chosen by measurement (bench/encoding.mjs: real daily global and sunshine-hours
  * maps of mcn_10m, days 1, 80, 172 and 355, cut into the writer's tiles; one thread on the shared 2-core
@@ -31,7 +32,8 @@ import { encodeFloatPredictorRows } from './floatPredictor.js';
 import { encodeGeoKeyDirectory, GEO_ASCII_PARAMS_TAG, GEO_DOUBLE_PARAMS_TAG, GEO_KEY_DIRECTORY_TAG } from './geoKeys.js';
 import { assembleCog } from './cogLayout.js';
 import { tagsFromGeoTransform } from './georeference.js';
-import { OverviewPyramid, type BandStatistics } from './overviews.js';
+import { OverviewPyramid } from './overviews.js';
+import { bandStatistics, mergeStatistics, NO_CELLS, partialStatistics, type BandStatistics, type PartialStatistics } from './statistics.js';
 import type { RasterTiling } from './rasterTiling.js';
 import { TagType, type TiffTag } from './tiffLayout.js';
 import type { GridSpec } from './types.js';
@@ -52,9 +54,12 @@ export interface Float32GeoTiffOptions {
   readonly zlibStrategy?: 'rle' | 'default';
   /** Band description (gdalinfo: "Description = ..."). */
   readonly description?: string;
-  /** Band statistics written as GDAL's STATISTICS_* band metadata (the writers add them to maps with overviews). */
+  /** Band statistics written as GDAL's STATISTICS_* band metadata (the writers gather them for every map). */
   readonly statistics?: BandStatistics | null;
-  /** Dataset metadata items (gdalinfo: "Metadata: KEY=value"). */
+  /**
+   * Dataset metadata items (gdalinfo: "Metadata: KEY=value"). `UNITS` is also written as the band's unit type
+   * (gdalinfo: "Unit Type: …"; rasterio's `units`, rioxarray's `units` attribute).
+   */
   readonly metadata?: Readonly<Record<string, string>>;
   /** Write BigTIFF even when the file would fit in a classic TIFF (it is chosen automatically past 4 GB). */
   readonly bigTiff?: boolean;
@@ -94,7 +99,7 @@ export function encodeFloat32GeoTiff(grid: GridSpec, values: ArrayLike<number>, 
   }
   const tiling = rasterTiling(grid, options.tileSize);
   const compression = tileCompression(options);
-  const tiles = encodeTiles(values, tiling, compression);
+  const { tiles, statistics: tileStatistics } = encodeTiles(values, tiling, compression);
   const pyramid = new OverviewPyramid(tiling, tileEncoder(tiling, compression));
   if (pyramid.hasLevels) {
     const row = new Float32Array(width);
@@ -104,7 +109,9 @@ export function encodeFloat32GeoTiff(grid: GridSpec, values: ArrayLike<number>, 
     }
   }
   const overviews = pyramid.finish().map((level) => ({ tags: overviewTags(level.tiling), blocks: level.tiles }));
-  const tags = float32GeoTiffTags(grid, tiling, { ...options, statistics: pyramid.statistics() });
+  // a map without overviews gets its statistics from its values (the pyramid gathers those of the others)
+  const statistics = pyramid.hasLevels ? pyramid.statistics() : bandStatistics(tileStatistics);
+  const tags = float32GeoTiffTags(grid, tiling, { ...options, statistics });
   return assembleCog([{ tags, blocks: tiles }, ...overviews], options.bigTiff ?? false);
 }
 
@@ -205,12 +212,16 @@ function roundUpTo16(n: number): number {
   return Math.ceil(n / 16) * 16;
 }
 
-/** Compressed tiles in row-major tile order; edge tiles are padded with NaN. */
-function encodeTiles(values: ArrayLike<number>, tiling: RasterTiling, compression: TileCompression): Buffer[] {
+/**
+ * Compressed tiles in row-major tile order (edge tiles are padded with NaN), and the statistics of the Float32
+ * values stored, merged tile by tile in that order (as a map written tile by tile gets them: geoTiffStreams.ts).
+ */
+function encodeTiles(values: ArrayLike<number>, tiling: RasterTiling, compression: TileCompression): { tiles: Buffer[]; statistics: PartialStatistics } {
   const { width, height, tileWidth, tileHeight } = tiling;
   const tile = new Float32Array(tileWidth * tileHeight);
   const scratch = new Uint8Array(tile.byteLength);
   const out: Buffer[] = [];
+  let statistics = NO_CELLS;
   for (let ty = 0; ty < tiling.down; ty++) {
     for (let tx = 0; tx < tiling.across; tx++) {
       const col0 = tx * tileWidth;
@@ -227,10 +238,11 @@ function encodeTiles(values: ArrayLike<number>, tiling: RasterTiling, compressio
           for (let c = 0; c < cols; c++) tile[dst + c] = values[src + c]!;
         }
       }
+      statistics = mergeStatistics(statistics, partialStatistics(tile, cols, rows, tileWidth));
       out.push(encodeFloat32Tile(tile, tileWidth, tileHeight, compression, scratch));
     }
   }
-  return out;
+  return { tiles: out, statistics };
 }
 
 /** Tags of a Float32 GeoTIFF on `grid` with `tiling` (the block tables are added by the TIFF layout). */
@@ -285,7 +297,10 @@ function imageTags({ width, height, tileWidth, tileHeight }: Pick<RasterTiling, 
   ];
 }
 
-/** GDAL_METADATA XML with dataset items and the band-1 description, or null when there is nothing to say. */
+/** The dataset metadata item that is also the band's unit type. */
+export const UNITS_ITEM = 'UNITS';
+
+/** GDAL_METADATA XML with dataset items and band 1's description, unit type and statistics, or null when there is nothing to say. */
 export function gdalMetadataXml(
   description: string | undefined,
   metadata: Readonly<Record<string, string>> | undefined,
@@ -298,6 +313,8 @@ export function gdalMetadataXml(
   if (description !== undefined && description !== '') {
     items.push(`  <Item name="DESCRIPTION" sample="0" role="description">${escapeItemText(description)}</Item>`);
   }
+  const unit = metadata?.[UNITS_ITEM];
+  if (unit !== undefined && unit !== '') items.push(`  <Item name="UNITTYPE" sample="0" role="unittype">${escapeItemText(unit)}</Item>`);
   if (statistics !== null) {
     const { minimum, maximum, mean, stddev, validPercent } = statistics;
     const band = { MAXIMUM: maximum, MEAN: mean, MINIMUM: minimum, STDDEV: stddev, VALID_PERCENT: validPercent };

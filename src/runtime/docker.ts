@@ -8,7 +8,8 @@
  * its own output folder (`/job/output`), its job description (`/job/job.json`, read-only), the DEM's folder
  * (read-only at `/input`), scratch space (`/scratch`) and, for eemt, the climate cache (`/cache`). It runs as
  * the service's user, or as `nobody` (65534) when the service runs as root; its writable folders are then
- * handed to that user.
+ * handed to that user. The engine mounts the host paths at these fixed paths, so the folders above them may be
+ * closed to that user (a service in root's home or a `mktemp -d` folder).
  */
 import type Docker from 'dockerode';
 import { existsSync } from 'node:fs';

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { format } from 'node:util';
-import { explainedByMessage, runWorkflow } from '../workflows/index.js';
+import { diskFullCodeOf, explainedByMessage, runWorkflow } from '../workflows/index.js';
 import { partWorkOf } from '../workflows/partWork.js';
 import { encodeMessage, PARENT_PID_VARIABLE, type ChildJobSpec, type ChildMessage } from './protocol.js';
 
@@ -23,11 +23,15 @@ for (const method of ['log', 'info', 'debug', 'warn', 'error'] as const) {
   };
 }
 
-/** A message for the job's `error_message`: the error's own text, without a stack. */
+/**
+ * A message for the job's `error_message`: the error's own text, without a stack; with its code, which for a full
+ * disk is named even when the error came from a worker thread with its message only (the service acts on it).
+ */
 function describe(error: unknown): { message: string; code?: string } {
   if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return { message: error.message || error.name, ...(typeof code === 'string' ? { code } : {}) };
+    const own = (error as { code?: unknown }).code;
+    const code = diskFullCodeOf(error) ?? (typeof own === 'string' ? own : null);
+    return { message: error.message || error.name, ...(code !== null ? { code } : {}) };
   }
   return { message: String(error) };
 }

@@ -5,10 +5,12 @@
  * the job to uid 0 outside would give it. Inside its user namespace the job is uid 65534 as well.
  *
  * Running as that user, the job must be able to reach its folders: the service hands it its writable
- * folders (chown) and makes the DEM readable; the folders above them must be searchable by others.
+ * folders (chown) and makes the DEM and the job description readable. The folders above them need not be
+ * open to it: a folder it cannot search is replaced in the sandbox's view (`folderView.ts`).
  */
-import { chmod, chown, lchown, lstat, readdir, stat } from 'node:fs/promises';
-import { dirname, join, parse } from 'node:path';
+import type { Stats } from 'node:fs';
+import { chmod, lchown, lstat, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 export const JOB_UID = 65534;
 export const JOB_GID = 65534;
@@ -37,38 +39,11 @@ export async function makeReadable(file: string): Promise<void> {
   await chmod(file, 0o644);
 }
 
-/** Whether a user who is neither owner nor in the group may search (directory) or read (file) `path`. */
-function othersMay(mode: number, isDirectory: boolean): boolean {
-  return isDirectory ? (mode & 0o001) !== 0 : (mode & 0o004) !== 0;
-}
-
 /**
- * Why the job user cannot reach `paths`, or null: every folder on the way must be searchable by others
- * (or belong to the job user), and each path itself readable.
+ * Whether the job user (uid/gid 65534, no other group) may `search` (a folder) or `read` what `info`
+ * describes, by its mode bits: the owner's when it owns it, the group's when in its group, else the others'.
  */
-export async function unreachableForJobUser(paths: readonly string[]): Promise<string | null> {
-  const checked = new Set<string>();
-  for (const path of paths) {
-    const chain: string[] = [];
-    for (let p = path; ; p = dirname(p)) {
-      chain.push(p);
-      if (p === parse(p).root) break;
-    }
-    for (const p of chain.reverse()) {
-      if (checked.has(p)) continue;
-      checked.add(p);
-      let info;
-      try {
-        info = await stat(p);
-      } catch {
-        continue; // created later by the service or the job
-      }
-      if (info.uid === JOB_UID) continue;
-      const leaf = p === path;
-      if (!othersMay(info.mode, info.isDirectory() || !leaf)) {
-        return `the job user (uid ${JOB_UID}) cannot ${info.isDirectory() ? 'enter' : 'read'} ${p}; make it ${info.isDirectory() ? 'searchable (chmod o+x)' : 'readable (chmod o+r)'}`;
-      }
-    }
-  }
-  return null;
+export function jobUserMay(info: Stats, access: 'search' | 'read'): boolean {
+  const shift = info.uid === JOB_UID ? 6 : info.gid === JOB_GID ? 3 : 0;
+  return ((info.mode >> shift) & (access === 'search' ? 0o1 : 0o4)) !== 0;
 }

@@ -25,10 +25,14 @@ export interface DoneMessage {
   readonly seconds: number;
 }
 
-/** The workflow failed; `message` is meant for the user (it becomes the job's `error_message`). */
+/**
+ * The workflow failed; `message` is meant for the user (it becomes the job's `error_message`), except for a full disk:
+ * `code` ENOSPC or EDQUOT, for which the service names its own folder that filled up.
+ */
 export interface ErrorMessage {
   readonly type: 'error';
   readonly message: string;
+  /** The error's code (an errno code such as ENOSPC), when it has one. */
   readonly code?: string;
 }
 

@@ -102,6 +102,11 @@ export interface JobRuntime {
   readonly limits: RuntimeLimits;
   /** Null when jobs can be started, else the reason they cannot. */
   check(): Promise<string | null>;
+  /**
+   * Null, or why no job can ever run with this machine's setup until the operator changes it (a folder the
+   * job user cannot reach, code it cannot read); part of `check`. The service refuses to start on it.
+   */
+  setupProblem?(): Promise<string | null>;
   start(launch: JobLaunch, handlers: JobHandlers): Promise<RunningJob>;
   status(): Promise<RuntimeStatus>;
   /**
@@ -128,5 +133,16 @@ export class RuntimeUnavailableError extends Error {
   ) {
     super(reason);
     this.name = 'RuntimeUnavailableError';
+  }
+}
+
+/** The chosen runtime cannot run any job with this machine's setup (`JobRuntime.setupProblem`). */
+export class RuntimeSetupError extends Error {
+  constructor(
+    readonly runtime: RuntimeName,
+    reason: string,
+  ) {
+    super(`${runtime} runtime: ${reason}`);
+    this.name = 'RuntimeSetupError';
   }
 }

@@ -5,6 +5,7 @@
 import multipart from '@fastify/multipart';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
+import { dirname, resolve } from 'node:path';
 import type { CleanupService } from '../jobs/cleanup.js';
 import { DemChecker } from '../jobs/demCheck.js';
 import { StoreJobEvents, type JobEventSource } from '../jobs/events.js';
@@ -86,6 +87,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook('preClose', async () => streams.closeAll());
   const previews = new JobPreviews(paths);
   const catalogue = new StacCatalogue(store, paths);
+  const dataFolders = [
+    { name: 'uploads', path: paths.dirs.uploadDir },
+    { name: 'results', path: paths.dirs.resultsDir },
+    { name: 'temp', path: paths.dirs.tempDir },
+    { name: 'cache', path: paths.dirs.cacheDir },
+    { name: 'database', path: dirname(resolve(config.dbPath)) },
+  ];
 
   // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
   app.removeContentTypeParser('application/json');
@@ -142,7 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(previewRoutes, { store, previews });
     await scope.register(stacRoutes, { store, paths, catalogue });
     await scope.register(stacCatalogueRoutes, { prefix: '/stac', catalogue, apiPrefix: scope.prefix });
-    await scope.register(systemRoutes, { runtime, queue: scheduler, image: config.containerImage });
+    await scope.register(systemRoutes, { runtime, queue: scheduler, image: config.containerImage, folders: dataFolders });
     await scope.register(cleanupRoutes, { cleanup });
   };
   for (const prefix of API_PREFIXES) await app.register(api, { prefix, hide: prefix !== '/api' });

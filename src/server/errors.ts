@@ -96,7 +96,9 @@ function describeError(error: FastifyError, request: FastifyRequest, validationS
   }
   if (error instanceof HttpError || error instanceof JobError) {
     const status = error instanceof HttpError ? error.statusCode : error.status;
-    if (status >= 500) request.log.error({ err: error }, error.detail);
+    // a full disk is the operator's to know about, not a fault of the program (no stack)
+    if (status === 507) request.log.warn(error.detail);
+    else if (status >= 500) request.log.error({ err: error }, error.detail);
     return { status, detail: error.detail };
   }
   if (error.validation) return { status: validationStatus, detail: validationDetail(error) };

@@ -3,9 +3,11 @@
  * the port, recover jobs, serve; stop cleanly on SIGTERM or SIGINT.
  *
  * Exit codes: 0 after a clean stop; 2 when the service refuses to start and changed nothing (invalid setting,
- * data locked by another service, address in use); 1 for anything else.
+ * data locked by another service, a job runtime that cannot run any job with this machine's folders, address
+ * in use); 1 for anything else.
  */
 import { ServiceLockedError } from '../jobs/serviceLock.js';
+import { RuntimeSetupError } from '../runtime/types.js';
 import { ConfigError, configFromEnv } from './config.js';
 import pages from './pages/index.js';
 import { createService } from './service.js';
@@ -31,6 +33,7 @@ async function main(): Promise<void> {
         `${error.message}. Stop that service, or give this one its own EEMT_DB_PATH and data folders. Nothing was changed.`,
       );
     }
+    if (error instanceof RuntimeSetupError) throw new StartupRefusal(`no job could run: ${error.message}`);
     throw error;
   }
   const log = service.app.log;

@@ -82,6 +82,7 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
       image: config.containerImage,
       // What a sandboxed job must not see: every job's data and the job database.
       hiddenPaths: [paths.dirs.uploadDir, paths.dirs.resultsDir, paths.dirs.tempDir, dbPath, `${dbPath}-wal`, `${dbPath}-shm`],
+      jobFolders: Object.values(paths.dirs),
     });
     runtime = selected.runtime;
     runtimeNotes = selected.notes;
@@ -146,7 +147,7 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
       // Before any job starts: folders left by a crash (partial uploads, scratch space of interrupted jobs).
       const orphans = await cleanup.removeOrphans();
       if (orphans.length > 0) logger.info(`start-up: removed ${orphans.length} folders that belonged to no job: ${orphans.map((o) => o.path).join(', ')}`);
-      scheduler.start();
+      await scheduler.start();
       cleanup.startSchedule();
       startupDone();
       return address;

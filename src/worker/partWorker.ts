@@ -25,7 +25,10 @@ import {
   type PartProgress,
   type PartSpec,
 } from '../jobs/distributed.js';
+import { bytesNeeded, folderSpace, fullestFolder, isDiskFullCode, isDiskFullError, notEnoughSpaceMessage, outOfDiskSpaceMessage } from '../jobs/diskSpace.js';
+import { diskUsageBytes } from '../jobs/files.js';
 import { appendJobLog } from '../jobs/jobLog.js';
+import { removePartialOutputs } from '../jobs/partialOutputs.js';
 import type { JobPaths } from '../jobs/paths.js';
 import type { WorkerInfo } from '../jobs/queue.js';
 import { resultFiles } from '../jobs/results.js';
@@ -34,6 +37,7 @@ import type { ChildMessage } from '../runtime/protocol.js';
 import { isSplitPart, partWorkOf } from '../workflows/partWork.js';
 import { removeSolarSlices } from '../workflows/sol/slices.js';
 import { containerName, type JobExit, type JobLaunch, type JobRuntime, type RunningJob } from '../runtime/types.js';
+import { formatBytes } from '../util/bytes.js';
 
 /** How often a running part checks whether its job was cancelled [ms]. */
 const CANCEL_POLL_MS = 500;
@@ -216,6 +220,12 @@ export class PartWorker {
     this.active.set(bullId, active);
     const tempDir = join(paths.tempDir(jobId), part.name);
     const prefix = `[part ${part.name} on ${this.id}]`;
+    const noSpace = await this.diskSpaceProblem(job.data);
+    if (noSpace) {
+      this.active.delete(bullId);
+      await appendJobLog(paths.logPath(jobId), [`${prefix} ${noSpace}`]);
+      throw new UnrecoverableError(noSpace);
+    }
     await appendJobLog(paths.logPath(jobId), [`${prefix} started (${runtime.name} runtime${job.attemptsStarted > 1 ? `, attempt ${job.attemptsStarted}` : ''})`]);
     let lines: string[] = [];
     let progress: PartProgress = { fraction: 0, message: 'starting', runtime: runtime.name, host: hostname() };
@@ -231,11 +241,13 @@ export class PartWorker {
     };
     let done = false;
     let error: string | null = null;
+    let diskFull = false;
     const onMessage = (message: ChildMessage) => {
       if (message.type === 'progress') progress = { ...progress, fraction: Math.max(progress.fraction, message.fraction), message: message.message };
       else if (message.type === 'done') done = true;
       else if (message.type === 'error') {
         error = message.message;
+        diskFull ||= isDiskFullCode(message.code);
         lines.push(`${prefix} error: ${message.message}`);
       }
     };
@@ -258,7 +270,12 @@ export class PartWorker {
       void this.cancelled(jobId).then((yes) => yes && this.stop(bullId, 'the job was cancelled'));
     }, Math.min(CANCEL_POLL_MS, REPORT_INTERVAL_MS));
     try {
-      active.handle = await runtime.start(launch, { onMessage, onLog: (line) => lines.push(`${prefix} ${line}`) });
+      try {
+        active.handle = await runtime.start(launch, { onMessage, onLog: (line) => lines.push(`${prefix} ${line}`) });
+      } catch (failure) {
+        if (isDiskFullError(failure)) diskFull = true;
+        throw failure;
+      }
       if (active.stopReason) active.handle.kill();
       const exit = await active.handle.done;
       lines.push(`${prefix} job process exited (code ${exit.code}, signal ${exit.signal})`);
@@ -271,7 +288,10 @@ export class PartWorker {
         return { files: 1 };
       }
       // The workflow's own errors (bad input) would fail again elsewhere: no retry.
-      throw new UnrecoverableError(error ?? exitMessage(exit, runtime));
+      if (!diskFull) throw new UnrecoverableError(error ?? exitMessage(exit, runtime));
+    } catch (failure) {
+      // a part stopped (cancelled, or its lock lost) ends as it would have; a full disk is said as such
+      if (!diskFull || failure instanceof UnrecoverableError || active.stopReason) throw failure;
     } finally {
       clearInterval(timer);
       this.active.delete(bullId);
@@ -279,6 +299,33 @@ export class PartWorker {
       await rm(tempDir, { recursive: true, force: true }).catch(() => undefined);
       void this.beat();
     }
+    throw new UnrecoverableError(await this.outOfSpace(jobId, needsDaymet, prefix));
+  }
+
+  /**
+   * Why the part of `data` cannot start for want of space in the results folder (what its job has still to write,
+   * by its estimate, less what its output folder holds), or null.
+   */
+  private async diskSpaceProblem(data: PartData): Promise<string | null> {
+    if (data.outputEstimateBytes === undefined) return null;
+    const { paths } = this.options;
+    const space = await folderSpace(paths.dirs.resultsDir).catch(() => null);
+    if (!space) return null; // not judged: the part's own writes will say what is wrong
+    const needed = Math.max(0, bytesNeeded(data.outputEstimateBytes) - (await diskUsageBytes(paths.outputDir(data.jobId))));
+    return space.freeBytes >= needed ? null : notEnoughSpaceMessage(space, needed);
+  }
+
+  /**
+   * A part whose writes found the disk full: the folder it filled is named with its free space, and the job's partial
+   * outputs are removed at once (its other parts are stopped by the service); returns the job's failure message.
+   */
+  private async outOfSpace(jobId: string, usesCache: boolean, prefix: string): Promise<string> {
+    const { dirs } = this.options.paths;
+    const full = (await fullestFolder([dirs.resultsDir, dirs.tempDir, ...(usesCache ? [dirs.cacheDir] : [])])) ?? { path: dirs.resultsDir, freeBytes: 0 };
+    const message = outOfDiskSpaceMessage(full);
+    const freed = await removePartialOutputs(this.options.paths, jobId);
+    await appendJobLog(this.options.paths.logPath(jobId), [`${prefix} ${message}: partial outputs removed (${formatBytes(freed)})`]);
+    return message;
   }
 
   /** The parent of a job's parts: every part has finished; removes the tile slices and checks the job's outputs are there. */

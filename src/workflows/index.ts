@@ -21,7 +21,7 @@ export function workflowUnavailableReason(type: WorkflowType): string | null {
   }
 }
 
-export { WorkflowInputError, WorkflowUnavailableError, explainedByMessage } from './failures.js';
+export { WorkflowInputError, WorkflowUnavailableError, diskFullCodeOf, explainedByMessage } from './failures.js';
 
 /**
  * Checks what a workflow can check cheaply before a job is accepted, so a job never fails for it after

@@ -108,6 +108,36 @@ describe('job monitor page', () => {
     assert.deepEqual(errors, []);
   });
 
+  it('shows the size and free space of every data folder', async () => {
+    const storage = page.locator('#storage li');
+    await waitFor('the disk space', async () => (await storage.count()) === 5);
+    const { storage: folders } = (await (await fetch(`${svc.base}/api/system/status`)).json()) as {
+      storage: { name: string; path: string; free_bytes: number; total_bytes: number }[];
+    };
+    assert.deepEqual(await page.locator('#storage .storage-name').allTextContents(), ['uploads', 'results', 'temp', 'cache', 'database']);
+    assert.deepEqual(await page.locator('#storage .storage-path').allTextContents(), folders.map((f) => f.path));
+    for (const [k, folder] of folders.entries()) {
+      const item = storage.nth(k);
+      // the total as the API gives it, in the pages' units
+      const total = await page.evaluate((n) => {
+        let v = n / 1024;
+        const units = ['KB', 'MB', 'GB', 'TB'];
+        let i = 0;
+        while (v >= 1024 && i < units.length - 1) {
+          v /= 1024;
+          i++;
+        }
+        return `${v.toFixed(v < 10 ? 2 : 1)} ${units[i]}`;
+      }, folder.total_bytes);
+      assert.match((await item.locator('.storage-free').textContent())!, new RegExp(` free of ${total.replace('.', '\\.')}$`));
+      // the meter shows the share in use (others write to this disk meanwhile: within a percent)
+      const used = Number(await item.locator('meter').getAttribute('value'));
+      assert.ok(Math.abs(used - (1 - folder.free_bytes / folder.total_bytes)) < 0.01, `${folder.name}: ${used}`);
+      assert.match((await item.locator('meter').getAttribute('aria-label'))!, new RegExp(`^${folder.name}: \\d+ % used$`));
+    }
+    assert.deepEqual(errors, []);
+  });
+
   it('downloads the results of a completed job as a ZIP', async () => {
     const [download] = await Promise.all([page.waitForEvent('download'), row(completedId).getByRole('link', { name: /Download/ }).click()]);
     assert.equal(download.suggestedFilename(), `eemt_results_${completedId}.zip`);

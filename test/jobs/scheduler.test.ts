@@ -93,7 +93,7 @@ describe('job scheduler (real child processes)', () => {
     env.store.create({ id: waiting, workflow_type: 'sol', parameters: PARAMS, dem_filename: 'b.tif' });
 
     const restarted = new JobScheduler({ store: env.store, runtime: env.runtime, paths: env.paths, maxConcurrent: 2 });
-    assert.deepEqual(restarted.start(), [interrupted]);
+    assert.deepEqual(await restarted.start(), [interrupted]);
     assert.equal(env.store.get(interrupted)!.error_message, INTERRUPTED_MESSAGE);
     await waitFor(() => env.store.get(waiting)!.status === 'completed', 20_000, 'resumed job');
     await restarted.close();

@@ -140,6 +140,26 @@ describe('Cloud Optimized GeoTIFFs', () => {
     assert.deepEqual([computed.minimum, computed.maximum, computed.mean], [band.minimum, band.maximum, band.mean]);
   });
 
+  test('maps without overviews carry their statistics too, and UNITS is the band unit type', async () => {
+    const values = field(300, 211, 4);
+    const path = join(dir, 'small-stats.tif');
+    writeFloat32GeoTiffSync(path, gridOf(300, 211), values, { tileSize: 64, description: 'a small map', metadata: { UNITS: 'Wh m-2 day-1' } });
+    const info = await gdalinfoAsync(path);
+    assert.equal(info.bands[0]!.overviews?.length ?? 0, 0, 'no overviews');
+    const band = JSON.parse(gdal('gdalinfo', ['-json', path])).bands[0];
+    assert.equal(band.unit, 'Wh m-2 day-1');
+    assert.equal(band.description, 'a small map');
+    const valid = Array.from(values).filter((v) => !Number.isNaN(v));
+    const mean = valid.reduce((a, b) => a + b, 0) / valid.length;
+    const stddev = Math.sqrt(valid.reduce((a, b) => a + (b - mean) ** 2, 0) / valid.length);
+    const stored = (name: string) => Number(band.metadata[''][`STATISTICS_${name}`]);
+    assert.equal(stored('MINIMUM'), valid.reduce((a, b) => Math.min(a, b)));
+    assert.equal(stored('MAXIMUM'), valid.reduce((a, b) => Math.max(a, b)));
+    assert.ok(Math.abs(stored('MEAN') - mean) < 1e-9 * Math.abs(mean), `${stored('MEAN')} vs ${mean}`);
+    assert.ok(Math.abs(stored('STDDEV') - stddev) < 1e-6 * stddev, `${stored('STDDEV')} vs ${stddev}`);
+    assert.ok(Math.abs(stored('VALID_PERCENT') - (100 * valid.length) / values.length) < 1e-9);
+  });
+
   test('small rasters (no overviews) and BigTIFF are valid COGs too', async () => {
     const small = join(dir, 'small.tif');
     const dem = await readDem(FIXTURE_DEM);

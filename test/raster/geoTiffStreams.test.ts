@@ -7,6 +7,7 @@ import { GeoTiffStreams, assembleCog, type CogAssemblyJob } from '../../src/rast
 import { readDem, readRaster } from '../../src/raster/readGeoTiff.js';
 import type { GridSpec } from '../../src/raster/types.js';
 import { encodeFloat32GeoTiff, encodeFloat32Tile, rasterTiling, tileCompression, type RasterTiling } from '../../src/raster/writeGeoTiff.js';
+import { partialStatistics } from '../../src/raster/statistics.js';
 import { FIXTURE_DEM, gdalinfo, gdalRead, tempDir } from './gdal.js';
 
 let dir = '';
@@ -37,6 +38,15 @@ function tileOf(values: Float32Array, tiling: RasterTiling, t: number): Float32A
   return tile;
 }
 
+/** The statistics of tile `t`'s cells inside the raster, as the pipeline's workers send them with the tile. */
+function statsOf(values: Float32Array, tiling: RasterTiling, t: number) {
+  const col0 = (t % tiling.across) * tiling.tileWidth;
+  const row0 = Math.floor(t / tiling.across) * tiling.tileHeight;
+  const cols = Math.min(tiling.tileWidth, tiling.width - col0);
+  const rows = Math.min(tiling.tileHeight, tiling.height - row0);
+  return partialStatistics(tileOf(values, tiling, t), cols, rows, tiling.tileWidth);
+}
+
 function shuffled(n: number, seed: number): number[] {
   const order = Array.from({ length: n }, (_, i) => i);
   let s = seed;
@@ -55,7 +65,7 @@ test('tiles in row-major order and one flush give the same bytes as the one-shot
   const path = join(dir, 'same', 'a.tif');
   const id = await streams.create(path, grid, options);
   const tiling = streams.tiling(id);
-  for (let t = 0; t < tiling.count; t++) streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+  for (let t = 0; t < tiling.count; t++) streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression), statsOf(values, tiling, t));
   await streams.finish(id);
   assert.deepEqual(readFileSync(path), encodeFloat32GeoTiff(grid, values, options));
   assert.deepEqual(readdirSync(join(dir, 'same')), ['a.tif']);
@@ -72,7 +82,7 @@ test('the COG assembly can run elsewhere: its job is plain data (cloned as for a
   for (const [streams, path] of [[elsewhere, paths[0]!], [here, paths[1]!]] as const) {
     const id = await streams.create(path, grid, options);
     const tiling = streams.tiling(id);
-    for (const t of shuffled(tiling.count, 3)) streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+    for (const t of shuffled(tiling.count, 3)) streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression), statsOf(values, tiling, t));
     await streams.finish(id);
   }
   assert.equal(jobs.length, 1);
@@ -84,7 +94,7 @@ test('the COG assembly can run elsewhere: its job is plain data (cloned as for a
   const path = join(dir, 'failing', 'a.tif');
   const id = await failing.create(path, grid, options);
   const tiling = failing.tiling(id);
-  for (let t = 0; t < tiling.count; t++) failing.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+  for (let t = 0; t < tiling.count; t++) failing.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression), statsOf(values, tiling, t));
   await assert.rejects(failing.finish(id), /assembly worker lost/);
   await failing.abort();
   assert.deepEqual(readdirSync(join(dir, 'failing')), []);
@@ -103,7 +113,7 @@ test('a file whose tiles are all still queued is assembled from them in memory: 
     const id = await streams.create(path, grid, options);
     const tiling = streams.tiling(id);
     for (const t of shuffled(tiling.count, 5)) {
-      streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+      streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression), statsOf(values, tiling, t));
       await streams.ready();
     }
     // the .part file holds the tiles written so far (ready() waited for the flushes): in memory there is none
@@ -126,7 +136,7 @@ test('a COG assembled from memory over an assembly file holding more bytes is cu
     const path = join(dir, `stale-${stale}`, 'a.tif');
     const id = await streams.create(path, grid, { tileSize: 16 });
     const tiling = streams.tiling(id);
-    for (let t = 0; t < tiling.count; t++) streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+    for (let t = 0; t < tiling.count; t++) streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression), statsOf(values, tiling, t));
     streams.createAssemblyFile(id);
     if (stale > 0) writeFileSync(`${path}.cog.part`, Buffer.alloc(stale, 0xab));
     await streams.finish(id);
@@ -147,7 +157,7 @@ test('many files filled in shuffled tile order with small buffers: GDAL reads ev
   // tiles arrive tile-outer, file-inner (as the pipeline makes them), in a shuffled tile order
   for (const t of shuffled(tiling.count, 9)) {
     for (const [k, f] of files.entries()) {
-      streams.add(ids[k]!, t, encodeFloat32Tile(tileOf(f.values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+      streams.add(ids[k]!, t, encodeFloat32Tile(tileOf(f.values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression), statsOf(f.values, tiling, t));
     }
     await streams.ready();
   }
@@ -175,7 +185,7 @@ test('BigTIFF on request', async () => {
   const path = join(dir, 'big.tif');
   const id = await streams.create(path, grid, { tileSize: 64, bigTiff: true });
   const tiling = streams.tiling(id);
-  for (const t of shuffled(tiling.count, 3)) streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression));
+  for (const t of shuffled(tiling.count, 3)) streams.add(id, t, encodeFloat32Tile(tileOf(values, tiling, t), tiling.tileWidth, tiling.tileHeight, compression), statsOf(values, tiling, t));
   await streams.finish(id);
   assert.equal(readFileSync(path).readUInt16LE(2), 43);
   assert.ok(gdalRead(path, dir, 'Float32').every((v, i) => Object.is(v, values[i]!)));

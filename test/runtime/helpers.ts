@@ -16,10 +16,13 @@ export interface Layout {
   cleanup(): void;
 }
 
-export function makeLayout(): Layout {
+/**
+ * Data folders in a fresh temp folder: mode 0700 as `mkdtemp` makes it (closed to the job user, as root's home
+ * is), or `mode`.
+ */
+export function makeLayout(mode = 0o700): Layout {
   const root = mkdtempSync(join(tmpdir(), 'eemt-rt-'));
-  // As the service's data folders: searchable by the unprivileged job user (mkdtemp makes 0700).
-  chmodSync(root, 0o755);
+  chmodSync(root, mode);
   const layout = { root, uploads: join(root, 'uploads'), results: join(root, 'results'), temp: join(root, 'temp') };
   for (const dir of [layout.uploads, layout.results, layout.temp]) mkdirSync(dir, { recursive: true });
   return { ...layout, cleanup: () => rmSync(root, { recursive: true, force: true }) };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, statfsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BubblewrapRuntime } from '../../src/runtime/bubblewrap.js';
@@ -187,6 +187,22 @@ describe('HTTP API (stub job child in real processes)', () => {
     assert.ok(Array.isArray(status.container_stats.running_jobs));
     assert.ok(status.container_stats.system_stats.memory > 1024 ** 3, 'memory in bytes');
     assert.ok(status.container_stats.system_stats.cpus >= 1);
+    // the data folders with the size and free space of their file systems (others write to this disk meanwhile)
+    assert.deepEqual(
+      status.storage.map((f: { name: string; path: string }) => [f.name, f.path]),
+      [
+        ['uploads', svc.paths.dirs.uploadDir],
+        ['results', svc.paths.dirs.resultsDir],
+        ['temp', svc.paths.dirs.tempDir],
+        ['cache', svc.paths.dirs.cacheDir],
+        ['database', svc.root],
+      ],
+    );
+    for (const folder of status.storage as { path: string; free_bytes: number; total_bytes: number }[]) {
+      const fs = statfsSync(folder.path);
+      assert.equal(folder.total_bytes, fs.blocks * fs.bsize, folder.path);
+      assert.ok(Math.abs(folder.free_bytes - fs.bavail * fs.bsize) < 512 * 1024 ** 2, `${folder.path}: ${folder.free_bytes} free, statfs says ${fs.bavail * fs.bsize}`);
+    }
 
     const cs = (await getJson(`${svc.base}/api/cleanup/status`)).body;
     assert.deepEqual(Object.keys(cs).sort(), ['auto_cleanup_enabled', 'disk_usage', 'last_run', 'next_scheduled', 'retention_settings']);

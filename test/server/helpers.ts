@@ -1,6 +1,6 @@
 /** Builds the whole service in a temp folder (real SQLite file, real child processes) on a free port. */
 import type { FastifyServerOptions } from 'fastify';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
@@ -51,9 +51,8 @@ export async function startTestService(
     demChecker?: DemChecker;
   } = {},
 ): Promise<TestService> {
+  // (mode 0700, as mkdtemp makes it: sandboxed jobs reach their folders without its permissions loosened)
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'eemt-api-'));
-  // As a deployment's data folders: searchable by the unprivileged user sandboxed jobs run as.
-  chmodSync(root, 0o755);
   const config = testServiceConfig(root, options.env);
   const service = await createService(config, {
     ...(options.runtime ? { runtime: options.runtime(config) } : {}),

@@ -204,11 +204,12 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
         description:
           'sol and eemt run as jobs: 201 with the job\'s statusInfo and its URL in Location (asynchronous execution, whether or ' +
           'not `Prefer: respond-async` is sent). echo answers immediately with 200. The DEM is inline base64 (at most ' +
-          'EEMT_OGC_MAX_INLINE_MB and EEMT_MAX_UPLOAD_MB) and is checked like an upload.',
+          'EEMT_OGC_MAX_INLINE_MB and EEMT_MAX_UPLOAD_MB) and is checked like an upload; 507 when the job\'s outputs would ' +
+          'not fit in the results folder.',
         tags: ['ogc'],
         params: ProcessParams,
         body: ExecuteBody,
-        response: { 200: Open('results of echo'), 201: StatusInfo, 413: Exception, ...errors },
+        response: { 200: Open('results of echo'), 201: StatusInfo, 413: Exception, ...errors, 507: Exception },
       },
       bodyLimit: Math.ceil((Math.min(deps.maxInlineBytes, deps.maxUploadBytes) * 4) / 3) + 1024 * 1024,
     },
@@ -233,7 +234,7 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
         if ('bytes' in dem) await writeFile(paths.demPath(id), dem.bytes);
         else await downloadDem(dem.href, paths.demPath(id), { allow: deps.hrefAllow, maxBytes: deps.maxUploadBytes, timeoutMs: HREF_TIMEOUT_MS });
         const job = await admitJob(
-          { store, scheduler, runtime: deps.runtime, demChecker: deps.demChecker, logError: (message) => request.log.error(message) },
+          { store, scheduler, runtime: deps.runtime, paths, demChecker: deps.demChecker, logError: (message) => request.log.error(message) },
           paths.demPath(id),
           { id, type, parameters, demFilename: 'href' in dem ? (dem.href.split('/').pop() || 'dem.tif') : 'dem.tif' },
         );

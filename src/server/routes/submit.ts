@@ -153,12 +153,13 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
           'Uploads a DEM GeoTIFF (multipart/form-data) and queues a job. The DEM is checked by content: it must be a ' +
           'readable, georeferenced, single-band GeoTIFF. An eemt job may bring its own monthly climate grids ' +
           '(climate_file, a ZIP), checked with the same bounds: every grid present, a GeoTIFF, covering the DEM, in ' +
-          'the expected units; without one, the DEM must lie inside Daymet (North America). Rejected submissions ' +
-          'leave no job and no file behind.',
+          'the expected units; without one, the DEM must lie inside Daymet (North America). A job whose outputs ' +
+          '(estimated from the DEM\'s size) would not fit in the free space of the results folder is refused with 507. ' +
+          'Rejected submissions leave no job and no file behind.',
         tags: ['jobs'],
         consumes: ['multipart/form-data'],
         body: SubmitForm,
-        response: { 200: SubmitAck, 400: ErrorDetail, 408: ErrorDetail, 413: ErrorDetail, 422: ErrorDetail, 500: ErrorDetail, 503: ErrorDetail },
+        response: { 200: SubmitAck, 400: ErrorDetail, 408: ErrorDetail, 413: ErrorDetail, 422: ErrorDetail, 500: ErrorDetail, 503: ErrorDetail, 507: ErrorDetail },
       },
       // The multipart body is streamed and checked field by field below, against the same schemas.
       validatorCompiler: () => () => true,
@@ -210,7 +211,7 @@ export default async function submitRoutes(app: FastifyInstance, { store, schedu
         if (demFilename === null) badRequest('dem_file is required');
         const parameters = parseParameters(type, fields);
         await admitJob(
-          { store, scheduler, runtime, demChecker, logError: (message) => request.log.error(message) },
+          { store, scheduler, runtime, paths, demChecker, logError: (message) => request.log.error(message) },
           demPath,
           { id: jobId, type, parameters, demFilename, climate: climateFilename === null ? null : { path: climatePath, filename: climateFilename } },
         );

@@ -1,6 +1,10 @@
-/** GET /api/system/status: the job runtime and the machine it runs jobs on (or the workers, on the distributed queue). */
+/**
+ * GET /api/system/status: the job runtime and the machine it runs jobs on (or the workers, on the distributed queue),
+ * and the free space of the service's data folders.
+ */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { folderSpace } from '../../jobs/diskSpace.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { JobRuntime } from '../../runtime/types.js';
 
@@ -11,6 +15,34 @@ const Worker = Type.Object({
   running: Type.Integer({ description: 'Job parts it is running now' }),
   last_seen: Type.String({ description: 'Time of its last heartbeat (UTC)' }),
 });
+
+const StorageFolder = Type.Object({
+  name: Type.String({ description: 'uploads, results, temp, cache or database (the folder of the job database)' }),
+  path: Type.String({ description: 'The folder, as the service sees it' }),
+  free_bytes: Type.Union([Type.Integer(), Type.Null()], { description: 'Free space of its file system that the service may write [bytes]; null when it cannot be read' }),
+  total_bytes: Type.Union([Type.Integer(), Type.Null()], { description: 'Size of its file system [bytes]; null when it cannot be read' }),
+  error: Type.Optional(Type.String({ description: 'Why its space cannot be read (only then)' })),
+});
+
+/** A data folder of the service, by name. */
+export interface DataFolder {
+  readonly name: string;
+  readonly path: string;
+}
+
+/** The free and total space of each folder (an unreadable one with its error instead). */
+async function storageOf(folders: readonly DataFolder[]) {
+  return Promise.all(
+    folders.map(async ({ name, path }) => {
+      try {
+        const space = await folderSpace(path);
+        return { name, path, free_bytes: space.freeBytes, total_bytes: space.totalBytes };
+      } catch (error) {
+        return { name, path, free_bytes: null, total_bytes: null, error: error instanceof Error ? error.message : String(error) };
+      }
+    }),
+  );
+}
 
 export const SystemStatus = Type.Object({
   container_available: Type.Boolean({ description: 'Whether the job runtime (on the distributed queue: any live worker) can start jobs' }),
@@ -30,16 +62,22 @@ export const SystemStatus = Type.Object({
   isolated: Type.Boolean({ description: 'Whether jobs run isolated from the service (false for process)' }),
   workers: Type.Optional(Type.Array(Worker, { description: 'Live workers of the distributed queue (EEMT_REDIS_URL only)' })),
   error: Type.Optional(Type.String({ description: 'Why the runtime is not reachable (only when unavailable)' })),
+  storage: Type.Array(StorageFolder, {
+    description: 'Free space of the data folders (extension): uploads, results (job outputs: jobs are refused with 507 when theirs would not fit), temp, cache and database',
+  }),
 });
 
-export default async function systemRoutes(app: FastifyInstance, { runtime, queue, image }: { runtime: JobRuntime; queue: JobQueue; image: string }) {
+export default async function systemRoutes(
+  app: FastifyInstance,
+  { runtime, queue, image, folders }: { runtime: JobRuntime; queue: JobQueue; image: string; folders: readonly DataFolder[] },
+) {
   app.get(
     '/system/status',
     { schema: { summary: 'Runtime and system status', tags: ['system'], response: { 200: SystemStatus } } },
     async () => {
-      const status = await queue.status();
+      const [status, storage] = await Promise.all([queue.status(), storageOf(folders)]);
       const workers = status.workers?.map(({ id, host, cpus, running, last_seen }) => ({ id, host, cpus, running, last_seen }));
-      const base = { image_name: image, runtime: runtime.name, isolated: runtime.isolated, ...(workers ? { workers } : {}) };
+      const base = { image_name: image, runtime: runtime.name, isolated: runtime.isolated, ...(workers ? { workers } : {}), storage };
       if (!status.available) {
         const where = workers ? 'job queue' : `${runtime.name} runtime`;
         return { container_available: false, error: `${where} not reachable: ${status.error ?? 'unknown reason'}`, ...base };

@@ -1,5 +1,6 @@
 /** Messages between the `sol` pipeline and its worker threads. */
 import type { CogAssemblyJob } from '../../raster/geoTiffStreams.js';
+import type { PartialStatistics } from '../../raster/statistics.js';
 import type { TileCompression } from '../../raster/writeGeoTiff.js';
 import type { HorizonLayout, KernelParams } from '../../science/solar/dailyKernel.js';
 import type { TerrainModel } from '../../science/solar/terrainModel.js';
@@ -47,10 +48,16 @@ export interface TileTimings {
   readonly rawBytes: number;
 }
 
-/** A compute tile's products of one day or month: compressed GeoTIFF tiles. */
+/** A compressed GeoTIFF tile and the statistics of its cells (for the file's band statistics). */
+export interface EncodedTile {
+  readonly bytes: Uint8Array;
+  readonly statistics: PartialStatistics;
+}
+
+/** A compute tile's products of one day or month. */
 export type ProductTiles =
-  | { readonly type: 'day'; readonly day: number; readonly global: Uint8Array; readonly hours: Uint8Array }
-  | { readonly type: 'month'; readonly month: number; readonly global: Uint8Array; readonly flat: Uint8Array | null };
+  | { readonly type: 'day'; readonly day: number; readonly global: EncodedTile; readonly hours: EncodedTile }
+  | { readonly type: 'month'; readonly month: number; readonly global: EncodedTile; readonly flat: EncodedTile | null };
 
 /** Replies; the last one of a tile task is `tileDone`, of an assembly `assembled` (either may be `error`). */
 export type WorkerReply =

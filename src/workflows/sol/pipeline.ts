@@ -25,7 +25,7 @@ import { horizonLayoutFor, type BudgetSite } from '../../science/solar/horizonBu
 import { buildTerrainModel, type TerrainModel } from '../../science/solar/terrainModel.js';
 import { validateWorkflowParams } from '../params.js';
 import type { PhaseTimings, ProgressListener, WorkflowResult, WorkflowRun } from '../types.js';
-import type { TileTimings, WorkerSetup, WorkerTask } from './messages.js';
+import type { EncodedTile, TileTimings, WorkerSetup, WorkerTask } from './messages.js';
 import { checkedDays } from './days.js';
 import { checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from './plan.js';
 import {
@@ -203,8 +203,8 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   const finishEarly = bufferBytes !== undefined && !slice;
   const assembler = (job: CogAssemblyJob) => (job.source.tiles || computing ? assembleCog(job) : pool.assemble(job));
   const streams = new GeoTiffStreams({ assembler, ...(bufferBytes ? { bufferBytes } : {}) });
-  const add = (id: number, tile: number, bytes: Uint8Array) => {
-    streams.add(id, tile, bytes);
+  const add = (id: number, tile: number, { bytes, statistics }: EncodedTile) => {
+    streams.add(id, tile, bytes, statistics);
     // a file that cannot be written fails the run at once (finishProducts would meet the same promise)
     if (finishEarly && streams.isComplete(id)) streams.finish(id).catch((error: unknown) => pool.fail(error instanceof Error ? error : new Error(String(error))));
   };
@@ -401,7 +401,7 @@ async function sealProducts(streams: GeoTiffStreams, files: ProductFiles): Promi
   const products: SliceProduct[] = [];
   for (let k = 0; k < files.ids.length; k++) {
     const sealed = await streams.seal(files.ids[k]!);
-    products.push({ path: files.paths[k]!, description: files.tags[k]!.description, metadata: files.tags[k]!.metadata, tiles: sealed.tiles });
+    products.push({ path: files.paths[k]!, description: files.tags[k]!.description, metadata: files.tags[k]!.metadata, tiles: sealed.tiles, statistics: sealed.statistics });
   }
   return products;
 }

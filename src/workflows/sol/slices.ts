@@ -10,6 +10,7 @@
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { GeoTiffStreams, forEachLimited } from '../../raster/geoTiffStreams.js';
+import type { PartialStatistics } from '../../raster/statistics.js';
 import type { GridSpec } from '../../raster/types.js';
 import { MAX_TILE_SLICES } from '../partWork.js';
 import type { ProgressListener, TileSlice } from '../types.js';
@@ -72,6 +73,8 @@ export interface SliceProduct {
   readonly metadata: Readonly<Record<string, string>>;
   /** [tile index, offset in the part file, byte count] per tile the slice computed. */
   readonly tiles: readonly (readonly [number, number, number])[];
+  /** The statistics of those tiles' cells, in the same order (null: unknown; absent in manifests written before they were kept). */
+  readonly statistics?: readonly (PartialStatistics | null)[];
 }
 
 /** What a finished slice wrote. */
@@ -169,9 +172,11 @@ export async function assembleSolarYear(
       const id = await streams.create(join(outDir, product.path), grid, { tileSize: first.tileSize, description: product.description, metadata: product.metadata });
       for (const m of manifests) {
         const bytes = await readFile(slicePartPath(sliceFolder(outDir, m.slice), product.path));
-        for (const [tile, offset, length] of m.products[k]!.tiles) {
+        const { tiles, statistics } = m.products[k]!;
+        for (let t = 0; t < tiles.length; t++) {
+          const [tile, offset, length] = tiles[t]!;
           if (!(offset >= 0 && length > 0 && offset + length <= bytes.length)) throw new Error(`Tile slice ${m.slice.index + 1} of ${count}: tile ${tile} of ${product.path} lies outside its part file`);
-          streams.add(id, tile, bytes.subarray(offset, offset + length));
+          streams.add(id, tile, bytes.subarray(offset, offset + length), statistics?.[t] ?? undefined);
         }
         await streams.ready();
       }

@@ -7,8 +7,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { assembleCog } from '../../raster/geoTiffStreams.js';
 import { WasmTileEncoder, wasmEncodes } from '../../raster/tileEncoderWasm.js';
+import { NO_CELLS, partialStatistics } from '../../raster/statistics.js';
 import { encodeFloat32Tile } from '../../raster/writeGeoTiff.js';
-import type { ProductTiles, TileTimings, WorkerReply, WorkerSetup, WorkerStart, WorkerTask } from './messages.js';
+import type { EncodedTile, ProductTiles, TileTimings, WorkerReply, WorkerSetup, WorkerStart, WorkerTask } from './messages.js';
 import type { ComputeTile } from './plan.js';
 import { lastDayOfMonth, monthOfDay } from './products.js';
 import { KERNEL_DAY_BATCH } from '../../science/solar/dailyKernel.js';
@@ -40,10 +41,15 @@ let timings = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes:
 /** The compressed all-nodata tile, made once (tiles without a valid cell send copies of it). */
 let nodataTile: Uint8Array | null = null;
 
-/** Compresses a tile-local array of a `width` × `height` tile as a GeoTIFF tile (padded with NaN). */
-function encode(values: Float32Array, width: number, height: number, allNodata = false): Uint8Array {
-  if (allNodata && nodataTile) return nodataTile;
+/**
+ * Compresses a tile-local array of a `width` × `height` tile as a GeoTIFF tile (padded with NaN), with the
+ * statistics of its cells.
+ */
+function encode(values: Float32Array, width: number, height: number, allNodata = false): EncodedTile {
+  const cells = width * height;
+  if (allNodata && nodataTile) return { bytes: nodataTile, statistics: { ...NO_CELLS, cells } };
   const t0 = performance.now();
+  const statistics = allNodata ? { ...NO_CELLS, cells } : partialStatistics(values, width, height);
   let tile = values;
   if (width !== tileWidth || height !== tileHeight) {
     padded.fill(NaN);
@@ -55,7 +61,7 @@ function encode(values: Float32Array, width: number, height: number, allNodata =
   timings.rawBytes += tile.byteLength;
   if (allNodata) nodataTile = new Uint8Array(bytes);
   // (a buffer of its own until sendProducts copies it into the batch's)
-  return bytes;
+  return { bytes, statistics };
 }
 
 function send(reply: WorkerReply): void {
@@ -69,13 +75,13 @@ function send(reply: WorkerReply): void {
 function sendProducts(tile: number, products: ProductTiles[]): void {
   if (products.length === 0) return;
   let bytes = 0;
-  for (const p of products) bytes += p.global.length + (p.type === 'day' ? p.hours.length : (p.flat?.length ?? 0));
+  for (const p of products) bytes += p.global.bytes.length + (p.type === 'day' ? p.hours.bytes.length : (p.flat?.bytes.length ?? 0));
   const all = new Uint8Array(bytes);
   let at = 0;
-  const place = (tileBytes: Uint8Array): Uint8Array => {
+  const place = ({ bytes: tileBytes, statistics }: EncodedTile): EncodedTile => {
     all.set(tileBytes, at);
     at += tileBytes.length;
-    return all.subarray(at - tileBytes.length, at);
+    return { bytes: all.subarray(at - tileBytes.length, at), statistics };
   };
   const placed = products.map((p): ProductTiles => (p.type === 'day' ? { ...p, global: place(p.global), hours: place(p.hours) } : { ...p, global: place(p.global), flat: p.flat ? place(p.flat) : null }));
   port.postMessage({ type: 'products', tile, products: placed } satisfies WorkerReply, [all.buffer]);

@@ -153,6 +153,33 @@ test('a subset of days writes those days only, and monthly sums only for complet
   for (const h of hours) if (Number.isFinite(h)) assert.ok(Math.abs(h * 3 - Math.round(h * 3)) < 1e-4, `${h}`);
 });
 
+test('every product carries its unit type, description and statistics, equal to what GDAL computes from its pixels', async () => {
+  const out = join(work, 'band-metadata');
+  // 16-cell tiles: each file's statistics are merged from many tiles made on two threads
+  await runSolWorkflow({ demPath: join(fixtures, 'mcn_10m.tif'), outDir: out, params: { step: 60, linke_value: 3, albedo_value: 0.2, num_threads: 2 }, days: [...Array.from({ length: 31 }, (_, i) => i + 1), 172], tileSize: 16 });
+  for (const [path, unit] of [['global/daily/total_sun_day_172.tif', 'Wh m-2 day-1'], ['insol/daily/hours_sun_day_20.tif', 'h']] as const) {
+    const band = JSON.parse(execFileSync('gdalinfo', ['-json', join(out, path)], { encoding: 'utf8' })).bands[0];
+    assert.equal(band.unit, unit, path);
+    assert.match(band.description, /^Daily (global irradiation|sunshine hours), day \d+$/);
+    const stored = (name: string) => Number(band.metadata[''][`STATISTICS_${name}`]);
+    // GDAL computing them itself, on a copy without the stored items
+    const copy = join(work, 'band-metadata-copy.tif');
+    execFileSync('gdal_translate', ['-q', '-of', 'GTiff', join(out, path), copy]);
+    execFileSync('gdal_edit.py', ['-unsetstats', copy]);
+    const computedBand = JSON.parse(execFileSync('gdalinfo', ['-json', '-stats', copy], { encoding: 'utf8' })).bands[0];
+    rmSync(copy, { force: true });
+    rmSync(`${copy}.aux.xml`, { force: true });
+    const computed = (name: string) => Number(computedBand.metadata[''][`STATISTICS_${name}`]);
+    for (const name of ['MINIMUM', 'MAXIMUM', 'MEAN', 'STDDEV']) {
+      assert.ok(Math.abs(stored(name) - computed(name)) <= 1e-9 * Math.abs(computed(name)), `${path}: ${name} ${stored(name)} vs GDAL's ${computed(name)}`);
+    }
+    assert.ok(Math.abs(stored('VALID_PERCENT') - (100 * 48016) / 48108) < 1e-9, `${path}: ${stored('VALID_PERCENT')}`);
+  }
+  const month = JSON.parse(execFileSync('gdalinfo', ['-json', join(out, 'global/monthly/total_sun_jan_sum.tif')], { encoding: 'utf8' })).bands[0];
+  assert.equal(month.unit, 'Wh m-2 month-1');
+  assert.ok(Number(month.metadata[''].STATISTICS_MEAN) > 0);
+});
+
 test('a run takes the worker threads started ahead of it, and ends those it does not need, also when it fails', async () => {
   const days = [80, 172];
   const params = { step: 30, linke_value: 3, albedo_value: 0.2, num_threads: 1 };
