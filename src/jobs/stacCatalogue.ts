@@ -140,7 +140,17 @@ export class StacCatalogue {
       const item = itemOf(stac, kind);
       if (!item) return [];
       const [west, south, east, north] = item.bbox as [number, number, number, number];
-      return [{ item_id: stacItemId(job.id, kind), rank, bbox: [west, south, east, north] as const, datetime_ms: Date.parse(times.datetime), start_ms: ms(times.start_datetime), end_ms: ms(times.end_datetime) }];
+      return [
+        {
+          item_id: stacItemId(job.id, kind),
+          rank,
+          bbox: [west, south, east, north] as const,
+          geometry: JSON.stringify(item.geometry),
+          datetime_ms: Date.parse(times.datetime),
+          start_ms: ms(times.start_datetime),
+          end_ms: ms(times.end_datetime),
+        },
+      ];
     });
   }
 

@@ -1,10 +1,11 @@
 /**
  * Parameters of STAC API searches (Item Search `GET|POST /search`, and `GET /collections/{id}/items` of
- * OGC API – Features): bbox, datetime, collections, ids, limit and the paging token, from a query string or a
+ * OGC API – Features): bbox or intersects, datetime, collections, ids, limit and the paging token, from a query string or a
  * JSON body, checked so that every bad value is refused with a message naming it (JobError 400). Semantics
  * follow STAC API v1.0.0 item-search/README.md and implementation.md ("datetime Parameter Handling").
  */
 import { WORKFLOW_TYPES } from '../workflows/index.js';
+import { parseGeometry } from './stacGeometry.js';
 import type { StacItemQuery } from './store.js';
 import { JobError } from './types.js';
 
@@ -13,7 +14,7 @@ export const DEFAULT_LIMIT = 10;
 export const MAX_LIMIT = 100;
 
 /** Search parameters of extensions the catalogue does not implement: refused rather than ignored (the result would be wrong). */
-const UNSUPPORTED = ['intersects', 'filter', 'filter-lang', 'query', 'sortby'] as const;
+const UNSUPPORTED = ['filter', 'filter-lang', 'query', 'sortby'] as const;
 
 /** A parsed search: the index query and, for paging links, the parameters as a client would send them again. */
 export interface StacSearch {
@@ -45,6 +46,7 @@ export function searchFromQuery(query: Record<string, unknown>): StacSearch {
       datetime: text('datetime'),
       collections: list('collections'),
       ids: list('ids'),
+      intersects: text('intersects'),
       limit: limit === undefined ? undefined : /^\d+$/.test(limit) ? Number(limit) : limit,
       token: text('token'),
     },
@@ -62,9 +64,12 @@ export function searchFromBody(body: unknown): StacSearch {
 
 function parse(raw: Record<string, unknown>, names: readonly string[]): StacSearch {
   for (const name of UNSUPPORTED) {
-    if (names.includes(name)) bad(`${name} is not supported by this catalogue (search with bbox, datetime, collections, ids, limit)`);
+    if (names.includes(name)) bad(`${name} is not supported by this catalogue (search with bbox, intersects, datetime, collections, ids, limit)`);
   }
+  if (raw.bbox !== undefined && raw.intersects !== undefined) bad('Only one of bbox and intersects may be given');
   const bbox = raw.bbox === undefined ? undefined : parseBbox(raw.bbox);
+  const geometry = raw.intersects === undefined ? undefined : parseGeometry(raw.intersects);
+  const intersects = geometry && { geometry: JSON.stringify(geometry.geometry), bbox: geometry.bbox };
   const datetime = raw.datetime === undefined ? undefined : parseDatetime(raw.datetime);
   const collections = raw.collections === undefined ? undefined : parseStrings('collections', raw.collections);
   for (const id of collections ?? []) {
@@ -75,13 +80,14 @@ function parse(raw: Record<string, unknown>, names: readonly string[]): StacSear
   const after = raw.token === undefined ? undefined : parseToken(raw.token);
   const body = {
     ...(raw.bbox !== undefined ? { bbox: raw.bbox } : {}),
+    ...(geometry ? { intersects: geometry.geometry } : {}),
     ...(raw.datetime !== undefined ? { datetime: raw.datetime } : {}),
     ...(collections ? { collections } : {}),
     ...(ids ? { ids } : {}),
     limit,
   };
   return {
-    query: { ...(bbox ? { bbox } : {}), ...(datetime ? { datetime } : {}), ...(collections ? { collections } : {}), ...(ids ? { ids } : {}), limit, ...(after ? { after } : {}) },
+    query: { ...(bbox ? { bbox } : {}), ...(intersects ? { intersects } : {}), ...(datetime ? { datetime } : {}), ...(collections ? { collections } : {}), ...(ids ? { ids } : {}), limit, ...(after ? { after } : {}) },
     body,
   };
 }

@@ -5,6 +5,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { geometriesIntersect } from './stacGeometry.js';
 import type { JobParameters, JobRecord, JobStatus, NewJob } from './types.js';
 
 /** Schema migrations, applied in order; migration i brings the database to version i + 1. */
@@ -39,8 +40,8 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE jobs ADD COLUMN updated_at TEXT;`,
   // The estimate of a job's outputs at submission [bytes], checked against the free space again when it starts.
   `ALTER TABLE jobs ADD COLUMN output_estimate_bytes INTEGER;`,
-  // The STAC catalogue's index: each Item of a completed job with its bounding box (WGS 84 degrees) and times
-  // (ms since the epoch), so that pages and searches are SQL queries. rank orders a job's Items (0 = its own).
+  // The STAC catalogue's index: each Item of a completed job with its footprint (GeoJSON), bounding box (WGS 84
+  // degrees) and times (ms since the epoch), so that pages and searches are SQL queries. rank orders a job's Items (0 = its own).
   // stac_indexed_at: when the job's Items were indexed (also when it has none).
   `CREATE TABLE stac_items (
      item_id     TEXT PRIMARY KEY,
@@ -50,6 +51,7 @@ export const MIGRATIONS: readonly string[] = [
      south       REAL NOT NULL,
      east        REAL NOT NULL,
      north       REAL NOT NULL,
+     geometry    TEXT NOT NULL,
      datetime_ms INTEGER NOT NULL,
      start_ms    INTEGER,
      end_ms      INTEGER
@@ -101,6 +103,8 @@ export interface StacItemRow {
   readonly rank: number;
   /** [west, south, east, north] in degrees. */
   readonly bbox: readonly [number, number, number, number];
+  /** The footprint, GeoJSON text. */
+  readonly geometry: string;
   readonly datetime_ms: number;
   readonly start_ms: number | null;
   readonly end_ms: number | null;
@@ -113,6 +117,8 @@ export interface StacItemQuery {
   readonly ids?: readonly string[];
   /** [west, south, east, north]; west > east crosses the antimeridian. Items whose box intersects it. */
   readonly bbox?: readonly [number, number, number, number];
+  /** Items whose footprint intersects this geometry (GeoJSON text) with bounding box `bbox`. */
+  readonly intersects?: { readonly geometry: string; readonly bbox: readonly [number, number, number, number] };
   /** Items whose datetime, or start–end range, meets [from, to] (ms; null = open). */
   readonly datetime?: { readonly from: number | null; readonly to: number | null };
   readonly limit: number;
@@ -143,12 +149,20 @@ const STAC_ITEM_WHERE = `j.status = 'completed' AND j.data_deleted_at IS NULL
   AND (@ids IS NULL OR s.item_id IN (SELECT value FROM json_each(@ids)))
   AND (@west IS NULL OR (s.north >= @south AND s.south <= @north
        AND (CASE WHEN @west <= @east THEN s.east >= @west AND s.west <= @east ELSE s.east >= @west OR s.west <= @east END)))
+  AND (@geometry IS NULL OR (s.north >= @gSouth AND s.south <= @gNorth AND s.east >= @gWest AND s.west <= @gEast
+       AND stac_intersects(s.geometry, @geometry)))
   AND ((s.datetime_ms >= COALESCE(@from, s.datetime_ms) AND s.datetime_ms <= COALESCE(@to, s.datetime_ms))
        OR (s.start_ms IS NOT NULL AND s.end_ms >= COALESCE(@from, s.end_ms) AND s.start_ms <= COALESCE(@to, s.start_ms)))`;
 
 function stacItemParams(query: StacItemQuery): Record<string, unknown> {
   const [west, south, east, north] = query.bbox ?? [null, null, null, null];
+  const [gWest, gSouth, gEast, gNorth] = query.intersects?.bbox ?? [null, null, null, null];
   return {
+    geometry: query.intersects?.geometry ?? null,
+    gWest,
+    gSouth,
+    gEast,
+    gNorth,
     collections: query.collections ? JSON.stringify(query.collections) : null,
     ids: query.ids ? JSON.stringify(query.ids) : null,
     west,
@@ -184,6 +198,8 @@ export class JobStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     this.now = options.now ?? (() => new Date());
+    // Item Search's intersects: whether a footprint and the query geometry (GeoJSON texts) share a point
+    this.db.function('stac_intersects', { deterministic: true }, (a, b) => (geometriesIntersect(String(a), String(b)) ? 1 : 0));
     this.migrate();
   }
 
@@ -382,8 +398,8 @@ export class JobStore {
       if (marked === 0) return false;
       this.db.prepare('DELETE FROM stac_items WHERE job_id = ?').run(id);
       const insert = this.db.prepare(
-        `INSERT INTO stac_items (item_id, job_id, rank, west, south, east, north, datetime_ms, start_ms, end_ms)
-         VALUES (@item_id, @job_id, @rank, @west, @south, @east, @north, @datetime_ms, @start_ms, @end_ms)`,
+        `INSERT INTO stac_items (item_id, job_id, rank, west, south, east, north, geometry, datetime_ms, start_ms, end_ms)
+         VALUES (@item_id, @job_id, @rank, @west, @south, @east, @north, @geometry, @datetime_ms, @start_ms, @end_ms)`,
       );
       for (const { bbox, ...item } of items) {
         const [west, south, east, north] = bbox;

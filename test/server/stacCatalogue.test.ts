@@ -222,6 +222,61 @@ test('search by bbox: intersecting footprints, a point, the antimeridian, 3D box
   assert.deepEqual(ids(await page(`${stac}/collections/sol/items?bbox=-107,35,-106,36`)), itemIds(jobs.home));
 });
 
+/** Whether `point` lies inside the ring (ray casting), to check the catalogue's answers independently of its library. */
+function insideRing([x, y]: number[], ring: number[][]): boolean {
+  let inside = false;
+  for (let i = 0, j = ring.length - 1; i < ring.length; j = i++) {
+    const [xi, yi] = ring[i]!;
+    const [xj, yj] = ring[j]!;
+    if (yi! > y! !== yj! > y! && x! < ((xj! - xi!) * (y! - yi!)) / (yj! - yi!) + xi!) inside = !inside;
+  }
+  return inside;
+}
+
+test('search by intersects: points, lines, polygons and collections meet the footprints themselves, not their boxes', async () => {
+  const home = (await getJson(`${stac}/collections/sol/items/${jobs.home}`)).body;
+  const north = (await getJson(`${stac}/collections/sol/items/${jobs.north}`)).body;
+  const east = (await getJson(`${stac}/collections/sol/items/${jobs.east}`)).body;
+  const atHome = [jobs.climate, jobs.home].flatMap(itemIds);
+  const search = async (geometry: unknown) => ids(await page(`${stac}/search`, { intersects: geometry, limit: 100 }));
+  const centre = (item: any) => [(item.bbox[0] + item.bbox[2]) / 2, (item.bbox[1] + item.bbox[3]) / 2];
+
+  assert.deepEqual(await search({ type: 'Point', coordinates: centre(home) }), atHome);
+  // the footprint is a projected grid, turned in longitude/latitude: a corner of its box lies outside it
+  const ring: number[][] = home.geometry.coordinates[0];
+  const [w, s, e, n] = home.bbox;
+  const outside = [[w, s], [w, n], [e, s], [e, n]].find((c) => !insideRing(c, ring) && !ring.some((p) => Math.hypot(p[0]! - c[0]!, p[1]! - c[1]!) < 1e-7))!;
+  assert.ok(outside, 'a corner of the box outside the footprint');
+  assert.deepEqual(ids(await page(`${stac}/search?limit=100&bbox=${[...outside, ...outside].join(',')}`)), atHome, 'the box holds it');
+  assert.deepEqual(await search({ type: 'Point', coordinates: outside }), [], 'the footprint does not');
+
+  const [cx, cy] = centre(home);
+  assert.deepEqual(await search({ type: 'LineString', coordinates: [[cx!, cy! + 1], [cx!, cy! - 1]] }), atHome, 'a line across it');
+  assert.deepEqual(await search({ type: 'LineString', coordinates: [[cx! + 1, cy! + 1], [cx! + 1, cy! - 1]] }), [], 'a line beside it');
+  const around = (item: any, margin: number) => {
+    const [w, s, e, n] = item.bbox;
+    return [[[w - margin, s - margin], [e + margin, s - margin], [e + margin, n + margin], [w - margin, n + margin], [w - margin, s - margin]]];
+  };
+  assert.deepEqual(await search({ type: 'Polygon', coordinates: around(north, 0.01) }), itemIds(jobs.north));
+  assert.deepEqual(await search({ type: 'Polygon', coordinates: [...around(north, 1), ...around(north, 0.5)] }), [], 'a hole holding it');
+  assert.deepEqual(await search({ type: 'MultiPolygon', coordinates: [around(north, 0.01), around(east, 0.01)] }), [jobs.east, jobs.north].flatMap(itemIds));
+  assert.deepEqual(
+    await search({ type: 'GeometryCollection', geometries: [{ type: 'Point', coordinates: centre(home) }, { type: 'MultiPoint', coordinates: [centre(east)] }] }),
+    [jobs.east, jobs.climate, jobs.home].flatMap(itemIds),
+  );
+
+  // GET: the geometry as JSON text, kept by the next link
+  const geometry = JSON.stringify({ type: 'Polygon', coordinates: around(home, 0.01) });
+  const first = await page(`${stac}/search?limit=4&intersects=${encodeURIComponent(geometry)}`);
+  assert.deepEqual([ids(first), first.numberMatched], [atHome.slice(0, 4), 6]);
+  assert.equal(new URL(href(first, 'next')).searchParams.get('intersects'), geometry);
+  assert.deepEqual((await walk(`${stac}/search?limit=4&intersects=${encodeURIComponent(geometry)}`)).ids, atHome);
+  const posted = await page(`${stac}/search`, { intersects: JSON.parse(geometry), limit: 4 });
+  const next = posted.links.find((l: any) => l.rel === 'next');
+  assert.deepEqual(next.body.intersects, JSON.parse(geometry));
+  assertValid(schemas.errors(API_SCHEMAS.searchBody, next.body));
+});
+
 test('search by datetime: instants and intervals meet each Item’s datetime or its start–end range', async () => {
   const search = async (datetime: string) => ids(await page(`${stac}/search?limit=100&datetime=${encodeURIComponent(datetime)}`));
   assert.deepEqual(await search('2024-03-01T12:00:00Z'), itemIds(jobs.home));
@@ -288,7 +343,9 @@ test('bad search parameters are refused with 400 and a STAC API exception naming
     ['collections=landsat', /unknown collection "landsat"/],
     ['collections=', /collections must be a non-empty list/],
     ['token=xyz', /not a paging token/],
-    ['intersects=%7B%7D', /intersects is not supported/],
+    ['intersects=%7B%7D', /intersects: unknown geometry type/],
+    ['intersects=point', /intersects: not JSON/],
+    [`bbox=0,0,1,1&intersects=${encodeURIComponent('{"type":"Point","coordinates":[0,0]}')}`, /Only one of bbox and intersects/],
     ['sortby=-datetime', /sortby is not supported/],
   ];
   for (const [query, message] of cases) {
@@ -310,7 +367,11 @@ test('bad search parameters are refused with 400 and a STAC API exception naming
     [{ collections: 'sol' }, /collections must be a non-empty list/],
     [{ ids: [1] }, /ids must be a non-empty list/],
     [{ datetime: 2024 }, /datetime must be a string/],
-    [{ intersects: { type: 'Point', coordinates: [0, 0] } }, /intersects is not supported/],
+    [{ intersects: { type: 'Polygon', coordinates: [[[0, 0], [1, 0], [1, 1], [0, 0.5]]] } }, /intersects: a ring must end where it starts/],
+    [{ intersects: { type: 'Point', coordinates: [200, 0] } }, /intersects: position 200,0 is outside/],
+    [{ intersects: { type: 'LineString', coordinates: [[0, 0]] } }, /intersects: LineString needs at least 2 positions/],
+    [{ intersects: { type: 'Point', coordinates: ['0', 0] } }, /intersects: a position is 2 or 3 numbers/],
+    [{ intersects: { type: 'Circle', coordinates: [0, 0] } }, /intersects: unknown geometry type "Circle"/],
   ];
   for (const [body, message] of bodies) {
     const res = await getJson(`${stac}/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

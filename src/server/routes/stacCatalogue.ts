@@ -36,6 +36,7 @@ const SearchQuery = Type.Object({
   ...pagingQuery,
   collections: Type.Optional(Type.String({ description: 'Comma-separated collection ids (sol, eemt)' })),
   ids: Type.Optional(Type.String({ description: 'Comma-separated Item ids' })),
+  intersects: Type.Optional(Type.String({ description: 'A GeoJSON geometry (JSON text): Items whose footprint intersects it; not with bbox' })),
 });
 const CollectionParams = Type.Object({ collectionId: Type.String({ description: 'sol or eemt' }) });
 const ItemParams = Type.Object({ collectionId: Type.String({ description: 'sol or eemt' }), itemId: Type.String({ description: 'Item id' }) });
@@ -111,7 +112,7 @@ export default async function stacCatalogueRoutes(app: FastifyInstance, { catalo
     '/search',
     {
       schema: {
-        summary: 'Item Search (GET): bbox, datetime, collections, ids, limit',
+        summary: 'Item Search (GET): bbox or intersects, datetime, collections, ids, limit',
         tags,
         querystring: SearchQuery,
         produces: [STAC_ITEM_MEDIA_TYPE],
@@ -130,7 +131,8 @@ export default async function stacCatalogueRoutes(app: FastifyInstance, { catalo
       schema: {
         summary: 'Item Search (POST)',
         description:
-          'A JSON body {bbox, datetime, collections, ids, limit, token} (bbox, collections and ids as arrays, limit a number; ' +
+          'A JSON body {bbox or intersects, datetime, collections, ids, limit, token} (bbox, collections and ids as arrays, ' +
+          'intersects a GeoJSON geometry, limit a number; ' +
           'no body searches everything); the next page is a POST with the body of the next link.',
         tags,
         produces: [STAC_ITEM_MEDIA_TYPE],
