@@ -111,6 +111,18 @@ test('landing page, conformance and collections validate against STAC and STAC A
   assert.match(openapi.body.openapi, /^3\.0/);
   for (const path of ['/api/stac/', '/api/stac/search', '/api/stac/collections/{collectionId}/items']) assert.ok(openapi.body.paths[path], path);
 
+  // browser clients of other origins (STAC Browser) may read it and search by POST
+  assert.equal(res.headers.get('access-control-allow-origin'), '*');
+  const preflight = await fetch(`${stac}/search`, {
+    method: 'OPTIONS',
+    headers: { origin: 'https://browser.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+  });
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers.get('access-control-allow-origin'), '*');
+  assert.match(preflight.headers.get('access-control-allow-methods')!, /POST/);
+  assert.match(preflight.headers.get('access-control-allow-headers')!, /content-type/);
+  assert.equal((await fetch(`${svc.base}/api/jobs`)).headers.get('access-control-allow-origin'), null, 'only the catalogue');
+
   const collections = (await getJson(href(landing, 'data'))).body;
   assertValid(schemas.errors(API_SCHEMAS.collections, collections));
   assert.deepEqual(collections.collections.map((c: any) => c.id), ['sol', 'eemt']);

@@ -2,7 +2,10 @@
  * The STAC API catalogue of completed jobs (src/jobs/stacCatalogue.ts makes its documents), registered at
  * {API prefix}/stac: landing page, conformance, collections, their items (paged), single Items and Item
  * Search (GET and POST). Errors are STAC API exceptions {code, description} (with the service's `detail`).
+ * The catalogue is read-only and open to pages of any origin (CORS, no credentials), so that browser clients
+ * such as STAC Browser can read it.
  */
+import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { catalogueUrls, JSON_MEDIA_TYPE, STAC_ITEM_MEDIA_TYPE } from '../../jobs/stac.js';
@@ -43,6 +46,7 @@ const ItemParams = Type.Object({ collectionId: Type.String({ description: 'sol o
 
 export default async function stacCatalogueRoutes(app: FastifyInstance, { catalogue, apiPrefix }: StacCatalogueRoutesDeps) {
   installStacErrorHandlers(app);
+  await app.register(cors, { origin: '*', methods: ['GET', 'HEAD', 'POST'], strictPreflight: false });
   const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
   const urlsOf = (request: FastifyRequest) => catalogueUrls(`${origin(request)}${apiPrefix}`);
   const json = (reply: FastifyReply, body: unknown) => reply.type(JSON_MEDIA_TYPE).send(body);
