@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { jobPage, type JobListFilter, type JobPage, type JobPageRequest } from './jobPages.js';
+import { geometriesIntersect } from './stacGeometry.js';
 import type { JobParameters, JobRecord, JobStatus, NewJob } from './types.js';
 
 /** Schema migrations, applied in order; migration i brings the database to version i + 1. */
@@ -40,6 +41,24 @@ export const MIGRATIONS: readonly string[] = [
    ALTER TABLE jobs ADD COLUMN updated_at TEXT;`,
   // The estimate of a job's outputs at submission [bytes], checked against the free space again when it starts.
   `ALTER TABLE jobs ADD COLUMN output_estimate_bytes INTEGER;`,
+  // The STAC catalogue's index: each Item of a completed job with its footprint (GeoJSON), bounding box (WGS 84
+  // degrees) and times (ms since the epoch), so that pages and searches are SQL queries. rank orders a job's Items (0 = its own).
+  // stac_indexed_at: when the job's Items were indexed (also when it has none).
+  `CREATE TABLE stac_items (
+     item_id     TEXT PRIMARY KEY,
+     job_id      TEXT NOT NULL REFERENCES jobs (id) ON DELETE CASCADE,
+     rank        INTEGER NOT NULL,
+     west        REAL NOT NULL,
+     south       REAL NOT NULL,
+     east        REAL NOT NULL,
+     north       REAL NOT NULL,
+     geometry    TEXT NOT NULL,
+     datetime_ms INTEGER NOT NULL,
+     start_ms    INTEGER,
+     end_ms      INTEGER
+   );
+   CREATE INDEX stac_items_job ON stac_items (job_id, rank);
+   ALTER TABLE jobs ADD COLUMN stac_indexed_at TEXT;`,
 ];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -79,6 +98,83 @@ function toRecord(row: JobRow): JobRecord {
 const COLUMNS =
   'id, workflow_type, status, created_at, started_at, completed_at, parameters, dem_filename, error_message, progress, progress_message, runtime, data_deleted_at, revision, updated_at, output_estimate_bytes';
 
+/** An Item of the STAC catalogue's index (see the migration of stac_items). */
+export interface StacItemRow {
+  readonly item_id: string;
+  readonly rank: number;
+  /** [west, south, east, north] in degrees. */
+  readonly bbox: readonly [number, number, number, number];
+  /** The footprint, GeoJSON text. */
+  readonly geometry: string;
+  readonly datetime_ms: number;
+  readonly start_ms: number | null;
+  readonly end_ms: number | null;
+}
+
+/** Which indexed Items a catalogue page holds; every given condition must hold. */
+export interface StacItemQuery {
+  /** Workflow types (the catalogue's collections). */
+  readonly collections?: readonly string[];
+  readonly ids?: readonly string[];
+  /** [west, south, east, north]; west > east crosses the antimeridian. Items whose box intersects it. */
+  readonly bbox?: readonly [number, number, number, number];
+  /** Items whose footprint intersects this geometry (GeoJSON text) with bounding box `bbox`. */
+  readonly intersects?: { readonly geometry: string; readonly bbox: readonly [number, number, number, number] };
+  /** Items whose datetime, or start–end range, meets [from, to] (ms; null = open). */
+  readonly datetime?: { readonly from: number | null; readonly to: number | null };
+  readonly limit: number;
+  /** Only Items after this place in the order (newest job first, then rank). */
+  readonly after?: { readonly seq: number; readonly rank: number };
+}
+
+/** An Item found in the index: its job and its place in the order. */
+export interface StacItemMatch {
+  readonly job: JobRecord;
+  readonly item_id: string;
+  readonly rank: number;
+  readonly seq: number;
+}
+
+/** Extent of a collection's indexed Items. */
+export interface StacExtent {
+  readonly collection: string;
+  readonly count: number;
+  readonly bbox: [number, number, number, number];
+  /** Earliest and latest of the Items' datetimes and ranges (ms). */
+  readonly from_ms: number;
+  readonly to_ms: number;
+}
+
+const STAC_ITEM_WHERE = `j.status = 'completed' AND j.data_deleted_at IS NULL
+  AND (@collections IS NULL OR j.workflow_type IN (SELECT value FROM json_each(@collections)))
+  AND (@ids IS NULL OR s.item_id IN (SELECT value FROM json_each(@ids)))
+  AND (@west IS NULL OR (s.north >= @south AND s.south <= @north
+       AND (CASE WHEN @west <= @east THEN s.east >= @west AND s.west <= @east ELSE s.east >= @west OR s.west <= @east END)))
+  AND (@geometry IS NULL OR (s.north >= @gSouth AND s.south <= @gNorth AND s.east >= @gWest AND s.west <= @gEast
+       AND stac_intersects(s.geometry, @geometry)))
+  AND ((s.datetime_ms >= COALESCE(@from, s.datetime_ms) AND s.datetime_ms <= COALESCE(@to, s.datetime_ms))
+       OR (s.start_ms IS NOT NULL AND s.end_ms >= COALESCE(@from, s.end_ms) AND s.start_ms <= COALESCE(@to, s.start_ms)))`;
+
+function stacItemParams(query: StacItemQuery): Record<string, unknown> {
+  const [west, south, east, north] = query.bbox ?? [null, null, null, null];
+  const [gWest, gSouth, gEast, gNorth] = query.intersects?.bbox ?? [null, null, null, null];
+  return {
+    geometry: query.intersects?.geometry ?? null,
+    gWest,
+    gSouth,
+    gEast,
+    gNorth,
+    collections: query.collections ? JSON.stringify(query.collections) : null,
+    ids: query.ids ? JSON.stringify(query.ids) : null,
+    west,
+    south,
+    east,
+    north,
+    from: query.datetime?.from ?? null,
+    to: query.datetime?.to ?? null,
+  };
+}
+
 export interface CleanupRunRecord {
   readonly started_at: string;
   readonly finished_at: string;
@@ -103,6 +199,8 @@ export class JobStore {
     this.db.pragma('busy_timeout = 5000');
     this.db.pragma('foreign_keys = ON');
     this.now = options.now ?? (() => new Date());
+    // Item Search's intersects: whether a footprint and the query geometry (GeoJSON texts) share a point
+    this.db.function('stac_intersects', { deterministic: true }, (a, b) => (geometriesIntersect(String(a), String(b)) ? 1 : 0));
     this.migrate();
   }
 
@@ -289,6 +387,64 @@ export class JobStore {
         .prepare(`SELECT ${COLUMNS} FROM jobs WHERE status IN ('completed', 'failed') AND data_deleted_at IS NULL ORDER BY seq`)
         .all() as JobRow[]
     ).map(toRecord);
+  }
+
+  /** Completed jobs with files whose STAC Items are not indexed yet, oldest first. */
+  unindexedStacJobs(): JobRecord[] {
+    return (
+      this.db
+        .prepare(`SELECT ${COLUMNS} FROM jobs WHERE status = 'completed' AND data_deleted_at IS NULL AND stac_indexed_at IS NULL ORDER BY seq`)
+        .all() as JobRow[]
+    ).map(toRecord);
+  }
+
+  /** Stores the STAC Items of job `id` (none when it has no products). False when the job is gone. */
+  indexStacItems(id: string, items: readonly StacItemRow[]): boolean {
+    return this.db.transaction(() => {
+      const marked = this.db.prepare('UPDATE jobs SET stac_indexed_at = ? WHERE id = ?').run(this.timestamp(), id).changes;
+      if (marked === 0) return false;
+      this.db.prepare('DELETE FROM stac_items WHERE job_id = ?').run(id);
+      const insert = this.db.prepare(
+        `INSERT INTO stac_items (item_id, job_id, rank, west, south, east, north, geometry, datetime_ms, start_ms, end_ms)
+         VALUES (@item_id, @job_id, @rank, @west, @south, @east, @north, @geometry, @datetime_ms, @start_ms, @end_ms)`,
+      );
+      for (const { bbox, ...item } of items) {
+        const [west, south, east, north] = bbox;
+        insert.run({ ...item, job_id: id, west, south, east, north });
+      }
+      return true;
+    })();
+  }
+
+  /** A page of indexed STAC Items (newest job first, then rank) and how many match in all. */
+  stacItems(query: StacItemQuery): { matches: StacItemMatch[]; matched: number } {
+    const params = stacItemParams(query);
+    const after = query.after ? 'AND (j.seq, -s.rank) < (@afterSeq, -@afterRank)' : '';
+    const rows = this.db
+      .prepare(
+        `SELECT ${COLUMNS.split(', ').map((c) => `j.${c}`).join(', ')}, j.seq AS seq, s.item_id AS item_id, s.rank AS rank
+         FROM stac_items s JOIN jobs j ON j.id = s.job_id
+         WHERE ${STAC_ITEM_WHERE} ${after}
+         ORDER BY j.seq DESC, s.rank ASC LIMIT @limit`,
+      )
+      .all({ ...params, afterSeq: query.after?.seq, afterRank: query.after?.rank, limit: query.limit }) as (JobRow & { seq: number; item_id: string; rank: number })[];
+    const { n } = this.db.prepare(`SELECT COUNT(*) AS n FROM stac_items s JOIN jobs j ON j.id = s.job_id WHERE ${STAC_ITEM_WHERE}`).get(params) as { n: number };
+    return { matches: rows.map(({ seq, item_id, rank, ...row }) => ({ job: toRecord(row), item_id, rank, seq })), matched: n };
+  }
+
+  /** Extents of the indexed Items per collection (workflow type); collections without Items are left out. */
+  stacExtents(): StacExtent[] {
+    const rows = this.db
+      .prepare(
+        `SELECT j.workflow_type AS collection, COUNT(*) AS count, MIN(s.west) AS west, MIN(s.south) AS south,
+           MAX(s.east) AS east, MAX(s.north) AS north, MIN(MIN(s.datetime_ms), COALESCE(MIN(s.start_ms), MIN(s.datetime_ms))) AS from_ms,
+           MAX(MAX(s.datetime_ms), COALESCE(MAX(s.end_ms), MAX(s.datetime_ms))) AS to_ms
+         FROM stac_items s JOIN jobs j ON j.id = s.job_id
+         WHERE j.status = 'completed' AND j.data_deleted_at IS NULL
+         GROUP BY j.workflow_type`,
+      )
+      .all() as { collection: string; count: number; west: number; south: number; east: number; north: number; from_ms: number; to_ms: number }[];
+    return rows.map(({ west, south, east, north, ...row }) => ({ ...row, bbox: [west, south, east, north] }));
   }
 
   recordCleanupRun(run: CleanupRunRecord): void {

@@ -12,6 +12,7 @@ import { StoreJobEvents, type JobEventSource } from '../jobs/events.js';
 import { UploadsInProgress } from '../jobs/orphans.js';
 import type { JobPaths } from '../jobs/paths.js';
 import { JobPreviews } from '../jobs/previews.js';
+import { StacCatalogue } from '../jobs/stacCatalogue.js';
 import type { JobQueue } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import type { JobRuntime } from '../runtime/types.js';
@@ -30,6 +31,7 @@ import ogcRoutes from './routes/ogc.js';
 import jobRoutes from './routes/jobs.js';
 import previewRoutes from './routes/previews.js';
 import stacRoutes from './routes/stac.js';
+import stacCatalogueRoutes from './routes/stacCatalogue.js';
 import submitRoutes from './routes/submit.js';
 import systemRoutes from './routes/system.js';
 import { ErrorDetail } from './schemas.js';
@@ -84,6 +86,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Open event streams would hold the shutdown until its grace period ends: they end first.
   app.addHook('preClose', async () => streams.closeAll());
   const previews = new JobPreviews(paths);
+  const catalogue = new StacCatalogue(store, paths);
   const dataFolders = [
     { name: 'uploads', path: paths.dirs.uploadDir },
     { name: 'results', path: paths.dirs.resultsDir },
@@ -127,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         { name: 'previews', description: 'Map previews of completed jobs (PNG and legend)' },
         { name: 'system', description: 'Runtime status and health' },
         { name: 'cleanup', description: 'Retention cleanup of job data' },
+        { name: 'stac', description: 'STAC API v1.0.0 catalogue of the completed jobs at /api/stac (Core, Collections, Features, Item Search)' },
         { name: 'ogc', description: 'OGC API – Processes – Part 1: Core (the same jobs, as processes sol, eemt and echo)' },
       ],
     },
@@ -144,7 +148,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await scope.register(jobRoutes, { store, scheduler, paths });
     await scope.register(eventRoutes, { events, streams, heartbeatMs: config.eventHeartbeatSeconds * 1000 });
     await scope.register(previewRoutes, { store, previews });
-    await scope.register(stacRoutes, { store, paths });
+    await scope.register(stacRoutes, { store, paths, catalogue });
+    await scope.register(stacCatalogueRoutes, { prefix: '/stac', catalogue, apiPrefix: scope.prefix });
     await scope.register(systemRoutes, { runtime, queue: scheduler, image: config.containerImage, folders: dataFolders });
     await scope.register(cleanupRoutes, { cleanup });
   };

@@ -190,3 +190,21 @@ export function installOgcErrorHandlers(scope: FastifyInstance): void {
     send(reply, 404, OGC_EXCEPTION_TYPES.httpStatus, `Not found: ${request.method} ${request.url.split('?')[0]}`),
   );
 }
+
+/**
+ * The error scope of the STAC API catalogue: every error is the STAC API's exception document
+ * `{code, description}` (core/commons.yaml of STAC API v1.0.0), e.g. `{"code": "BadRequest", "description": "bbox: …"}`,
+ * with the service's `detail` (the same text) as every error body has. Schema validation errors are 400 there.
+ */
+export function installStacErrorHandlers(scope: FastifyInstance): void {
+  const send = (reply: FastifyReply, status: number, description: string) =>
+    reply
+      .code(status)
+      .type('application/json')
+      .send({ code: (STATUS_CODES[status] ?? 'Error').replace(/[^A-Za-z]/g, ''), description, detail: description });
+  scope.setErrorHandler((error: FastifyError, request, reply) => {
+    const { status, detail } = describeError(error, request, 400);
+    return send(reply, status, detail);
+  });
+  scope.setNotFoundHandler((request, reply) => send(reply, 404, `Not found: ${request.method} ${request.url.split('?')[0]}`));
+}

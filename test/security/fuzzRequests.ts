@@ -57,7 +57,7 @@ function randomId(rng: Rng, context: FuzzContext): string {
 function randomQuery(rng: Rng): string {
   if (chance(rng, 0.4)) return '';
   if (chance(rng, 0.1)) return `?${pick(rng, ['%%%', '&&&=', 'a[b]=1', '=', '?', 'limit', 'limit=1&limit=2', '__proto__[x]=1', `x=${'y'.repeat(3000)}`])}`;
-  const keys = ['limit', 'tail', 'status', 'x', '__proto__', 'constructor'];
+  const keys = ['limit', 'tail', 'status', 'x', '__proto__', 'constructor', 'bbox', 'datetime', 'collections', 'ids', 'token'];
   const parts: string[] = [];
   for (let i = int(rng, 1, 3); i > 0; i--) parts.push(`${pick(rng, keys)}=${encodeURIComponent(pick(rng, VALUES))}`);
   return `?${parts.join('&')}`;
@@ -69,6 +69,8 @@ const PATHS = [
   '/monitor', '/assets/{id}', '/nope', '/api/jobs/{id}/{id}', '/api', '//api//jobs', '/api/jobs/',
   '/ogc/', '/ogc/conformance', '/ogc/processes/{id}', '/ogc/processes/sol/execution', '/ogc/processes/{id}/execution',
   '/ogc/jobs', '/ogc/jobs/{id}', '/ogc/jobs/{id}/results',
+  '/api/stac', '/api/stac/conformance', '/api/stac/collections', '/api/stac/collections/{id}', '/api/stac/collections/sol/items',
+  '/api/stac/collections/{id}/items/{id}', '/api/stac/search', '/api/jobs/{id}/stac',
 ];
 
 function randomPath(rng: Rng, context: FuzzContext): string {

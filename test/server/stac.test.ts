@@ -1,51 +1,49 @@
 // Needs: gdal, unzip
 /**
- * STAC Items of a completed job over HTTP and inside the results ZIP, validated offline against the vendored
- * schemas (test/fixtures/stac/, see test/fixtures/README.md), and the files they point to: served with HTTP
- * range requests, read by GDAL over /vsicurl/ as Cloud Optimized GeoTIFFs.
+ * STAC Items of a completed job over HTTP and inside the results ZIP, validated offline against the official
+ * schemas of the versions they declare (vendored in test/fixtures/stac/, see test/fixtures/README.md), and the
+ * files they point to: served with HTTP range requests, read by GDAL over /vsicurl/ as Cloud Optimized GeoTIFFs.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { Ajv, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import { gdaltransform } from '../raster/gdal.js';
 import { completedSolJob, fixtureDem, SOL_PARAMS, type FixtureDem } from './completedJob.js';
 import { getJson, startTestService, type TestService } from './helpers.js';
+import { StacSchemas } from './stacSchemas.js';
 import { zipEntries } from './zip.js';
 
 const execFileAsync = promisify(execFile);
-const SCHEMAS = new URL('../fixtures/stac/', import.meta.url).pathname;
 
 let svc: TestService;
 let dem: FixtureDem;
 let id: string;
-const validators: { name: string; validate: ValidateFunction }[] = [];
+let schemas: StacSchemas;
 
 before(async () => {
   svc = await startTestService({ env: { EEMT_RUNTIME: 'process' } });
   dem = await fixtureDem();
   id = await completedSolJob(svc, dem);
-  const ajv = new Ajv({ strict: false, allErrors: true });
-  (addFormats as unknown as (a: Ajv) => void)(ajv);
-  const schemas = readdirSync(SCHEMAS).map((f) => JSON.parse(readFileSync(join(SCHEMAS, f), 'utf8')) as { $id: string });
-  for (const schema of schemas) ajv.addSchema(schema);
-  for (const schema of schemas.filter((s) => !/Geometry|projjson/.test(s.$id))) validators.push({ name: schema.$id, validate: ajv.getSchema(schema.$id)! });
+  schemas = new StacSchemas();
 });
 after(() => svc.stop());
 
-/** Every schema's errors for `item` (none when valid). */
+/** Errors of `item` against the official schemas of STAC 1.0.0 and of each extension it declares (none when valid). */
 function schemaErrors(item: unknown): string[] {
-  return validators.flatMap(({ name, validate }) => (validate(item) ? [] : [`${name}: ${JSON.stringify(validate.errors)}`]));
+  return schemas.stacErrors(item as object);
 }
 
 test('the vendored schemas reject what STAC forbids (so that passing means something)', async () => {
   const item = (await getJson(`${svc.base}/api/jobs/${id}/stac`)).body;
   assert.deepEqual(schemaErrors(item), []);
+  assert.deepEqual(item.stac_extensions, [
+    'https://stac-extensions.github.io/projection/v1.1.0/schema.json',
+    'https://stac-extensions.github.io/raster/v1.1.0/schema.json',
+  ]);
   const broken = (change: (copy: any) => void) => {
     const copy = structuredClone(item);
     change(copy);
@@ -54,8 +52,14 @@ test('the vendored schemas reject what STAC forbids (so that passing means somet
   assert.ok(broken((c) => delete c.properties.datetime) > 0, 'datetime is required');
   assert.ok(broken((c) => (c.properties['proj:shape'] = [1, 2, 3])) > 0, 'proj:shape has two items');
   assert.ok(broken((c) => (Object.values<any>(c.assets)[0]['raster:bands'][0].data_type = 'real')) > 0, 'raster data types are listed');
-  assert.ok(broken((c) => (c.stac_extensions = [])) > 0, 'proj: and raster: fields need their extensions declared');
+  for (const extension of item.stac_extensions) {
+    const copy = { ...item, stac_extensions: [] };
+    assert.ok(schemas.errors(extension, copy).length > 0, `${extension}: its fields need it declared`);
+  }
   assert.ok(broken((c) => (c.geometry.coordinates[0] = c.geometry.coordinates[0].slice(0, 3))) > 0, 'a ring has at least 4 positions');
+  assert.ok(broken((c) => (Object.values<any>(c.assets)[0]['raster:bands'][0].nodata = 'none')) > 0, 'nodata is a number, "nan", "inf" or "-inf"');
+  assert.ok(broken((c) => (c.links = c.links.filter((l: any) => l.rel !== 'collection'))) > 0, 'a collection field needs its link');
+  assert.ok(broken((c) => (c.stac_extensions = ['https://stac-extensions.github.io/raster/v1.0.0/schema.json'])) > 0, 'undeclared or unknown versions fail');
 });
 
 test('the job Item over HTTP: footprint in WGS 84, datetime, projection and raster fields, COG assets, daily Items', async () => {
@@ -92,13 +96,22 @@ test('the job Item over HTTP: footprint in WGS 84, datetime, projection and rast
   assert.equal(item.assets.archive.href, `${svc.base}/api/jobs/${id}/results`);
   assert.equal((await fetch(item.assets.thumbnail.href)).headers.get('content-type'), 'image/png');
 
-  const related = item.links.filter((l: any) => l.rel === 'related').map((l: any) => l.href);
-  assert.deepEqual(related, [`${svc.base}/api/jobs/${id}/stac/daily-global`, `${svc.base}/api/jobs/${id}/stac/daily-hours`]);
+  // the same Item as the catalogue's: in the sol collection, linked to it
+  const items = `${svc.base}/api/stac/collections/sol/items`;
+  assert.equal(item.collection, 'sol');
+  const link = (rel: string) => item.links.filter((l: any) => l.rel === rel).map((l: any) => l.href);
+  assert.deepEqual([link('self'), link('parent'), link('collection'), link('root')], [[`${items}/${id}`], [`${svc.base}/api/stac/collections/sol`], [`${svc.base}/api/stac/collections/sol`], [`${svc.base}/api/stac`]]);
+  assert.deepEqual((await getJson(`${items}/${id}`)).body, item);
+
+  const related = link('related');
+  assert.deepEqual(related, [`${items}/${id}-daily-global`, `${items}/${id}-daily-hours`]);
   const daily = (await getJson(related[0])).body;
   assert.deepEqual(schemaErrors(daily), []);
   assert.equal(daily.assets['global/daily/total_sun_day_1']['raster:bands'][0].unit, 'Wh m-2 day-1');
-  assert.equal(daily.links.find((l: any) => l.rel === 'related').href, `${svc.base}/api/jobs/${id}/stac`);
+  assert.equal(daily.links.find((l: any) => l.rel === 'related').href, `${items}/${id}`);
+  assert.deepEqual(daily, (await getJson(`${svc.base}/api/jobs/${id}/stac/daily-global`)).body);
   const hours = (await getJson(related[1])).body;
+  assert.deepEqual(schemaErrors(hours), []);
   assert.equal(hours.assets['insol/daily/hours_sun_day_1']['raster:bands'][0].unit, 'h');
 });
 
@@ -200,6 +213,7 @@ test('the results ZIP holds the Items at its root with relative hrefs to its own
   const item = read('stac.json');
   assert.deepEqual(schemaErrors(item), []);
   assert.equal(item.links.some((l: any) => l.rel === 'self'), false);
+  assert.equal(item.collection, undefined, 'the archive holds no Collection');
   for (const asset of Object.values<any>(item.assets)) assert.ok(names.has(asset.href.replace(/^\.\//, '')), asset.href);
   const daily = read('stac/daily-global.json');
   assert.deepEqual(schemaErrors(daily), []);

@@ -1,17 +1,16 @@
 /**
- * STAC Items of a completed job (src/jobs/stac.ts makes them) and its output files one by one, with HTTP
- * range requests, so that the Items' assets are Cloud Optimized GeoTIFFs that GDAL (/vsicurl/) and other
- * clients read in part.
+ * STAC Items of a completed job (src/jobs/stac.ts makes them; the same Items as in the catalogue, see
+ * stacCatalogue.ts) and its output files one by one, with HTTP range requests, so that the Items' assets are
+ * Cloud Optimized GeoTIFFs that GDAL (/vsicurl/) and other clients read in part.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { openRegularFile, type ListedFile } from '../../jobs/files.js';
 import type { JobPaths } from '../../jobs/paths.js';
-import { resultEntries } from '../../jobs/results.js';
-import { apiPlaces, COG_MEDIA_TYPE, DAILY_GROUPS, isStacPath, jobStac, productGrid, STAC_ITEM_MEDIA_TYPE, type DailyGroup } from '../../jobs/stac.js';
+import { catalogueUrls, COG_MEDIA_TYPE, DAILY_GROUPS, STAC_ITEM_MEDIA_TYPE, type DailyGroup } from '../../jobs/stac.js';
+import type { StacCatalogue } from '../../jobs/stacCatalogue.js';
 import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord } from '../../jobs/types.js';
-import { monthlyGlobalPath } from '../../workflows/sol/products.js';
 import { badRequest, notFound } from '../errors.js';
 import { answerNotModified, byteRange, fileValidators, NOT_MODIFIED_RESPONSE } from '../httpCaching.js';
 import { ErrorDetail, JobIdParams } from '../schemas.js';
@@ -22,13 +21,14 @@ const StacItemSchema = Type.Object(
     stac_version: Type.String(),
     stac_extensions: Type.Array(Type.String()),
     id: Type.String(),
+    collection: Type.String(),
     geometry: Type.Object({ type: Type.Literal('Polygon'), coordinates: Type.Array(Type.Array(Type.Array(Type.Number()))) }),
     bbox: Type.Array(Type.Number()),
     properties: Type.Object({}, { additionalProperties: true }),
     links: Type.Array(Type.Object({ rel: Type.String(), href: Type.String() }, { additionalProperties: true })),
     assets: Type.Record(Type.String(), Type.Object({ href: Type.String() }, { additionalProperties: true })),
   },
-  { $id: 'StacItem', description: 'STAC 1.0.0 Item with the projection and raster extensions' },
+  { $id: 'StacItem', description: 'STAC 1.0.0 Item with the projection and raster extensions', additionalProperties: true },
 );
 
 const GroupParams = Type.Object({
@@ -46,25 +46,23 @@ const errors = { 400: ErrorDetail, 404: ErrorDetail, 416: ErrorDetail, 422: Erro
 export interface StacRoutesDeps {
   readonly store: JobStore;
   readonly paths: JobPaths;
+  readonly catalogue: StacCatalogue;
 }
 
-export default async function stacRoutes(app: FastifyInstance, { store, paths }: StacRoutesDeps) {
+export default async function stacRoutes(app: FastifyInstance, { store, paths, catalogue }: StacRoutesDeps) {
   /** The job's output files, when the job completed and its results are still there. */
   const completedFiles = async (id: string): Promise<{ job: JobRecord; files: ListedFile[] }> => {
     const job = store.get(id) ?? notFound('Job not found');
     if (job.status !== 'completed') badRequest('Job not completed');
-    const files = job.data_deleted_at ? [] : (await resultEntries(paths.outputDir(job.id))).filter((f) => !isStacPath(f.rel));
+    const files = await catalogue.jobFiles(job);
     if (files.length === 0) notFound('Results not found');
     return { job, files };
   };
 
   const stacOf = async (request: FastifyRequest, id: string) => {
     const { job, files } = await completedFiles(id);
-    const rels = files.map((f) => f.rel);
-    const grid = (await productGrid(paths.outputDir(job.id), rels)) ?? notFound('Results not found');
-    const jobUrl = `${request.protocol}://${request.host}${request.url.split('?')[0]!.replace(/\/stac(\/[^/]*)?$/, '')}`;
-    const hasMonthly = Array.from({ length: 12 }, (_, m) => monthlyGlobalPath(m)).every((rel) => rels.includes(rel));
-    return jobStac(job, grid, rels, apiPlaces(jobUrl, hasMonthly ? `${jobUrl}/preview/annual.png` : null));
+    const urls = catalogueUrls(`${request.protocol}://${request.host}${app.prefix}`);
+    return (await catalogue.jobStac(job, urls, files)) ?? notFound('Results not found');
   };
 
   app.get(
@@ -73,9 +71,10 @@ export default async function stacRoutes(app: FastifyInstance, { store, paths }:
       schema: {
         summary: 'STAC Item of a completed job',
         description:
-          'STAC 1.0.0 Item (projection and raster extensions): footprint in WGS 84, datetime of the run (and the climate years ' +
-          'of eemt jobs), one asset per summary product (Cloud Optimized GeoTIFF); the daily maps are in the related Items ' +
-          '…/stac/daily-global and …/stac/daily-hours. The same Items are in the results ZIP (stac.json, stac/…).',
+          'STAC 1.0.0 Item (projection v1.1.0 and raster v1.1.0 extensions): footprint in WGS 84, datetime of the run (and the ' +
+          'climate years of eemt jobs), one asset per summary product (Cloud Optimized GeoTIFF); the daily maps are in the related ' +
+          'Items (also at …/stac/daily-global and …/stac/daily-hours). The same Item as the STAC catalogue serves at ' +
+          '/api/stac/collections/{workflow_type}/items/{job_id} (its links point there); the results ZIP holds it with relative links.',
         tags: ['jobs'],
         params: JobIdParams,
         produces: [STAC_ITEM_MEDIA_TYPE],
