@@ -5,7 +5,7 @@
  * listed here and the other way round. Errors are exception documents (`installOgcErrorHandlers`).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { admitJob, removeJob } from '../../jobs/admission.js';
@@ -19,7 +19,9 @@ import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
 import { installOgcErrorHandlers, OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
-import { executeInputs } from '../ogc/executeInputs.js';
+import { executeInputs, INLINE_DEM_PATHS, inlineDemTooLarge, NOT_BASE64 } from '../ogc/executeInputs.js';
+import type { FileStaging } from '../jsonBody/inlineFile.js';
+import { echoed } from '../../util/echoed.js';
 import { PROCESS_IDS, processDescriptions, type ProcessDescription, type ProcessId } from '../ogc/processes.js';
 import { OGC_STATUSES, ogcStatus, REL, statusInfo, type Link, type OgcStatus } from '../ogc/statusInfo.js';
 
@@ -112,14 +114,31 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
   const baseOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
   const processOr404 = (id: string): ProcessDescription => {
     if (!(PROCESS_IDS as readonly string[]).includes(id)) {
-      throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchProcess, `No process "${id.slice(0, 60)}"; the processes are ${PROCESS_IDS.join(', ')}`);
+      throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchProcess, `No process "${echoed(id)}"; the processes are ${PROCESS_IDS.join(', ')}`);
     }
     return processes[id as ProcessId];
   };
   const jobOr404 = (id: string): JobRecord => {
     const job = store.get(id);
-    if (!job) throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchJob, `No job "${id.slice(0, 60)}"`);
+    if (!job) throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchJob, `No job "${echoed(id)}"`);
     return job;
+  };
+  const inlineLimit = Math.min(deps.maxInlineBytes, deps.maxUploadBytes);
+  /** The place of an inline DEM: the upload folder of a new job id, busy (the orphan sweep leaves it) until it ends. */
+  const stageDem = (): FileStaging => {
+    const id = randomUUID();
+    deps.uploads.begin(id);
+    return {
+      id,
+      path: paths.demPath(id),
+      async discard() {
+        try {
+          await rm(paths.uploadDir(id), { recursive: true, force: true });
+        } finally {
+          deps.uploads.end(id);
+        }
+      },
+    };
   };
   const summary = (p: ProcessDescription, base: string) => {
     const { inputs: _inputs, outputs: _outputs, ...rest } = p;
@@ -210,7 +229,13 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
         body: ExecuteBody,
         response: { 200: Open('results of echo'), 201: StatusInfo, 413: Exception, ...errors },
       },
-      bodyLimit: Math.ceil((Math.min(deps.maxInlineBytes, deps.maxUploadBytes) * 4) / 3) + 1024 * 1024,
+      bodyLimit: Math.ceil((inlineLimit * 4) / 3) + 1024 * 1024,
+      // The inline DEM is decoded into its job's upload folder while the body arrives (never held in memory).
+      config: {
+        jsonBody: {
+          inlineFiles: { at: INLINE_DEM_PATHS, maxBytes: inlineLimit, notBase64: NOT_BASE64, tooLarge: inlineDemTooLarge(inlineLimit), stage: stageDem },
+        },
+      },
     },
     async (request, reply) => {
       const process = processOr404((request.params as { processID: string }).processID);
@@ -225,13 +250,16 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
       }
 
       const type = process.id;
-      const { dem, parameters } = executeInputs(type, inputs, { maxInlineBytes: Math.min(deps.maxInlineBytes, deps.maxUploadBytes), hrefEnabled: deps.hrefAllow.length > 0 });
-      const id = randomUUID();
-      deps.uploads.begin(id);
+      const { dem, parameters } = executeInputs(type, inputs, { hrefEnabled: deps.hrefAllow.length > 0 });
+      // An inline DEM is already in the upload folder of the id staged for it; a reference is fetched there.
+      const staged = 'file' in dem ? dem.file.claim() : null;
+      const id = staged?.id ?? randomUUID();
+      if (!staged) deps.uploads.begin(id);
       try {
-        await mkdir(paths.uploadDir(id), { recursive: true });
-        if ('bytes' in dem) await writeFile(paths.demPath(id), dem.bytes);
-        else await downloadDem(dem.href, paths.demPath(id), { allow: deps.hrefAllow, maxBytes: deps.maxUploadBytes, timeoutMs: HREF_TIMEOUT_MS });
+        if ('href' in dem) {
+          await mkdir(paths.uploadDir(id), { recursive: true });
+          await downloadDem(dem.href, paths.demPath(id), { allow: deps.hrefAllow, maxBytes: deps.maxUploadBytes, timeoutMs: HREF_TIMEOUT_MS });
+        }
         const job = await admitJob(
           { store, scheduler, runtime: deps.runtime, demChecker: deps.demChecker, logError: (message) => request.log.error(message) },
           paths.demPath(id),
@@ -265,7 +293,7 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
       const query = request.query as { limit?: number; status?: string | string[]; processID?: string | string[]; type?: string | string[] };
       const statuses = listOf(query.status);
       const bad = statuses?.find((s) => !(OGC_STATUSES as readonly string[]).includes(s));
-      if (bad) throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, `status must be one of ${OGC_STATUSES.join(', ')}; got "${bad.slice(0, 40)}"`);
+      if (bad) throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, `status must be one of ${OGC_STATUSES.join(', ')}; got "${echoed(bad)}"`);
       const processIds = listOf(query.processID);
       const types = listOf(query.type);
       if (types && !types.includes('process')) throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, 'type must be process');
