@@ -195,12 +195,9 @@ export class BoundedJsonScanner {
   /** Counts a value that starts here, and the item it is in its array. */
   private beginValue(): void {
     const { maxValues, maxItems } = this.bounds;
-    if (++this.values > maxValues) throw boundBroken(`more than ${maxValues} values`, this.pathTo(this.stack.length));
     const frame = this.stack[this.stack.length - 1];
-    if (frame?.isArray && ++frame.count > maxItems) {
-      frame.count--;
-      throw boundBroken(`an array has more than ${maxItems} items`, this.pathTo(this.stack.length - 1));
-    }
+    if (frame?.isArray && ++frame.count > maxItems) throw boundBroken(`an array has more than ${maxItems} items`, this.pathTo(this.stack.length - 1));
+    if (++this.values > maxValues) throw boundBroken(`more than ${maxValues} values`, this.pathTo(this.stack.length));
   }
 
   private place(value: unknown): void {
