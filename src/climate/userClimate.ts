@@ -19,6 +19,7 @@ import type { ClimateFileRecord, ClimateMonthOnDem, ClimateOnDem, ClimateSource 
 import { ClimateInputError } from './errors.js';
 import { bilinearAtPositions, describeUncovered, sameGrid, sourcePixelPositions, uncoveredCells, type SourcePositions } from './gridReprojection.js';
 import { checkPlausibleValues } from './plausibleValues.js';
+import { echoed } from '../util/echoed.js';
 
 export interface UserClimateOptions {
   readonly archiveLimits?: ArchiveLimits;
@@ -56,7 +57,7 @@ class MemberReader {
     try {
       raster = await readRasterFromBuffer(bytes, { ...this.readLimits, precision: 'float32' });
     } catch (error) {
-      if (error instanceof RasterFormatError) throw new ClimateInputError('NOT_GEOTIFF', `climate_file: ${path} is not a usable GeoTIFF: ${error.message}`);
+      if (error instanceof RasterFormatError) throw new ClimateInputError('NOT_GEOTIFF', `climate_file: ${echoed(path)} is not a usable GeoTIFF: ${error.message}`);
       throw error;
     }
     const sampled = bilinearAtPositions(raster.values, raster.grid.width, raster.grid.height, this.positionsFor(raster.grid));

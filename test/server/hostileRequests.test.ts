@@ -192,6 +192,26 @@ describe('hostile requests', () => {
     assert.equal((await getJson(`${svc.base}/api/cleanup/status`)).body.last_run, lastRun, 'no cleanup ran');
   });
 
+  test('client input quoted in error messages is cut at 200 characters (URL paths, ids, form values, JSON keys)', async () => {
+    const long = 'z'.repeat(900);
+    const cut = `${'z'.repeat(200)}… (900 characters)`;
+    assert.deepEqual((await getJson(`${svc.base}/api/nothing/${long}`)).body, { detail: `Not found: GET /api/nothing/${'z'.repeat(187)}… (913 characters)` });
+    assert.equal((await getJson(`${svc.base}/ogc/jobs/${long}`)).body.detail, `No job "${cut}"`);
+    assert.match((await getJson(`${svc.base}/ogc/processes/${long}`)).body.detail, new RegExp(`^No process "${cut.replace(/[()]/g, '\\$&')}"; `));
+    assert.match((await getJson(`${svc.base}/ogc/jobs?status=${long}`)).body.detail, new RegExp(`got "${cut.replace(/[()]/g, '\\$&')}"$`));
+    const form = await submit(svc.base, { workflow_type: long }, DEM);
+    assert.equal(form.body.detail, `Unknown workflow_type "${cut}"; expected one of: sol, eemt`);
+    const step = await submit(svc.base, { workflow_type: 'sol', step: long }, DEM);
+    assert.equal(step.body.detail, `step must be a number from 3 to 60, got "${cut}"`);
+    const key = 'k'.repeat(5000);
+    const cleanup = await postJson(`${svc.base}/api/cleanup`, `{"${key}": 1}`);
+    assert.equal(cleanup.status, 422);
+    assert.ok(cleanup.body.detail.length < 300, cleanup.body.detail.slice(0, 300));
+    assert.match(cleanup.body.detail, /^k{200}… \(5000 characters\) /);
+    const ogc = await postJson(`${svc.base}/ogc/processes/sol/execution`, `{"inputs": {"${key}": 1}}`);
+    assert.match(ogc.body.detail, /^Unknown input k{200}… \(5000 characters\); /);
+  });
+
   test('the connection of a refused JSON body is closed with the answer, and the rest of the body is not read', async () => {
     // A client that goes on sending after the service's FIN, as one that does not read its socket while sending.
     const socket = connect({ port: Number(new URL(svc.base).port), host: '127.0.0.1', allowHalfOpen: true });

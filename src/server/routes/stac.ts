@@ -14,6 +14,7 @@ import type { JobRecord } from '../../jobs/types.js';
 import { monthlyGlobalPath } from '../../workflows/sol/products.js';
 import { badRequest, HttpError, notFound } from '../errors.js';
 import { ErrorDetail, JobIdParams } from '../schemas.js';
+import { echoed } from '../../util/echoed.js';
 
 const StacItemSchema = Type.Object(
   {
@@ -120,7 +121,7 @@ export default async function stacRoutes(app: FastifyInstance, { store, paths }:
     async (request, reply) => {
       const { job_id: id, '*': rel } = request.params as { job_id: string; '*': string };
       const { job, files } = await completedFiles(id);
-      const file = files.find((f) => f.rel === rel) ?? notFound(`File not found: ${rel}`);
+      const file = files.find((f) => f.rel === rel) ?? notFound(`File not found: ${echoed(rel)}`);
       const size = file.stats.size;
       const range = byteRange(request.headers.range, size);
       const { handle } = await openRegularFile(`${paths.outputDir(job.id)}/${file.rel}`, file.stats);
@@ -154,6 +155,6 @@ export function byteRange(header: string | undefined, size: number): { start: nu
     start = Number(m[1]);
     end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
   }
-  if (!(start <= end && start < size)) throw new HttpError(416, `Range ${header} is outside the file (${size} bytes)`);
+  if (!(start <= end && start < size)) throw new HttpError(416, `Range ${echoed(header!)} is outside the file (${size} bytes)`);
   return { start, end };
 }
