@@ -113,19 +113,19 @@ export class BoundedJsonScanner {
       if (!last) this.heldSpace = text.slice(spaceStart);
       text = text.slice(0, spaceStart);
     }
+    this.handleAll(this.tokens(text));
+    if (last) this.handleAll(this.tokens(none));
+  }
+
+  /** The tokens of the next text (or of the end); the tokenizer's errors all mean the text is not JSON. */
+  private tokens(text: string | typeof none): readonly Token[] {
     let tokens: Many<Token> | typeof none;
     try {
       tokens = this.tokenize(text);
-      if (tokens !== none) this.handleAll(getManyValues(tokens));
-      if (!last) return;
-      tokens = this.tokenize(none);
-    } catch (error) {
-      if (error instanceof HttpError) throw error;
-      // The tokenizer's own errors: the text is not JSON (its message names only the token it expected).
-      if (error instanceof Error && error.message.startsWith('Parser ')) throw new HttpError(400, NOT_JSON);
-      throw error;
+    } catch {
+      throw new HttpError(400, NOT_JSON);
     }
-    if (tokens !== none) this.handleAll(getManyValues(tokens));
+    return tokens === none ? [] : getManyValues(tokens);
   }
 
   private handleAll(tokens: readonly Token[]): void {
