@@ -20,6 +20,7 @@ import type { JobRecord } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
 import { installOgcErrorHandlers, OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
 import { executeInputs, INLINE_DEM_PATHS, inlineDemTooLarge, NOT_BASE64 } from '../ogc/executeInputs.js';
+import { DEFAULT_JSON_BOUNDS as JSON_BOUNDS } from '../jsonBody/bounds.js';
 import type { FileStaging } from '../jsonBody/inlineFile.js';
 import { echoed } from '../../util/echoed.js';
 import { PROCESS_IDS, processDescriptions, type ProcessDescription, type ProcessId } from '../ogc/processes.js';
@@ -223,7 +224,10 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
         description:
           'sol and eemt run as jobs: 201 with the job\'s statusInfo and its URL in Location (asynchronous execution, whether or ' +
           'not `Prefer: respond-async` is sent). echo answers immediately with 200. The DEM is inline base64 (at most ' +
-          'EEMT_OGC_MAX_INLINE_MB and EEMT_MAX_UPLOAD_MB) and is checked like an upload.',
+          'EEMT_OGC_MAX_INLINE_MB and EEMT_MAX_UPLOAD_MB; line breaks allowed), decoded to disk while the body arrives, ' +
+          'and checked like an upload. The rest of the body has the bounds of every JSON body ' +
+          `(depth ${JSON_BOUNDS.maxDepth}, ${JSON_BOUNDS.maxKeys} keys per object, ${JSON_BOUNDS.maxItems} items per array, ` +
+          `${JSON_BOUNDS.maxStringLength} characters per string, ${JSON_BOUNDS.maxValues} values): 400 naming the bound.`,
         tags: ['ogc'],
         params: ProcessParams,
         body: ExecuteBody,
