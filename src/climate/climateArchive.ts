@@ -14,6 +14,7 @@
 import { createHash } from 'node:crypto';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';
 import { ClimateInputError } from './errors.js';
+import { echoed } from '../util/echoed.js';
 
 /** Bounds of an archive read. */
 export interface ArchiveLimits {
@@ -99,7 +100,7 @@ export class ClimateArchive {
             const info = checkEntry(entry, limits);
             total += info.uncompressedBytes;
             if (total > limits.maxTotalBytes) refuse(`its entries hold more than ${mib(limits.maxTotalBytes)} uncompressed`);
-            if (byPath.has(info.path)) refuse(`it holds ${info.path} twice`);
+            if (byPath.has(info.path)) refuse(`it holds ${echoed(info.path)} twice`);
             byPath.set(info.path, entry);
             entries.push(info);
             zip.readEntry();
@@ -122,7 +123,7 @@ export class ClimateArchive {
     if (!entry) throw new RangeError(`no entry ${path} in the archive`);
     const declared = entry.uncompressedSize;
     const stream = await new Promise<NodeJS.ReadableStream>((resolve, reject) => {
-      this.zip.openReadStream(entry, (error, s) => (error ? reject(new ClimateInputError('ARCHIVE', `climate_file: ${path} cannot be read: ${error.message}`)) : resolve(s)));
+      this.zip.openReadStream(entry, (error, s) => (error ? reject(new ClimateInputError('ARCHIVE', `climate_file: ${echoed(path)} cannot be read: ${error.message}`)) : resolve(s)));
     });
     const bytes = Buffer.allocUnsafe(declared);
     const hash = createHash('sha256');
@@ -134,7 +135,7 @@ export class ClimateArchive {
       };
       stream.on('data', (chunk: Buffer) => {
         if (filled + chunk.length > declared) {
-          fail(new ClimateInputError('ARCHIVE', `climate_file is not an acceptable ZIP archive: ${path} inflates beyond its declared size`));
+          fail(new ClimateInputError('ARCHIVE', `climate_file is not an acceptable ZIP archive: ${echoed(path)} inflates beyond its declared size`));
           return;
         }
         chunk.copy(bytes, filled);
@@ -142,11 +143,11 @@ export class ClimateArchive {
         filled += chunk.length;
       });
       stream.on('error', (error: Error) =>
-        fail(new ClimateInputError('ARCHIVE', `climate_file is not an acceptable ZIP archive: ${path}: ${error.message}`)),
+        fail(new ClimateInputError('ARCHIVE', `climate_file is not an acceptable ZIP archive: ${echoed(path)}: ${error.message}`)),
       );
       stream.on('end', () => resolve());
     });
-    if (filled !== declared) refuse(`${path} is shorter than its declared size`);
+    if (filled !== declared) refuse(`${echoed(path)} is shorter than its declared size`);
     this.totalRead += filled;
     if (this.totalRead > this.limits.maxTotalBytes * 2) refuse(`reading it needed more than ${mib(this.limits.maxTotalBytes * 2)}`);
     return { bytes, sha256: hash.digest('hex') };
@@ -162,13 +163,13 @@ function checkEntry(entry: Entry, limits: ArchiveLimits): ArchiveEntry {
   const path = entry.fileName;
   const isDirectory = path.endsWith('/');
   const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
-  if (mode === S_IFLNK) refuse(`${path} is a symbolic link`);
-  if (entry.isEncrypted()) refuse(`${path} is encrypted`);
-  if (!entry.canDecodeFileData()) refuse(`${path} uses an unsupported compression method (${entry.compressionMethod})`);
+  if (mode === S_IFLNK) refuse(`${echoed(path)} is a symbolic link`);
+  if (entry.isEncrypted()) refuse(`${echoed(path)} is encrypted`);
+  if (!entry.canDecodeFileData()) refuse(`${echoed(path)} uses an unsupported compression method (${entry.compressionMethod})`);
   const uncompressed = entry.uncompressedSize;
-  if (uncompressed > limits.maxEntryBytes) refuse(`${path} is ${mib(uncompressed)} uncompressed, more than the limit of ${mib(limits.maxEntryBytes)} per file`);
+  if (uncompressed > limits.maxEntryBytes) refuse(`${echoed(path)} is ${mib(uncompressed)} uncompressed, more than the limit of ${mib(limits.maxEntryBytes)} per file`);
   if (uncompressed > limits.ratioCheckAboveBytes && uncompressed > limits.maxRatio * Math.max(1, entry.compressedSize)) {
-    refuse(`${path} expands ${Math.round(uncompressed / Math.max(1, entry.compressedSize))}× (more than ${limits.maxRatio}×): a ZIP bomb, not a raster`);
+    refuse(`${echoed(path)} expands ${Math.round(uncompressed / Math.max(1, entry.compressedSize))}× (more than ${limits.maxRatio}×): a ZIP bomb, not a raster`);
   }
   const name = path.replace(/\/$/, '').split('/').pop() ?? path;
   return { path, name, isDirectory, uncompressedBytes: uncompressed, compressedBytes: entry.compressedSize };

@@ -13,6 +13,7 @@
  */
 import type { ArchiveEntry } from './climateArchive.js';
 import { ClimateInputError } from './errors.js';
+import { echoed } from '../util/echoed.js';
 
 /** The monthly variables the EEMT models need. */
 export const CLIMATE_VARIABLES = ['tmin', 'tmax', 'prcp', 'vp'] as const;
@@ -64,7 +65,7 @@ const EXPECTED_NAMES =
 
 function month(text: string, path: string): number {
   const m = Number(text);
-  if (m < 1 || m > 12) throw new ClimateInputError('LAYOUT', `climate_file: ${path} names month ${text}; months are 01–12`);
+  if (m < 1 || m > 12) throw new ClimateInputError('LAYOUT', `climate_file: ${echoed(path)} names month ${text}; months are 01–12`);
   return m;
 }
 
@@ -79,7 +80,7 @@ export function detectClimateLayout(entries: readonly ArchiveEntry[]): ClimateLa
     if (entry.isDirectory || entry.path.startsWith('__MACOSX/')) continue;
     const name = entry.name;
     const previous = names.get(name.toLowerCase());
-    if (previous) throw new ClimateInputError('LAYOUT', `climate_file holds ${name} twice (${previous} and ${entry.path})`);
+    if (previous) throw new ClimateInputError('LAYOUT', `climate_file holds ${echoed(name)} twice (${echoed(previous)} and ${echoed(entry.path)})`);
     names.set(name.toLowerCase(), entry.path);
     let match: RegExpMatchArray | null;
     let member: MonthlyMember;
@@ -96,18 +97,18 @@ export function detectClimateLayout(entries: readonly ArchiveEntry[]): ClimateLa
       member = { path: entry.path, variable, year: null, month: month(match[3]!, entry.path), unit: WORLDCLIM_UNIT[variable] };
       kinds.add('WorldClim climatology');
     } else if (ELEVATION.test(name)) {
-      if (elevationPath) throw new ClimateInputError('LAYOUT', `climate_file holds two elevation grids (${elevationPath} and ${entry.path})`);
+      if (elevationPath) throw new ClimateInputError('LAYOUT', `climate_file holds two elevation grids (${echoed(elevationPath)} and ${echoed(entry.path)})`);
       elevationPath = entry.path;
       continue;
     } else if (WORLDCLIM_IGNORED.test(name)) {
       ignored.push(entry.path);
       continue;
     } else {
-      throw new ClimateInputError('LAYOUT', `climate_file holds an unexpected file ${entry.path}: ${EXPECTED_NAMES}`);
+      throw new ClimateInputError('LAYOUT', `climate_file holds an unexpected file ${echoed(entry.path)}: ${EXPECTED_NAMES}`);
     }
     const key = memberKey(member.variable, member.year, member.month);
     const twin = members.get(key);
-    if (twin) throw new ClimateInputError('LAYOUT', `climate_file holds the same grid twice: ${twin.path} and ${entry.path}`);
+    if (twin) throw new ClimateInputError('LAYOUT', `climate_file holds the same grid twice: ${echoed(twin.path)} and ${echoed(entry.path)}`);
     members.set(key, member);
   }
   if (kinds.size > 1) throw new ClimateInputError('LAYOUT', `climate_file mixes layouts (${[...kinds].join(' and ')}); use one: ${EXPECTED_NAMES}`);

@@ -5,6 +5,7 @@
  */
 import type { StoredUnit } from './climateLayout.js';
 import { ClimateInputError } from './errors.js';
+import { echoed } from '../util/echoed.js';
 
 /** Plausible monthly means on Earth, per stored unit [min, max]. */
 export const PLAUSIBLE_RANGE: Readonly<Record<StoredUnit, readonly [number, number]>> = {
@@ -58,5 +59,5 @@ export function checkPlausibleValues(path: string, unit: StoredUnit, values: Arr
   if (unit === 'degC' && min > 150 && max < 350) hint = ': these look like kelvin; temperatures must be in °C (subtract 273.15)';
   else if (unit === 'kPa' && min >= 0 && max <= 10_000) hint = ': these look like Pa; WorldClim vapr grids are in kPa';
   else hint = `; expected ${UNIT_NAME[unit]} within ${low}…${high}`;
-  throw new ClimateInputError('UNITS', `climate_file: ${path} has values of ${got} on the DEM${hint}`);
+  throw new ClimateInputError('UNITS', `climate_file: ${echoed(path)} has values of ${got} on the DEM${hint}`);
 }

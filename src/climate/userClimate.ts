@@ -19,6 +19,7 @@ import type { ClimateFileRecord, ClimateMonthOnDem, ClimateOnDem, ClimateSource 
 import { ClimateInputError } from './errors.js';
 import { bilinearAtPositions, describeUncovered, sameGrid, sourcePixelPositions, uncoveredCells, type SourcePositions } from './gridReprojection.js';
 import { checkPlausibleValues } from './plausibleValues.js';
+import { echoed } from '../util/echoed.js';
 
 export interface UserClimateOptions {
   readonly archiveLimits?: ArchiveLimits;
@@ -58,7 +59,7 @@ class MemberReader {
     } catch (error) {
       if (error instanceof RasterFormatError) {
         const reason = error.message.replace(/\.$/, '');
-        throw new ClimateInputError('NOT_GEOTIFF', `climate_file: ${path} is not a usable GeoTIFF: ${reason}; each climate grid must be a single-band GeoTIFF (.tif)`);
+        throw new ClimateInputError('NOT_GEOTIFF', `climate_file: ${echoed(path)} is not a usable GeoTIFF: ${reason}; each climate grid must be a single-band GeoTIFF (.tif)`);
       }
       throw error;
     }

@@ -8,6 +8,7 @@ import { createWriteStream } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { JobError } from './types.js';
+import { echoed } from '../util/echoed.js';
 
 export interface DemDownloadLimits {
   /** URL prefixes a reference must start with (scheme, host and path, e.g. `https://data.example.org/dems/`). */
@@ -34,7 +35,7 @@ export function hrefAllowed(href: string, allow: readonly string[]): boolean {
 /** Downloads `href` to `path`; JobError 400 (with the reason) when it is not allowed, fails, or is too large. */
 export async function downloadDem(href: string, path: string, limits: DemDownloadLimits): Promise<void> {
   if (!hrefAllowed(href, limits.allow)) {
-    throw new JobError(400, `DEM reference ${JSON.stringify(href.slice(0, 200))} is not under an allowed URL prefix (EEMT_OGC_HREF_ALLOW)`);
+    throw new JobError(400, `DEM reference ${JSON.stringify(echoed(href))} is not under an allowed URL prefix (EEMT_OGC_HREF_ALLOW)`);
   }
   const signal = AbortSignal.timeout(limits.timeoutMs);
   let response: Response;

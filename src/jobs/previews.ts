@@ -23,6 +23,7 @@ import { previewProduct, previewProductForms, type PreviewProduct } from '../wor
 import { NotRegularFileError, openRegularFile } from './files.js';
 import type { JobPaths } from './paths.js';
 import { JobError, type JobRecord } from './types.js';
+import { echoed } from '../util/echoed.js';
 
 /** Longest side of a preview PNG [px]. */
 export const PREVIEW_MAX_SIDE = 1024;
@@ -89,7 +90,7 @@ export class JobPreviews {
 
   private productOf(job: JobRecord, name: string): PreviewProduct {
     const product = previewProduct(job.workflow_type, name, job.parameters);
-    if (!product) throw new JobError(404, `Unknown preview product '${name}'; ${job.workflow_type} jobs have ${previewProductForms(job.workflow_type)}`);
+    if (!product) throw new JobError(404, `Unknown preview product '${echoed(name)}'; ${job.workflow_type} jobs have ${previewProductForms(job.workflow_type)}`);
     return product;
   }
 

@@ -19,6 +19,7 @@ import type { JobRuntime } from '../runtime/types.js';
 import { PACKAGE_VERSION } from '../util/version.js';
 import type { ServiceConfig } from './config.js';
 import { clientErrorHandler, frameworkErrors, installErrorHandlers } from './errors.js';
+import { installJsonBodies } from './jsonBody/bodyParser.js';
 import { strictQueryNumbers } from './queryNumbers.js';
 import { EventStreams } from './eventStreams.js';
 import { RequestLog } from './requestLog.js';
@@ -95,19 +96,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     { name: 'database', path: dirname(resolve(config.dbPath)) },
   ];
 
-  // JSON bodies: an empty body with a JSON content type counts as no body (POST /api/cleanup has an optional body).
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = (body as string).trim();
-    if (text === '') return done(null, null);
-    try {
-      done(null, JSON.parse(text));
-    } catch {
-      const error = new Error('Request body is not valid JSON') as Error & { statusCode: number };
-      error.statusCode = 400;
-      done(error, undefined);
-    }
-  });
+  // JSON bodies, read with bounds while they arrive (an empty body counts as no body: POST /api/cleanup has an
+  // optional one).
+  installJsonBodies(app);
 
   await app.register(multipart, {
     limits: { fileSize: config.maxUploadBytes, files: 4, fields: 32, fieldSize: 64 * 1024, parts: 40 },

@@ -7,6 +7,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { QueueUnavailableError } from '../jobs/queue.js';
 import { JobError } from '../jobs/types.js';
+import { echoed } from '../util/echoed.js';
 
 export class HttpError extends Error {
   constructor(
@@ -54,7 +55,7 @@ function validationDetail(error: FastifyError): string {
     error.validationContext ||
     'request';
   const allowed = Array.isArray(params.allowedValues) ? `: ${params.allowedValues.join(', ')}` : '';
-  return `${field} ${first.message ?? 'is invalid'}${allowed}`;
+  return `${echoed(field)} ${first.message ?? 'is invalid'}${allowed}`;
 }
 
 /**
@@ -111,6 +112,11 @@ function describeError(error: FastifyError, request: FastifyRequest, validationS
   return { status: 500, detail: 'Internal server error' };
 }
 
+/** `Not found: GET /the/path` (the path cut to a readable length). */
+function notFoundDetail(request: FastifyRequest): string {
+  return `Not found: ${request.method} ${echoed(request.url.split('?')[0]!)}`;
+}
+
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const { status, detail } = describeError(error, request, 422);
@@ -118,7 +124,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).type('application/json').send({ detail: `Not found: ${request.method} ${request.url.split('?')[0]}` });
+    reply.code(404).type('application/json').send({ detail: notFoundDetail(request) });
   });
 }
 
@@ -187,7 +193,7 @@ export function installOgcErrorHandlers(scope: FastifyInstance): void {
     return send(reply, status, type, detail);
   });
   scope.setNotFoundHandler((request, reply) =>
-    send(reply, 404, OGC_EXCEPTION_TYPES.httpStatus, `Not found: ${request.method} ${request.url.split('?')[0]}`),
+    send(reply, 404, OGC_EXCEPTION_TYPES.httpStatus, notFoundDetail(request)),
   );
 }
 

@@ -16,6 +16,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { echoed } from '../util/echoed.js';
 import { HttpError } from './errors.js';
 
 export interface Validators {
@@ -106,7 +107,7 @@ export function byteRange(request: FastifyRequest, reply: FastifyReply, size: nu
   }
   if (start >= size || end < start) {
     reply.header('Content-Range', `bytes */${size}`);
-    throw new HttpError(416, `Range ${header.slice(0, 100)} is outside the file (${size} bytes)`);
+    throw new HttpError(416, `Range ${echoed(header)} is outside the file (${size} bytes)`);
   }
   return { start, end };
 }

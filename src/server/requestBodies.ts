@@ -9,11 +9,19 @@
  *
  * A request answered before its body was read to the end (an error found early, e.g. a multipart body with an
  * empty boundary) has the rest of its body drained, so its keep-alive connection can carry the next request
- * instead of stalling until the slow-body rule closes it. After a 413 the connection is closed instead, so a client
- * cannot make the service read an oversized upload to its end.
+ * instead of stalling until the slow-body rule closes it. After a 413, or a body its parser refused (a JSON body
+ * over a bound), the connection is closed instead, so a client cannot make the service read an oversized or
+ * hostile body to its end: nothing more is read, the answer is sent and the connection half-closed at once, and
+ * the socket is destroyed a moment later (`REFUSED_BODY_LINGER_MS`). Destroying it at once, with the client's
+ * bytes unread, would send a reset that can reach the client before it has read the answer (clients that are
+ * still sending then see EPIPE instead of the 400 or 413).
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** How long the connection of a refused body stays open after its answer, unread, before it is destroyed [ms]. */
+export const REFUSED_BODY_LINGER_MS = 2000;
 
 export interface SlowRequestLimits {
   /** Time every request body gets before the rate applies, and the limit for receiving the headers [s]. */
@@ -89,13 +97,38 @@ export function closeSlowBodies(app: FastifyInstance, limits: SlowRequestLimits)
   });
 }
 
+/**
+ * Node closes a `Connection: close` response's socket with `destroySoon` once the answer is written: here the
+ * socket is half-closed then, and destroyed only after the linger time (or when it closes first).
+ */
+function lingerBeforeClosing(socket: Socket): void {
+  socket.destroySoon = function lingeringClose(this: Socket) {
+    if (this.writable) this.end();
+    const timer = setTimeout(() => this.destroy(), REFUSED_BODY_LINGER_MS).unref();
+    this.once('close', () => clearTimeout(timer));
+  };
+}
+
 export function drainUnreadBodies(app: FastifyInstance): void {
   app.addHook('onSend', async (request, reply) => {
-    if (reply.statusCode === 413 && !request.raw.complete) reply.header('connection', 'close');
+    const raw = request.raw;
+    if (raw.complete) return;
+    // Fastify sets `Connection: close` when a body parser failed (a refused JSON body).
+    if (reply.statusCode === 413 || String(reply.getHeader('connection')).toLowerCase() === 'close') {
+      reply.header('connection', 'close');
+      refusedBodies.add(raw);
+      raw.unpipe();
+      raw.pause();
+      lingerBeforeClosing(raw.socket);
+    }
   });
   app.addHook('onResponse', async (request) => {
     const raw = request.raw;
-    // Unread and paused (a parser stopped reading it): discard the rest. Node itself drains only bodies nobody read.
-    if (!raw.complete && !raw.destroyed && raw.readableFlowing !== true) raw.resume();
+    // Unread and paused (a parser stopped reading it): discard the rest, unless the connection is being closed.
+    // Node itself drains only bodies nobody read.
+    if (!raw.complete && !raw.destroyed && raw.readableFlowing !== true && !refusedBodies.has(raw)) raw.resume();
   });
 }
+
+/** Requests whose unread body the service refused: their connection closes without reading it. */
+const refusedBodies = new WeakSet<IncomingMessage>();

@@ -4,20 +4,19 @@
  * `debug`, everything else at `info`, so a service polled every second keeps a readable log at the default level.
  * Fastify's other log lines (errors, routes not found) are unchanged.
  */
+import { echoed } from '../util/echoed.js';
 import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 
 /** Routes whose requests are logged at debug: the health check and static assets. */
 const QUIET_ROUTES: ReadonlySet<string> = new Set(['/health', '/assets/:name', '/favicon.ico', '/docs/static/*']);
-
-/** Longest request path written to the log [characters]: a path may be any length a client sends. */
-const MAX_LOGGED_URL = 200;
 
 export class RequestLog extends LogController {
   /** Nothing when a request arrives: its one line is written when it is answered. */
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
-    const url = request.url.length > MAX_LOGGED_URL ? `${request.url.slice(0, MAX_LOGGED_URL)}…` : request.url;
+    // a path may be any length a client sends: the log gets its start, as error messages do
+    const url = echoed(request.url);
     const line = {
       req: { method: request.method, url, remoteAddress: request.ip },
       res: { statusCode: reply.statusCode },

@@ -1,8 +1,10 @@
 /**
  * Fuzz test of the whole HTTP surface: 1,200 generated requests (seeded; the seed is printed, and EEMT_FUZZ_SEED
  * replays a run) across every endpoint: random methods, paths, ids and query values (Infinity, 1e999, -0, hex,
- * 309 digits, unicode, empty), cleanup bodies of every JSON type, broken multipart bodies (boundaries, truncation,
- * huge field names, duplicate fields, wrong content types), random headers, and raw bytes that are not valid HTTP.
+ * 309 digits, unicode, empty), cleanup and OGC execution bodies of every JSON type and at and past every bound of
+ * JSON bodies (many keys, long arrays, deep nesting, long strings, keys and numbers, many values, over the body limit),
+ * broken multipart bodies (boundaries, truncation, huge field names, duplicate fields, wrong content types), random
+ * headers, and raw bytes that are not valid HTTP.
  *
  * Every request must be answered, below 500; every error must carry a `detail` string, no body may contain a stack trace,
  * nothing may be logged as an error, rejected uploads must leave no file, and /health must still answer.

@@ -90,9 +90,46 @@ function randomJson(rng: Rng, depth = 0): unknown {
   return object;
 }
 
+/**
+ * A body that breaks (or just keeps) a bound of JSON bodies: many keys, a long array, deep nesting, a long string
+ * or key, a long number, many values, or more than the body limit; at the top level or inside `inputs`.
+ */
+function boundsBody(rng: Rng): string {
+  const around = (n: number) => int(rng, n - 2, n + 2 + int(rng, 0, 3) * int(rng, 0, n));
+  let inner: string;
+  switch (int(rng, 0, 7)) {
+    case 0:
+      inner = `{${Array.from({ length: around(1000) }, (_, i) => `"k${i}":${i}`).join(',')}}`;
+      break;
+    case 1:
+      inner = `[${Array.from({ length: around(10_000) }, () => '0').join(',')}]`;
+      break;
+    case 2: {
+      const depth = around(32);
+      inner = chance(rng, 0.5) ? '['.repeat(depth) + ']'.repeat(depth) : '{"a":'.repeat(depth) + '1' + '}'.repeat(depth);
+      break;
+    }
+    case 3:
+      inner = `"${pick(rng, ['x', 'é', '\\n', '😀']).repeat(around(65_536))}"`;
+      break;
+    case 4:
+      inner = `{"${'k'.repeat(around(65_536))}":1}`;
+      break;
+    case 5:
+      inner = '9'.repeat(around(65_536));
+      break;
+    case 6:
+      inner = `[${Array.from({ length: 9000 }, () => '[0,0,0,0,0,0,0,0,0,0,0]').join(',')}]`;
+      break;
+    default:
+      inner = `"${'y'.repeat(int(rng, 1_000_000, 2_600_000))}"`;
+  }
+  return chance(rng, 0.5) ? inner : `{"inputs":{"step":60,"x":${inner}}}`;
+}
+
 function jsonBody(rng: Rng): string {
   const text = JSON.stringify(randomJson(rng)) ?? 'null';
-  switch (int(rng, 0, 9)) {
+  switch (int(rng, 0, 11)) {
     case 0:
       return text.slice(0, int(rng, 0, text.length));
     case 1:
@@ -101,6 +138,9 @@ function jsonBody(rng: Rng): string {
       return `{"dry_run": ${'['.repeat(int(rng, 1, 5000))}`;
     case 3:
       return ' \n\t ';
+    case 4:
+    case 5:
+      return boundsBody(rng);
     default:
       return text;
   }
@@ -214,6 +254,13 @@ export function randomRequest(rng: Rng, context: FuzzContext): FuzzRequest | Raw
     if (!chance(rng, 0.05)) headers['content-type'] = type;
     const path = `${chance(rng, 0.2) ? '/api/v1' : '/api'}/cleanup${chance(rng, 0.1) ? randomQuery(rng) : ''}`;
     return { kind: 'fetch', method: chance(rng, 0.9) ? 'POST' : pick(rng, ['PUT', 'PATCH', 'DELETE']), path, headers, body: jsonBody(rng) };
+  }
+  if (roll < 0.68) {
+    // The other JSON route: OGC executions (sol, eemt, echo, or no such process).
+    const headers = { ...randomHeaders(rng), 'content-type': 'application/json' };
+    const process = pick(rng, ['sol', 'eemt', 'echo', randomId(rng, context)]);
+    const body = chance(rng, 0.5) ? jsonBody(rng) : `{"inputs":${chance(rng, 0.5) ? JSON.stringify(randomJson(rng)) : boundsBody(rng)}}`;
+    return { kind: 'fetch', method: 'POST', path: `/ogc/processes/${process}/execution`, headers, body };
   }
   const method = pick(rng, ['GET', 'GET', 'GET', 'POST', 'DELETE', 'PUT', 'PATCH', 'HEAD', 'OPTIONS']);
   const headers = randomHeaders(rng);

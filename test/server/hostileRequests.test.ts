@@ -167,6 +167,82 @@ describe('hostile requests', () => {
     assert.equal(svc.store.get(failedJob), undefined);
     assert.ok(!jobEntries(svc.paths.dirs.uploadDir).includes(failedJob));
   });
+
+  test('JSON bodies over a bound are refused naming the bound and where, as {detail} under /api and as exceptions under /ogc', async () => {
+    const lastRun = (await getJson(`${svc.base}/api/cleanup/status`)).body.last_run;
+    const keys = (n: number) => `{${Array.from({ length: n }, (_, i) => `"k${i}":0`).join(',')}}`;
+    for (const prefix of ['/api', '/api/v1']) {
+      for (const [body, detail] of [
+        [keys(1001), 'JSON body: an object has more than 1000 keys (at the top level)'],
+        [`{"dry_run":${'['.repeat(40)}`, 'JSON body: nested deeper than 32 levels (at dry_run' + '[0]'.repeat(31) + ')'],
+        [`{"dry_run":[${'0,'.repeat(10_000)}0]}`, 'JSON body: an array has more than 10000 items (at dry_run)'],
+        [`{"dry_run":"${'x'.repeat(70_000)}"}`, 'JSON body: a string is longer than 65536 characters (at dry_run)'],
+      ]) {
+        const res = await postJson(`${svc.base}${prefix}/cleanup`, body);
+        assert.equal(res.status, 400, `${body.slice(0, 40)}: ${JSON.stringify(res.body)}`);
+        assert.deepEqual(res.body, { detail });
+      }
+    }
+    const ogc = await postJson(`${svc.base}/ogc/processes/echo/execution`, `{"inputs":{"string_input":"${'x'.repeat(70_000)}"}}`);
+    assert.deepEqual(ogc.body, {
+      type: 'InvalidParameterValue',
+      title: 'Bad Request',
+      status: 400,
+      detail: 'JSON body: a string is longer than 65536 characters (at inputs.string_input)',
+    });
+    assert.equal((await getJson(`${svc.base}/api/cleanup/status`)).body.last_run, lastRun, 'no cleanup ran');
+  });
+
+  test('client input quoted in error messages is cut at 200 characters (URL paths, ids, form values, JSON keys)', async () => {
+    const long = 'z'.repeat(900);
+    const cut = `${'z'.repeat(200)}… (900 characters)`;
+    assert.deepEqual((await getJson(`${svc.base}/api/nothing/${long}`)).body, { detail: `Not found: GET /api/nothing/${'z'.repeat(187)}… (913 characters)` });
+    assert.equal((await getJson(`${svc.base}/ogc/jobs/${long}`)).body.detail, `No job "${cut}"`);
+    assert.match((await getJson(`${svc.base}/ogc/processes/${long}`)).body.detail, new RegExp(`^No process "${cut.replace(/[()]/g, '\\$&')}"; `));
+    assert.match((await getJson(`${svc.base}/ogc/jobs?status=${long}`)).body.detail, new RegExp(`got "${cut.replace(/[()]/g, '\\$&')}"$`));
+    const form = await submit(svc.base, { workflow_type: long }, DEM);
+    assert.equal(form.body.detail, `Unknown workflow_type "${cut}"; expected one of: sol, eemt`);
+    const step = await submit(svc.base, { workflow_type: 'sol', step: long }, DEM);
+    assert.equal(step.body.detail, `step must be a number from 3 to 60, got "${cut}"`);
+    const key = 'k'.repeat(5000);
+    const cleanup = await postJson(`${svc.base}/api/cleanup`, `{"${key}": 1}`);
+    assert.equal(cleanup.status, 422);
+    assert.ok(cleanup.body.detail.length < 300, cleanup.body.detail.slice(0, 300));
+    assert.match(cleanup.body.detail, /^k{200}… \(5000 characters\) /);
+    const ogc = await postJson(`${svc.base}/ogc/processes/sol/execution`, `{"inputs": {"${key}": 1}}`);
+    assert.match(ogc.body.detail, /^Unknown input k{200}… \(5000 characters\); /);
+  });
+
+  test('the connection of a refused JSON body is closed with the answer, and the rest of the body is not read', async () => {
+    // A client that goes on sending after the service's FIN, as one that does not read its socket while sending.
+    const socket = connect({ port: Number(new URL(svc.base).port), host: '127.0.0.1', allowHalfOpen: true });
+    const client = { received: '', closed: false, socket };
+    socket.on('data', (data) => (client.received += data.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => (client.closed = true));
+    const head = '{"a":[' + '0,'.repeat(10_001);
+    const declared = 40 * 1024 * 1024;
+    client.socket.write(`POST /ogc/processes/sol/execution HTTP/1.1${CRLF}Host: test${CRLF}Content-Type: application/json${CRLF}Content-Length: ${declared}${CRLF}${CRLF}${head}`);
+    await waitFor('the answer', () => /\r\n\r\n\{.*\}/s.test(client.received), 10_000);
+    assert.match(client.received, /^HTTP\/1\.1 400 [^]*\r\nconnection: close\r\n[^]*"detail":"JSON body: an array has more than 10000 items \(at a\)"/i);
+    // Sending on: the service reads no more, so only what the socket buffers hold gets through (a service that
+    // read and discarded the rest would take all of it within the linger time).
+    const started = Date.now();
+    const megabyte = Buffer.alloc(1024 * 1024, 0x30);
+    let flushed = 0;
+    let writing = true;
+    void (async () => {
+      while (writing && !client.closed && flushed < declared - 2 * megabyte.length) {
+        await new Promise<void>((resolve) => client.socket.write(megabyte, () => resolve()));
+        flushed += megabyte.length;
+      }
+    })();
+    await waitFor('1.5 s of sending', () => Date.now() - started > 1500, 5000);
+    writing = false;
+    assert.ok(!client.closed, 'the connection lingers, so a client still sending can read the answer');
+    assert.ok(flushed < 16 * 1024 * 1024, `${flushed} bytes got through after the answer`);
+    await waitFor('the connection closed', () => client.closed, 10_000);
+  });
 });
 
 describe('hostile multipart bodies', () => {

@@ -5,7 +5,7 @@
  * job list, dismiss, exceptions; inline DEMs checked like uploads; href inputs off by default, allow-listed when on.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
@@ -266,6 +266,13 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
       [{ inputs: { dem: { value: Buffer.alloc(1_200_000).toString('base64') } } }, 413, /inline limit/],
       [{ inputs: { dem: { value: 'A'.repeat(3_000_000) } } }, 413, /too large/],
       ['{"inputs": ', 400, /not valid JSON/],
+      // Refused while the DEM streams in (its staged file is removed): a bad character deep inside, a second DEM,
+      // and a bound broken after the DEM.
+      [{ inputs: { dem: `${DEM_INLINE.value.slice(0, 300_001)}*${DEM_INLINE.value.slice(300_002)}` } }, 400, /^Input dem: value is not valid base64$/],
+      [`{"inputs": {"dem": "${DEM_INLINE.value}", "dem": "${DEM_INLINE.value}"}}`, 400, /^JSON body: a second inline file \(at inputs\.dem\)$/],
+      [{ inputs: { dem: DEM_INLINE, ...Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i])) } }, 400, /^JSON body: an object has more than 1000 keys \(at inputs\)$/],
+      [{ inputs: { dem: DEM_INLINE, step: 'x'.repeat(70_000) } }, 400, /^JSON body: a string is longer than 65536 characters \(at inputs\.step\)$/],
+      [{ inputs: { dem: { value: Buffer.alloc(1_100_000).toString('base64').replace(/.{76}/g, '$&\r\n') } } }, 413, /inline limit/],
       [{ inputs: { dem: DEM_INLINE }, response: 'stream' }, 400, /response/],
     ];
     for (const [body, status, detail] of cases) {
@@ -282,6 +289,31 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     assertException(await execute(svc.base, 'eemt', { inputs: { dem: DEM_INLINE, topo_npp: 3 } }), 400, `${EXCEPTION}invalid-parameter-value`, /Input topo_npp must be a string/);
     assert.equal((await getJson(`${svc.base}/ogc/jobs?limit=10000`)).body.jobs.length, before);
     assert.deepEqual(jobEntries(svc.paths.dirs.uploadDir).sort(), uploadsBefore);
+  });
+});
+
+describe('OGC API – Processes: inline DEMs streamed to disk', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService({ runtime: stubRuntime, env: { EEMT_OGC_MAX_INLINE_MB: '1' } });
+  });
+  after(() => svc.stop());
+
+  test('MIME-style base64 (CRLF every 76 characters, "\\/" escapes) is stored byte for byte; another process leaves no file', async () => {
+    const mime = DEM_INLINE.value.replace(/.{76}/g, '$&\r\n');
+    const text = `{"inputs": {"dem": {"mediaType": "image/tiff", "value": ${JSON.stringify(mime).replaceAll('/', '\\/')}}, "step": 60}}`;
+    assert.match(text, /\\r\\n/);
+    assert.match(text, /\\\//);
+    const created = await execute(svc.base, 'sol', text);
+    assert.equal(created.status, 201, JSON.stringify(created.body));
+    assert.deepEqual(readFileSync(svc.paths.demPath(created.body.jobID)), DEM_BYTES);
+    assert.equal((await getJson(`${svc.base}/ogc/jobs/${created.body.jobID}`, { method: 'DELETE' })).status, 200);
+    // echo's inputs.dem is streamed like any execution's, and removed: echo does not take it.
+    const echoed = await execute(svc.base, 'echo', { inputs: { string_input: 'hello', dem: DEM_INLINE.value } });
+    assert.equal(echoed.status, 200);
+    assert.equal(echoed.body, 'hello');
+    assertException(await execute(svc.base, 'nope', { inputs: { dem: DEM_INLINE.value } }), 404, `${EXCEPTION}no-such-process`);
+    assert.deepEqual(readdirSync(svc.paths.dirs.uploadDir), []);
   });
 });
 

@@ -132,6 +132,11 @@ test('asset files: whole, by byte range, and read by GDAL over HTTP as Cloud Opt
   assert.equal((await fetch(url, { headers: { Range: `bytes=${bytes.length}-` } })).status, 416);
   assert.equal((await getJson(`${svc.base}/api/jobs/${id}/files/global/monthly/nothing.tif`)).status, 404);
   assert.equal((await getJson(`${svc.base}/api/jobs/${id}/files/../../jobs.db`)).status, 404);
+  // A 10 KB path, and a 5 KB range, are not echoed whole.
+  const longPath = `global/${'x/'.repeat(5000)}a.tif`;
+  assert.deepEqual((await getJson(`${url.replace(rel, longPath)}`)).body, { detail: `File not found: ${longPath.slice(0, 200)}… (${longPath.length} characters)` });
+  const longRange = `bytes=${'9'.repeat(5000)}-`;
+  assert.deepEqual((await getJson(url, { headers: { Range: longRange } })).body, { detail: `Range ${longRange.slice(0, 200)}… (${longRange.length} characters) is outside the file (${bytes.length} bytes)` });
 
   // asynchronously: the service answering GDAL runs in this process
   const { stdout } = await execFileAsync('gdalinfo', ['-json', '-stats', `/vsicurl/${url}`], { timeout: 60_000, env: { ...process.env, GDAL_PAM_ENABLED: 'NO', GDAL_DISABLE_READDIR_ON_OPEN: 'EMPTY_DIR' } });

@@ -1,16 +1,30 @@
 /**
  * The inputs of an execute request of `sol` or `eemt`: the DEM (an inline base64 qualified value, or an `href` when
  * references are enabled), the numeric parameters and (eemt) the model choices, checked with the rules of /api submissions.
+ *
+ * An inline DEM reaches this point already decoded into a staged file (the route's body parser streams the
+ * base64 strings at `inputs.dem` and `inputs.dem.value` into files, checking the base64 and the inline limit as
+ * they arrive; see INLINE_DEM_PATHS): here it is an InlineFile.
  */
-import { Buffer } from 'node:buffer';
 import type { JobParameters } from '../../jobs/types.js';
+import { echoed } from '../../util/echoed.js';
 import type { WorkflowType } from '../../workflows/index.js';
 import { HttpError } from '../errors.js';
 import { OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
 import { MODEL_CHOICE_PARAMS } from '../../workflows/params.js';
+import { InlineFile } from '../jsonBody/inlineFile.js';
 import { parseParameters, SubmitParameters } from '../routes/submit.js';
 
-export type DemInput = { readonly bytes: Buffer } | { readonly href: string };
+export type DemInput = { readonly file: InlineFile } | { readonly href: string };
+
+/** Where an execute request's body carries an inline DEM: the bare base64 value, or a qualified value's `value`. */
+export const INLINE_DEM_PATHS = [['inputs', 'dem'], ['inputs', 'dem', 'value']] as const;
+
+export const NOT_BASE64 = 'Input dem: value is not valid base64';
+
+export function inlineDemTooLarge(maxInlineBytes: number): string {
+  return `Input dem is larger than the inline limit of ${maxInlineBytes} bytes`;
+}
 
 export interface ExecuteInputs {
   readonly dem: DemInput;
@@ -21,7 +35,6 @@ const invalid = (detail: string): never => {
   throw new OgcError(400, OGC_EXCEPTION_TYPES.invalidParameterValue, detail);
 };
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const TIFF_MEDIA_TYPES = ['image/tiff; application=geotiff', 'image/tiff'];
 
 /** A media type compared without case and spaces around parameters. */
@@ -29,10 +42,10 @@ function normalisedMediaType(type: string): string {
   return type.toLowerCase().split(';').map((part) => part.trim()).join('; ');
 }
 
-function demInput(raw: unknown, maxInlineBytes: number, hrefEnabled: boolean): DemInput {
+function demInput(raw: unknown, hrefEnabled: boolean): DemInput {
   if (raw === undefined) invalid('Input dem is required');
   // The value alone, as the input's schema (a base64 string) allows.
-  if (typeof raw === 'string') return demInput({ value: raw }, maxInlineBytes, hrefEnabled);
+  if (raw instanceof InlineFile) return demInput({ value: raw }, hrefEnabled);
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     invalid(`Input dem must be the GeoTIFF as base64, or a qualified value {"value": "<base64>", "mediaType": "image/tiff; application=geotiff"}`);
   }
@@ -45,17 +58,12 @@ function demInput(raw: unknown, maxInlineBytes: number, hrefEnabled: boolean): D
   const format = typeof input.format === 'object' && input.format !== null ? (input.format as Record<string, unknown>) : {};
   const mediaType = input.mediaType ?? format.mediaType ?? input.type;
   if (mediaType !== undefined && (typeof mediaType !== 'string' || !TIFF_MEDIA_TYPES.includes(normalisedMediaType(mediaType)))) {
-    invalid(`Input dem must have mediaType "image/tiff; application=geotiff", got ${JSON.stringify(mediaType).slice(0, 80)}`);
+    invalid(`Input dem must have mediaType "image/tiff; application=geotiff", got ${echoed(JSON.stringify(mediaType))}`);
   }
-  if (typeof input.value !== 'string') invalid('Input dem: value must be the GeoTIFF as a base64 string');
-  const text = (input.value as string).replace(/\s+/g, '');
-  if (text.length % 4 === 1 || !BASE64.test(text)) invalid('Input dem: value is not valid base64');
-  if (Math.floor((text.length * 3) / 4) > maxInlineBytes + 2) {
-    throw new OgcError(413, OGC_EXCEPTION_TYPES.invalidParameterValue, `Input dem is larger than the inline limit of ${maxInlineBytes} bytes`);
-  }
-  const bytes = Buffer.from(text, 'base64');
-  if (bytes.length === 0) invalid('Input dem is empty');
-  return { bytes };
+  if (!(input.value instanceof InlineFile)) invalid('Input dem: value must be the GeoTIFF as a base64 string');
+  const file = input.value as InlineFile;
+  if (file.bytes === 0) invalid('Input dem is empty');
+  return { file };
 }
 
 /** A JSON number written in plain decimal notation, as the /api form fields are. */
@@ -75,13 +83,13 @@ function text(name: string, raw: unknown): string {
 export function executeInputs(
   type: WorkflowType,
   inputs: Record<string, unknown>,
-  limits: { maxInlineBytes: number; hrefEnabled: boolean },
+  limits: { hrefEnabled: boolean },
 ): ExecuteInputs {
   const numeric = Object.keys(SubmitParameters).filter((name) => type === 'eemt' || !name.endsWith('_year'));
   const choices: readonly string[] = type === 'eemt' ? MODEL_CHOICE_PARAMS : [];
   const known = [...numeric, ...choices];
   for (const name of Object.keys(inputs)) {
-    if (name !== 'dem' && !known.includes(name)) invalid(`Unknown input ${name.slice(0, 40)}; the inputs of ${type} are dem, ${known.join(', ')}`);
+    if (name !== 'dem' && !known.includes(name)) invalid(`Unknown input ${echoed(name)}; the inputs of ${type} are dem, ${known.join(', ')}`);
   }
   const fields: Record<string, string> = {};
   for (const name of numeric) if (inputs[name] !== undefined) fields[name] = decimal(name, inputs[name]);
@@ -93,5 +101,5 @@ export function executeInputs(
     if (error instanceof HttpError) invalid(error.detail);
     throw error;
   }
-  return { dem: demInput(inputs.dem, limits.maxInlineBytes, limits.hrefEnabled), parameters: parameters! };
+  return { dem: demInput(inputs.dem, limits.hrefEnabled), parameters: parameters! };
 }

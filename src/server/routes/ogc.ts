@@ -5,7 +5,7 @@
  * listed here and the other way round. Errors are exception documents (`installOgcErrorHandlers`).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { admitJob, removeJob } from '../../jobs/admission.js';
@@ -20,10 +20,13 @@ import type { JobRecord } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
 import { installOgcErrorHandlers, OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
 import { executeEcho } from '../ogc/echo.js';
-import { executeInputs } from '../ogc/executeInputs.js';
+import { executeInputs, INLINE_DEM_PATHS, inlineDemTooLarge, NOT_BASE64 } from '../ogc/executeInputs.js';
 import { requestedOutputs } from '../ogc/executeOutputs.js';
 import { jobListFilter, type JobListQuery } from '../ogc/jobListQuery.js';
 import { pageLinks } from '../ogc/pageLinks.js';
+import { DEFAULT_JSON_BOUNDS as JSON_BOUNDS } from '../jsonBody/bounds.js';
+import type { FileStaging } from '../jsonBody/inlineFile.js';
+import { echoed } from '../../util/echoed.js';
 import { PROCESS_IDS, processDescriptions, type ProcessDescription, type ProcessId } from '../ogc/processes.js';
 import { OGC_STATUSES, ogcStatus, REL, statusInfo, type Link } from '../ogc/statusInfo.js';
 import { queryLists } from '../queryLists.js';
@@ -143,14 +146,31 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
   const baseOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
   const processOr404 = (id: string): ProcessDescription => {
     if (!(PROCESS_IDS as readonly string[]).includes(id)) {
-      throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchProcess, `No process "${id.slice(0, 60)}"; the processes are ${PROCESS_IDS.join(', ')}`);
+      throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchProcess, `No process "${echoed(id)}"; the processes are ${PROCESS_IDS.join(', ')}`);
     }
     return processes[id as ProcessId];
   };
   const jobOr404 = (id: string): JobRecord => {
     const job = store.get(id);
-    if (!job) throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchJob, `No job "${id.slice(0, 60)}"`);
+    if (!job) throw new OgcError(404, OGC_EXCEPTION_TYPES.noSuchJob, `No job "${echoed(id)}"`);
     return job;
+  };
+  const inlineLimit = Math.min(deps.maxInlineBytes, deps.maxUploadBytes);
+  /** The place of an inline DEM: the upload folder of a new job id, busy (the orphan sweep leaves it) until it ends. */
+  const stageDem = (): FileStaging => {
+    const id = randomUUID();
+    deps.uploads.begin(id);
+    return {
+      id,
+      path: paths.demPath(id),
+      async discard() {
+        try {
+          await rm(paths.uploadDir(id), { recursive: true, force: true });
+        } finally {
+          deps.uploads.end(id);
+        }
+      },
+    };
   };
   const summary = (p: ProcessDescription, base: string) => {
     const { inputs: _inputs, outputs: _outputs, ...rest } = p;
@@ -252,14 +272,22 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
           'output as text/plain, or as a JSON string when the client prefers application/json (Accept, or the output\'s ' +
           'format.mediaType); with `response: document` a results document; 406 when Accept allows neither. An output or a ' +
           'transmissionMode the process does not offer (outputTransmission) is refused with 400. The DEM is inline base64 (at most ' +
-          'EEMT_OGC_MAX_INLINE_MB and EEMT_MAX_UPLOAD_MB) and is checked like an upload; 507 when the job\'s outputs would ' +
-          'not fit in the results folder.',
+          'EEMT_OGC_MAX_INLINE_MB and EEMT_MAX_UPLOAD_MB; line breaks allowed), decoded to disk while the body arrives, and ' +
+          'checked like an upload; 507 when the job\'s outputs would not fit in the results folder. The rest of the body has ' +
+          `the bounds of every JSON body (depth ${JSON_BOUNDS.maxDepth}, ${JSON_BOUNDS.maxKeys} keys per object, ${JSON_BOUNDS.maxItems} ` +
+          `items per array, ${JSON_BOUNDS.maxStringLength} characters per string, ${JSON_BOUNDS.maxValues} values): 400 naming the bound.`,
         tags: ['ogc'],
         params: ProcessParams,
         body: ExecuteBody,
         response: { 200: Open('results of echo'), 201: StatusInfo, 406: Exception, 413: Exception, ...errors, 507: Exception },
       },
-      bodyLimit: Math.ceil((Math.min(deps.maxInlineBytes, deps.maxUploadBytes) * 4) / 3) + 1024 * 1024,
+      bodyLimit: Math.ceil((inlineLimit * 4) / 3) + 1024 * 1024,
+      // The inline DEM is decoded into its job's upload folder while the body arrives (never held in memory).
+      config: {
+        jsonBody: {
+          inlineFiles: { at: INLINE_DEM_PATHS, maxBytes: inlineLimit, notBase64: NOT_BASE64, tooLarge: inlineDemTooLarge(inlineLimit), stage: stageDem },
+        },
+      },
     },
     async (request, reply) => {
       const process = processOr404((request.params as { processID: string }).processID);
@@ -272,13 +300,16 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
       requestedOutputs(process, body.outputs);
 
       const type = process.id;
-      const { dem, parameters } = executeInputs(type, inputs, { maxInlineBytes: Math.min(deps.maxInlineBytes, deps.maxUploadBytes), hrefEnabled: deps.hrefAllow.length > 0 });
-      const id = randomUUID();
-      deps.uploads.begin(id);
+      const { dem, parameters } = executeInputs(type, inputs, { hrefEnabled: deps.hrefAllow.length > 0 });
+      // An inline DEM is already in the upload folder of the id staged for it; a reference is fetched there.
+      const staged = 'file' in dem ? dem.file.claim() : null;
+      const id = staged?.id ?? randomUUID();
+      if (!staged) deps.uploads.begin(id);
       try {
-        await mkdir(paths.uploadDir(id), { recursive: true });
-        if ('bytes' in dem) await writeFile(paths.demPath(id), dem.bytes);
-        else await downloadDem(dem.href, paths.demPath(id), { allow: deps.hrefAllow, maxBytes: deps.maxUploadBytes, timeoutMs: HREF_TIMEOUT_MS });
+        if ('href' in dem) {
+          await mkdir(paths.uploadDir(id), { recursive: true });
+          await downloadDem(dem.href, paths.demPath(id), { allow: deps.hrefAllow, maxBytes: deps.maxUploadBytes, timeoutMs: HREF_TIMEOUT_MS });
+        }
         const job = await admitJob(
           { store, scheduler, runtime: deps.runtime, paths, demChecker: deps.demChecker, logError: (message) => request.log.error(message) },
           paths.demPath(id),

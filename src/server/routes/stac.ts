@@ -14,6 +14,7 @@ import type { JobRecord } from '../../jobs/types.js';
 import { badRequest, notFound } from '../errors.js';
 import { answerNotModified, byteRange, fileValidators, NOT_MODIFIED_RESPONSE } from '../httpCaching.js';
 import { ErrorDetail, JobIdParams } from '../schemas.js';
+import { echoed } from '../../util/echoed.js';
 
 const StacItemSchema = Type.Object(
   {
@@ -123,7 +124,7 @@ export default async function stacRoutes(app: FastifyInstance, { store, paths, c
     async (request, reply) => {
       const { job_id: id, '*': rel } = request.params as { job_id: string; '*': string };
       const { job, files } = await completedFiles(id);
-      const file = files.find((f) => f.rel === rel) ?? notFound(`File not found: ${rel}`);
+      const file = files.find((f) => f.rel === rel) ?? notFound(`File not found: ${echoed(rel)}`);
       const size = file.stats.size;
       const type = rel.endsWith('.tif') ? COG_MEDIA_TYPE : rel.endsWith('.txt') ? 'text/plain; charset=utf-8' : 'application/octet-stream';
       reply.type(type).header('Accept-Ranges', 'bytes');

@@ -21,6 +21,7 @@ import { parseDecimal } from '../../util/decimal.js';
 import { badRequest, HttpError, unprocessable } from '../errors.js';
 import { ErrorDetail } from '../schemas.js';
 import { closedAsTooSlow } from '../requestBodies.js';
+import { echoed } from '../../util/echoed.js';
 
 /** The numeric form fields: their bounds and defaults are the validation rules and the documentation. */
 export const SubmitParameters = {
@@ -106,7 +107,7 @@ function parseNumber(name: ParameterName, raw: string | undefined): number {
   const expected = `${integer ? 'an integer' : 'a number'} from ${schema.minimum} to ${schema.maximum}`;
   const value = parseDecimal(raw.trim());
   if (value === null || (integer && !Number.isInteger(value))) {
-    unprocessable(`${name} must be ${expected}, got "${raw.slice(0, 40)}"`);
+    unprocessable(`${name} must be ${expected}, got "${echoed(raw)}"`);
   }
   if (value < schema.minimum || value > schema.maximum) unprocessable(`${name} must be ${expected}, got ${value}`);
   return value;
@@ -141,7 +142,7 @@ export function parseWorkflowType(raw: string | undefined): WorkflowType {
   if (raw === undefined || raw.trim() === '') badRequest('workflow_type is required');
   const type = raw.trim();
   if (!(WORKFLOW_TYPES as readonly string[]).includes(type)) {
-    badRequest(`Unknown workflow_type "${type.slice(0, 40)}"; expected one of: ${WORKFLOW_TYPES.join(', ')}`);
+    badRequest(`Unknown workflow_type "${echoed(type)}"; expected one of: ${WORKFLOW_TYPES.join(', ')}`);
   }
   return type as WorkflowType;
 }
