@@ -1,5 +1,5 @@
 /**
- * System tools that some tests need: GDAL's command-line tools (with its Python bindings and COG validator, python3-gdal), bubblewrap, Chromium, curl, unzip, redis-server, and iproute2 run
+ * System tools that some tests need: GDAL's command-line tools (with its Python bindings and COG validator, python3-gdal), bubblewrap, Chromium, curl, unzip, redis-server, Debian's Python client libraries, and iproute2 run
  * as root for network namespaces. Locally, a test whose tool is missing is skipped with a one-line reason. `.ci/run` installs
  * every tool and sets EEMT_TEST_REQUIRE_TOOLS=1: then a missing tool fails the run instead, so CI skips nothing.
  *
@@ -7,12 +7,15 @@
  * (scripts/run-tests.mjs) skips the whole file; a file that needs a tool for some tests only passes
  * `{ skip: skipUnless('gdal') }` to those.
  */
+import { spawnSync } from 'node:child_process';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type SystemTool = 'gdal' | 'bwrap' | 'chromium' | 'netns' | 'curl' | 'unzip' | 'redis';
+export type SystemTool = 'gdal' | 'bwrap' | 'chromium' | 'netns' | 'curl' | 'unzip' | 'redis' | 'python-clients';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
+/** Debian's Python, with the client libraries of docs/python.md (python3-owslib, python3-requests, python3-rasterio). */
+export const DEBIAN_PYTHON = '/usr/bin/python3';
 /** GDAL's Cloud Optimized GeoTIFF validator, from Debian's python3-gdal (part of the 'gdal' tool here). */
 export const COG_VALIDATOR = '/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_cloud_optimized_geotiff.py';
 
@@ -42,13 +45,18 @@ function problem(tool: SystemTool): string | null {
       return onPath(tool) ? null : `${tool} not installed`;
     case 'redis':
       return onPath('redis-server') ? null : 'redis-server not installed';
+    case 'python-clients': {
+      if (!existsSync(DEBIAN_PYTHON)) return `Debian's Python (${DEBIAN_PYTHON}) not installed`;
+      const check = spawnSync(DEBIAN_PYTHON, ['-c', 'import owslib, requests, rasterio'], { encoding: 'utf8' });
+      return check.status === 0 ? null : 'python3-owslib, python3-requests or python3-rasterio not installed';
+    }
     case 'netns':
       if (!onPath('ip')) return 'iproute2 (ip) not installed';
       return process.getuid?.() === 0 ? null : 'network namespaces need root';
   }
 }
 
-export const SYSTEM_TOOLS: readonly SystemTool[] = ['gdal', 'bwrap', 'chromium', 'netns', 'curl', 'unzip', 'redis'];
+export const SYSTEM_TOOLS: readonly SystemTool[] = ['gdal', 'bwrap', 'chromium', 'netns', 'curl', 'unzip', 'redis', 'python-clients'];
 
 /** What is missing of `tools` here, one reason each (empty when everything is there). */
 export function missingTools(tools: readonly SystemTool[]): string[] {

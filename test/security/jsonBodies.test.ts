@@ -17,6 +17,8 @@ import { after, before, describe, test, type TestContext } from 'node:test';
 import { fixture, getJson } from '../server/helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { startMonitor, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
+import { jobEntries } from '../helpers/dataFolders.js';
+import { OGC_EXCEPTION_TYPES } from '../../src/server/errors.js';
 
 const MB = 1024 ** 2;
 const EXECUTE = '/ogc/processes/sol/execution';
@@ -182,7 +184,7 @@ describe('large JSON bodies against the running service', () => {
       const { sent, seen } = await attack(body);
       t.diagnostic(`answered after ${sent.seconds.toFixed(2)} s; the client had sent ${(sent.sentAtAnswer / MB).toFixed(1)} MB then, ${(sent.sentAtClose / MB).toFixed(1)} MB when the connection closed, of ${(body.length / MB).toFixed(1)} MB`);
       assert.equal(sent.status, 400);
-      assert.deepEqual(sent.body, { type: 'InvalidParameterValue', title: 'Bad Request', status: 400, detail: KEYS_BOUND });
+      assert.deepEqual(sent.body, { type: OGC_EXCEPTION_TYPES.invalidParameterValue, title: 'Bad Request', status: 400, detail: KEYS_BOUND });
       assert.ok(sent.seconds < 30);
       // Reading (and discarding) the rest would let the whole body through while the connection lingers.
       assert.ok(sent.sentAtClose < 32 * MB, `the client could send ${(sent.sentAtClose / MB).toFixed(1)} MB`);
@@ -201,7 +203,7 @@ describe('large JSON bodies against the running service', () => {
     assert.equal(await sha256Of(stored), dem.sha256());
     assert.equal((await getJson(`${service.base}/ogc/jobs/${id}`, { method: 'DELETE' })).status, 200);
     assertUnharmed(seen, t);
-    assert.deepEqual(readdirSync(join(service.root, 'uploads')), [], 'no upload is left behind');
+    assert.deepEqual(jobEntries(join(service.root, 'uploads')), [], 'no upload is left behind');
   });
 
   test('a service killed while an inline DEM arrives: its staged file is removed when it starts again', async () => {
@@ -213,7 +215,7 @@ describe('large JSON bodies against the running service', () => {
     for (let i = 0; i < 30 && !staged; i++) {
       await new Promise<void>((resolve) => req.write(chunk, () => resolve()));
       const uploads = join(service.root, 'uploads');
-      staged = readdirSync(uploads).map((id) => join(uploads, id, 'dem.tif')).find((p) => existsSync(p) && statSync(p).size > 4 * MB) ?? null;
+      staged = jobEntries(uploads).map((id) => join(uploads, id, 'dem.tif')).find((p) => existsSync(p) && statSync(p).size > 4 * MB) ?? null;
     }
     assert.ok(staged, 'the inline DEM is being written to disk');
     await service.kill9();

@@ -12,6 +12,7 @@ import { ProcessRuntime } from '../../src/runtime/process.js';
 import { waitFor } from '../helpers/wait.js';
 import { fixture, getJson, logCapture, startTestService, STUB_CHILD, submit, waitForStatus, type TestService } from './helpers.js';
 import { jobEntries } from '../helpers/dataFolders.js';
+import { OGC_EXCEPTION_TYPES } from '../../src/server/errors.js';
 
 const DEM = { name: 'mcn_10m.tif', bytes: fixture('mcn_10m.tif') };
 const stubRuntime = (c: { cpuLimit: number; memoryBytes: number }) =>
@@ -185,7 +186,7 @@ describe('hostile requests', () => {
     }
     const ogc = await postJson(`${svc.base}/ogc/processes/echo/execution`, `{"inputs":{"string_input":"${'x'.repeat(70_000)}"}}`);
     assert.deepEqual(ogc.body, {
-      type: 'InvalidParameterValue',
+      type: OGC_EXCEPTION_TYPES.invalidParameterValue,
       title: 'Bad Request',
       status: 400,
       detail: 'JSON body: a string is longer than 65536 characters (at inputs.string_input)',
@@ -199,7 +200,8 @@ describe('hostile requests', () => {
     assert.deepEqual((await getJson(`${svc.base}/api/nothing/${long}`)).body, { detail: `Not found: GET /api/nothing/${'z'.repeat(187)}… (913 characters)` });
     assert.equal((await getJson(`${svc.base}/ogc/jobs/${long}`)).body.detail, `No job "${cut}"`);
     assert.match((await getJson(`${svc.base}/ogc/processes/${long}`)).body.detail, new RegExp(`^No process "${cut.replace(/[()]/g, '\\$&')}"; `));
-    assert.match((await getJson(`${svc.base}/ogc/jobs?status=${long}`)).body.detail, new RegExp(`got "${cut.replace(/[()]/g, '\\$&')}"$`));
+    // a status outside the enumeration is named by the allowed values, without the value sent
+    assert.ok((await getJson(`${svc.base}/ogc/jobs?status=${long}`)).body.detail.length < 200);
     const form = await submit(svc.base, { workflow_type: long }, DEM);
     assert.equal(form.body.detail, `Unknown workflow_type "${cut}"; expected one of: sol, eemt`);
     const step = await submit(svc.base, { workflow_type: 'sol', step: long }, DEM);

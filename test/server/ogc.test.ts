@@ -313,7 +313,7 @@ describe('OGC API – Processes: inline DEMs streamed to disk', () => {
     assert.equal(echoed.status, 200);
     assert.equal(echoed.body, 'hello');
     assertException(await execute(svc.base, 'nope', { inputs: { dem: DEM_INLINE.value } }), 404, `${EXCEPTION}no-such-process`);
-    assert.deepEqual(readdirSync(svc.paths.dirs.uploadDir), []);
+    assert.deepEqual(jobEntries(svc.paths.dirs.uploadDir), []);
   });
 });
 
