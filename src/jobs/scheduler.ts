@@ -211,7 +211,12 @@ export class JobScheduler implements JobQueue {
       const exit = await active.handle.done;
       write(`job process exited (code ${exit.code}, signal ${exit.signal})`);
 
-      if (active.cancelled) return;
+      if (active.cancelled) {
+        // a cancelled job's outputs are never downloaded: its half-written files go at once
+        const freed = await removePartialOutputs(this.paths, id);
+        write(`partial outputs removed (${freed} bytes)`);
+        return;
+      }
       if (exit.code === 0 && done) {
         await collectResults(this.store, this.paths, id, write);
         return;

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { CANCELLED_MESSAGE, INTERRUPTED_MESSAGE, JobScheduler, workflowProgress } from '../../src/jobs/scheduler.js';
 import { makeEnv, PARAMS, waitFor } from './helpers.js';
@@ -61,6 +62,7 @@ describe('job scheduler (real child processes)', () => {
     const first = submit({ ...PARAMS, step: 60 });
     const second = submit();
     await waitFor(() => env.store.get(first)!.progress >= 10, 20_000, 'first job started');
+    await waitFor(() => existsSync(join(env.paths.outputDir(first), 'global/daily/total_sun_day_1.tif.part')), 20_000, 'a partial product');
     assert.equal(env.store.get(second)!.status, 'pending');
     assert.deepEqual(scheduler.runningIds(), [first]);
     assert.equal(scheduler.cancel(first), true);
@@ -69,6 +71,8 @@ describe('job scheduler (real child processes)', () => {
     assert.equal(cancelled.error_message, CANCELLED_MESSAGE);
     await waitFor(() => env.store.get(second)!.status === 'completed', 20_000, 'second job');
     assert.equal(env.store.get(first)!.error_message, CANCELLED_MESSAGE);
+    assert.equal(existsSync(env.paths.outputDir(first)), false, "the cancelled job's partial outputs are removed");
+    assert.ok(existsSync(env.paths.logPath(first)), 'its log stays');
     assert.equal(scheduler.cancel(first), false);
     await scheduler.idle();
   });
