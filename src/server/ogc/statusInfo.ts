@@ -30,7 +30,7 @@ export function ogcStatus(job: Pick<JobRecord, 'status' | 'error_message'>): Ogc
 export function statusInfo(job: JobRecord, base: string, status: OgcStatus = ogcStatus(job)) {
   const links: Link[] = [
     { href: `${base}/ogc/jobs/${job.id}`, rel: 'self', type: 'application/json', title: 'Job status' },
-    { href: `${base}/api/jobs/${job.id}/events`, rel: 'monitor', type: 'text/event-stream', title: 'Live progress (Server-Sent Events)' },
+    { href: `${base}/api/jobs/${job.id}/events`, rel: 'alternate', type: 'text/event-stream', title: 'Live progress (Server-Sent Events)' },
   ];
   if (status === 'successful') {
     links.push({ href: `${base}/ogc/jobs/${job.id}/results`, rel: REL.results, type: 'application/json', title: 'Job results' });

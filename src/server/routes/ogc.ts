@@ -414,7 +414,7 @@ export default async function ogcRoutes(app: FastifyInstance, deps: OgcRoutesDep
       if (job.status === 'pending' || job.status === 'running') scheduler.cancel(job.id);
       await removeJob({ store, paths, scheduler }, job.id);
       const info = statusInfo({ ...job, updated_at: new Date().toISOString() }, baseOf(request), 'dismissed');
-      return { ...info, message: 'Job dismissed', links: info.links.filter((l) => l.rel !== 'monitor') };
+      return { ...info, message: 'Job dismissed', links: info.links.filter((l) => l.type !== 'text/event-stream') };
     },
   );
 }
