@@ -130,6 +130,51 @@ export function erbsMonthlyDiffuseFraction(clearness: number, sunsetHourAngleRad
 }
 
 /**
+ * The diffuse part H_d = (H_d/H) H [Wh m⁻² day⁻¹] of a day's observed horizontal global irradiation H, by the daily
+ * correlation (`erbsDailyDiffuseFraction`) on the day's clearness index.
+ */
+export function dailyDiffuseWhM2(globalWhM2: number, latitudeRad: number, day: number): number {
+  const clearness = clearnessIndex(globalWhM2, dailyExtraterrestrialHorizontalWhM2(latitudeRad, day));
+  return erbsDailyDiffuseFraction(clearness, horizontalSunsetHourAngle(latitudeRad, cooperDeclination(day))) * globalWhM2;
+}
+
+/** What the monthly correlation and the conversions of monthly grids need to know of a month at a latitude. */
+export interface MonthGeometry {
+  /** Days of the month (365-day year). */
+  readonly days: number;
+  /** Sum of the day lengths of its days (`dayLengthHours`) [h]. */
+  readonly daylightHours: number;
+  /** Monthly mean of the daily extraterrestrial irradiation on a horizontal surface H̄₀ [Wh m⁻² day⁻¹]. */
+  readonly meanExtraterrestrialWhM2: number;
+  /** Sunset hour angle of the month's average day (AVERAGE_DAY_OF_MONTH) [rad]. */
+  readonly sunsetHourAngleRad: number;
+}
+
+/** The `MonthGeometry` of month `month` (0 = January) of the 365-day year at latitude φ. */
+export function monthGeometry(latitudeRad: number, month: number): MonthGeometry {
+  let first = 1;
+  for (let m = 0; m < month; m++) first += MONTH_DAYS[m]!;
+  let daylightHours = 0;
+  for (let day = first; day < first + MONTH_DAYS[month]!; day++) daylightHours += dayLengthHours(latitudeRad, day);
+  return {
+    days: MONTH_DAYS[month]!,
+    daylightHours,
+    meanExtraterrestrialWhM2: monthlyMeanExtraterrestrialHorizontalWhM2(latitudeRad, month),
+    sunsetHourAngleRad: horizontalSunsetHourAngle(latitudeRad, cooperDeclination(AVERAGE_DAY_OF_MONTH[month]!)),
+  };
+}
+
+/**
+ * The diffuse part [Wh m⁻² month⁻¹] of a month's observed horizontal global irradiation (the month's sum), by the
+ * monthly-average correlation (`erbsMonthlyDiffuseFraction`) on K̄_T = H̄ / H̄₀ and the sunset hour angle of the
+ * month's average day.
+ */
+export function monthlyDiffuseWhM2(monthlyGlobalWhM2: number, month: MonthGeometry): number {
+  const clearness = clearnessIndex(monthlyGlobalWhM2 / month.days, month.meanExtraterrestrialWhM2);
+  return erbsMonthlyDiffuseFraction(clearness, month.sunsetHourAngleRad) * monthlyGlobalWhM2;
+}
+
+/**
  * A real-sky coefficient c = observed / clear-sky [-] (r.sun's `coefbh` or `coefdh`): how much of the clear-sky
  * beam (or diffuse) irradiation of a horizontal unshaded surface was observed. Not bounded by 1: under clouds the
  * observed diffuse commonly exceeds the clear-sky diffuse. 0 where the clear sky has none (polar night).
