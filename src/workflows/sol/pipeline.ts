@@ -146,17 +146,18 @@ export function solarHorizonDirections(dem: Dem<Float32Array> | Dem<Float64Array
 }
 
 /**
- * Paths of every product of a whole solar year, relative to the output folder (with the flat-surface sums and the
- * beam parts of the monthly sums for eemt).
+ * Paths of every product of a whole solar year, relative to the output folder, sorted (with the flat-surface sums for
+ * eemt), and after them the beam parts of the monthly sums when asked for (eemt's working files).
  */
 export function solarYearProductPaths(flatMonthly: boolean, beamParts = false): string[] {
   const paths: string[] = [];
+  const parts: string[] = [];
   for (let day = 1; day <= DAYS_PER_YEAR; day++) paths.push(dailyGlobalPath(day), dailyHoursPath(day));
   for (let month = 0; month < 12; month++) {
     paths.push(monthlyGlobalPath(month), ...(flatMonthly ? [monthlyFlatGlobalPath(month)] : []));
-    if (beamParts) paths.push(monthlyBeamPartPath(month), ...(flatMonthly ? [monthlyFlatBeamPath(month)] : []));
+    if (beamParts) parts.push(monthlyBeamPartPath(month), ...(flatMonthly ? [monthlyFlatBeamPath(month)] : []));
   }
-  return paths.sort();
+  return [...paths.sort(), ...parts.sort()];
 }
 
 /** Runs the requested days of the solar model on `dem` and writes the `sol` products into `options.outDir`. */
