@@ -77,7 +77,7 @@ export const TOPO_NPP_MODELS = ['regression', 'lieth'] as const satisfies readon
  *   clear-sky sums of a horizontal surface;
  * - `shaded`: the same with terrain shadows (the `sol` product `global/monthly/total_sun_{mon}_sum.tif`);
  * - `realsky`: the real-sky sums of the sloped, shaded surface over those of a horizontal surface (the climate's
- *   observed radiation; eemt-model.md §6), which needs a climate with observed shortwave radiation.
+ *   observed radiation; eemt-model.md §8), which needs a climate with observed shortwave radiation.
  */
 export type TopoRadiation = 'unshaded' | 'shaded' | 'realsky';
 export const TOPO_RADIATIONS = ['unshaded', 'shaded', 'realsky'] as const satisfies readonly TopoRadiation[];

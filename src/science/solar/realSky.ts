@@ -16,7 +16,7 @@
  *      and monthly-average global radiation. Solar Energy 28(4):293–302; as printed in Duffie, J.A., Beckman, W.A.
  *      (2013) Solar Engineering of Thermal Processes, 4th ed., Wiley: Eqs. 1.6.1a, 1.6.10, 1.10.3, 2.11.1, 2.12.1;
  *      Hofierka, J., Šúri, M. (2002) The solar radiation model for Open source GIS: implementation and
- *      applications. Proc. Open source GIS – GRASS users conference, Trento; docs/eemt-model.md §6
+ *      applications. Proc. Open source GIS – GRASS users conference, Trento; docs/eemt-model.md §8
  */
 
 const DEG = Math.PI / 180;

@@ -98,7 +98,7 @@ export function modelChoiceProperties(params: Pick<WorkflowParams, 'pet_method' 
 export const REAL_SKY_METHOD =
   "observed horizontal global irradiation split into beam and diffuse with Erbs, Klein & Duffie (1982, Solar Energy 28:293-302); " +
   "real-sky coefficients c_b, c_d over the engine's clear-sky horizontal beam and diffuse scale the clear-sky beam and diffuse parts " +
-  'of the sloped, shaded surface, as the coefficients of r.sun (Hofierka & Suri 2002); docs/eemt-model.md §6';
+  'of the sloped, shaded surface, as the coefficients of r.sun (Hofierka & Suri 2002); docs/eemt-model.md §8';
 
 /** The STAC property of a job whose outputs include the real-sky maps (`realSky`), none otherwise. */
 export function realSkyProperties(realSky: boolean): Record<string, string> {

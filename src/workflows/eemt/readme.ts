@@ -167,7 +167,7 @@ function realSkyLines(realSky: RealSkyResult): string[] {
   if (!realSky.made) return [`* Real-sky radiation (global/monthly_realsky/): NOT made: ${realSky.reason}.`];
   const coefficient = (c: ValueSummary & { aboveOne: number }) => `mean ${fmt(c.mean)}, min ${fmt(c.min)}, max ${fmt(c.max)}, above 1 in ${c.aboveOne} cell-months`;
   return [
-    '* Real-sky radiation (global/monthly_realsky/, docs/eemt-model.md §6): per cell and month, the observed horizontal',
+    '* Real-sky radiation (global/monthly_realsky/, docs/eemt-model.md §8): per cell and month, the observed horizontal',
     '  irradiation H and its diffuse part H_d give c_b = (H - H_d) / B_clear,h and c_d = H_d / D_clear,h over the',
     "  engine's clear-sky beam and diffuse of a horizontal unshaded surface; the map is c_b x (beam on the surface +",
     '  ground reflection of the horizontal beam) + c_d x (the rest of the clear-sky global), the mean of the years.',

@@ -2,7 +2,7 @@
  * Real-sky phase of the `eemt` workflow: the monthly real-sky global irradiation of the sloped, shaded surface
  * (`global/monthly_realsky/total_sun_{mon}_sum.tif`) and of a horizontal, unshaded one (`flat_total_sun_…`), from
  * the solar phase's clear-sky monthly sums and their beam parts and the climate's observed radiation (eemt-model.md
- * §6, science/solar/realSky.ts):
+ * §8, science/solar/realSky.ts):
  *
  *   c_b = (H − H_d) / B_clear,h        c_d = H_d / D_clear,h          (per cell and month)
  *   G_real = c_b · P_b + c_d · (G_clear − P_b)
@@ -13,7 +13,8 @@
  * The coefficients are not clamped: on a horizontal unshaded surface G_real is then the observed H, which a clamp at 1
  * would break in every month whose observed diffuse exceeds the clear sky's (any cloudy month).
  *
- * Memory: one month at a time, about 12 × 4 bytes per DEM cell.
+ * Memory: one month at a time, about 70 bytes per DEM cell (the month's sums, the observed radiation, the two maps and
+ * the annual sums).
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
