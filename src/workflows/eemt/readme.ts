@@ -39,6 +39,7 @@ export interface ReadmeInputs {
 const fmt = (v: number, digits = 3) => (Number.isFinite(v) ? v.toFixed(digits) : String(v));
 const signed = (v: number) => (v < 0 ? `- ${-v}` : `+ ${v}`);
 const range = (s: ValueSummary) => `mean ${fmt(s.mean)}, min ${fmt(s.min)}, max ${fmt(s.max)}`;
+const wholeRange = (s: ValueSummary) => `mean ${fmt(s.mean, 0)}, min ${fmt(s.min, 0)}, max ${fmt(s.max, 0)}`;
 
 function table(rows: ReadonlyArray<readonly [string, string, string]>): string[] {
   const w0 = Math.max(...rows.map((r) => r[0].length));
@@ -65,7 +66,7 @@ export function eemtReadme(info: ReadmeInputs): string {
           [
             'global/monthly_realsky/total_sun_{mon}_sum.tif',
             'Wh m-2 month-1',
-            `monthly REAL-SKY global irradiation on the terrain, with terrain shadowing (mean of ${start}-${end})${o.topoRadiation === 'realsky' ? ': S_topo of EEMT-TOPO' : ''}`,
+            `monthly REAL-SKY global irradiation on the terrain, with terrain shadowing (${start === end ? start : `mean of ${start}-${end}`})${o.topoRadiation === 'realsky' ? ': S_topo of EEMT-TOPO' : ''}`,
           ],
           [
             'global/monthly_realsky/flat_total_sun_{mon}_sum.tif',
@@ -114,7 +115,8 @@ export function eemtReadme(info: ReadmeInputs): string {
     '* Year of 365 days (Daymet calendar; 31 December of leap years is dropped). Monthly EEMT = E_PPT + E_BIO',
     '  of the month; annual = sum of the 12 months; mean = mean of the annual sums.',
     ...climateConventions(info.climate),
-    `* S_topo (${SOLAR_RATIO_GRIDS[o.topoRadiation]}) and S_flat are the monthly sums above in Wh m-2 month-1; the solar ratio S_i = S_topo / S_flat.`,
+    `* S_topo (${SOLAR_RATIO_GRIDS[o.topoRadiation].topo}) and S_flat (${SOLAR_RATIO_GRIDS[o.topoRadiation].flat}) are the monthly sums above in`,
+    '  Wh m-2 month-1; the solar ratio S_i = S_topo / S_flat.',
     ...realSkyLines(info.realSky),
     '* Northness n = cos(aspect) sin(slope) with the aspect clockwise from TRUE north (grid aspect minus the',
     '  meridian convergence, which is below about 1 degree on projected DEMs), as the solar model uses true azimuths.',
@@ -156,10 +158,10 @@ export function eemtReadme(info: ReadmeInputs): string {
 }
 
 /** Where S_topo and S_flat come from, per topo_radiation choice. */
-const SOLAR_RATIO_GRIDS: Readonly<Record<EemtOptions['topoRadiation'], string>> = {
-  unshaded: 'global/monthly_unshaded/, S_flat global/monthly/flat_total_sun_*',
-  shaded: 'global/monthly/total_sun_*, S_flat global/monthly/flat_total_sun_*',
-  realsky: 'global/monthly_realsky/total_sun_*, S_flat global/monthly_realsky/flat_total_sun_*',
+const SOLAR_RATIO_GRIDS: Readonly<Record<EemtOptions['topoRadiation'], { readonly topo: string; readonly flat: string }>> = {
+  unshaded: { topo: 'global/monthly_unshaded/', flat: 'global/monthly/flat_total_sun_*' },
+  shaded: { topo: 'global/monthly/total_sun_*', flat: 'global/monthly/flat_total_sun_*' },
+  realsky: { topo: 'global/monthly_realsky/total_sun_*', flat: 'global/monthly_realsky/flat_total_sun_*' },
 };
 
 /** The Conventions lines about the real-sky maps: how they are made and their coefficients, or why they were not made. */
@@ -175,7 +177,7 @@ function realSkyLines(realSky: RealSkyResult): string[] {
     '  stays below the clear-sky sum).',
     `  Observed radiation: ${realSky.source}.`,
     `  c_b: ${coefficient(realSky.beamCoefficient)}; c_d: ${coefficient(realSky.diffuseCoefficient)}.`,
-    `  Annual sums [Wh m-2 yr-1]: terrain ${range(realSky.annualSloped)}; horizontal ${range(realSky.annualFlat)}.`,
+    `  Annual sums [Wh m-2 yr-1]: terrain ${wholeRange(realSky.annualSloped)}; horizontal ${wholeRange(realSky.annualFlat)}.`,
   ];
 }
 
