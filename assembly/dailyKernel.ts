@@ -7,7 +7,8 @@
  * the run sums two at a time (SIMD, each the same IEEE operation). Every array lives in the module's imported
  * memory; the JavaScript side (src/science/solar/dailyKernelWasm.ts) lays them out and passes one descriptor
  * of i32 fields (pointers are byte offsets, assembly/kernelLayout.ts) per call, with one descriptor of
- * DAY_FIELDS fields per day. Units and quantities: see dailyKernel.ts.
+ * DAY_FIELDS fields per day. A day whose descriptor names an output of the beam part (EEMT's real-sky radiation)
+ * gets it too. Units and quantities: see dailyKernel.ts.
  */
 
 import { f64at, fi, i16at, i32at } from './memoryAccess';
@@ -59,6 +60,7 @@ import {
   Y_GLOBAL_OUT,
   Y_HOURS_OUT,
   Y_SCALARS,
+  Y_BEAM_PART_OUT,
 } from './kernelLayout';
 
 export { DAY_FIELDS, DESCRIPTOR_FIELDS } from './kernelLayout';
@@ -124,6 +126,25 @@ function combineSums(desc: usize, day: usize, sums: i32, lit: bool, albedo: f64)
   return (beam + diffuse + reflected) * stepHours;
 }
 
+/**
+ * The beam part of the cell's daily global irradiation (the beam on the surface and the ground reflection of the
+ * horizontal beam) from its sums, after `combineSums` (which zeroes them on a day without sun).
+ */
+function beamPartOfSums(desc: usize, day: usize, sums: i32, albedo: f64): f64 {
+  const scalars = fi(day, Y_SCALARS);
+  const stepHours = f64at(scalars, 0);
+  const g0 = f64at(scalars, 1);
+  const pzCentre = f64at(scalars, 3);
+  const cell = cCell;
+  const delta = f64at(fi(desc, D_PRESSURE_RATIO), cell) - pzCentre;
+  const delta2 = delta * delta;
+  const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
+  if (!cInclined) return g0 * tauSinAltitude * stepHours;
+  const beam = g0 * (cNE * quadratic(sums, TAU_SUN_EAST, delta, delta2) + cNN * quadratic(sums, TAU_SUN_NORTH, delta, delta2) + cNU * tauSinAltitude);
+  const reflectedBeam = albedo * f64at(fi(desc, D_GROUND_VIEW), cell) * (g0 * tauSinAltitude);
+  return (beam + reflectedBeam) * stepHours;
+}
+
 /** Makes tile-local `cell` the cell being integrated. */
 function setCell(desc: usize, cell: i32): void {
   cCell = cell;
@@ -139,6 +160,8 @@ function storeDay(desc: usize, day: usize, sums: i32, lit: bool, albedo: f64): v
   store<f32>(<usize>fi(day, Y_GLOBAL_OUT) + (<usize>cCell << 2), <f32>dailyWh);
   const stepHours = f64at(fi(day, Y_SCALARS), 0);
   store<f32>(<usize>fi(day, Y_HOURS_OUT) + (<usize>cCell << 2), <f32>((lit ? f64at(sums, LIT_COUNT) : 0.0) * stepHours));
+  const beamPartOut = fi(day, Y_BEAM_PART_OUT);
+  if (beamPartOut != 0) store<f32>(<usize>beamPartOut + (<usize>cCell << 2), <f32>beamPartOfSums(desc, day, sums, albedo));
 }
 
 /** Nodata outputs of tile-local `cell` for every day. */
@@ -147,6 +170,8 @@ function storeNodata(days: usize, dayCount: i32, cell: i32): void {
     const day = days + (<usize>(d * DAY_FIELDS) << 2);
     store<f32>(<usize>fi(day, Y_GLOBAL_OUT) + (<usize>cell << 2), NaN);
     store<f32>(<usize>fi(day, Y_HOURS_OUT) + (<usize>cell << 2), NaN);
+    const beamPartOut = fi(day, Y_BEAM_PART_OUT);
+    if (beamPartOut != 0) store<f32>(<usize>beamPartOut + (<usize>cell << 2), NaN);
   }
 }
 

@@ -85,5 +85,6 @@ export const Y_GROUP_MAX = 22;
 export const Y_GLOBAL_OUT = 23;
 export const Y_HOURS_OUT = 24;
 export const Y_SCALARS = 25; // f64: stepHours, g0, sumDiffuse, pzCentre
-export const DAY_FIELDS: i32 = 26;
+export const Y_BEAM_PART_OUT = 26; // f32 output of the beam part of the global irradiation, or 0: none
+export const DAY_FIELDS: i32 = 27;
 

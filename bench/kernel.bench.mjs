@@ -1,7 +1,10 @@
 // Solar core benchmark: horizon time and daily-kernel throughput (cell-days per second, one thread) on
 // test/fixtures/mcn_10m.tif (step 15 min, Linke 3, albedo 0.2), no GeoTIFF writing. Prints JSON.
 //
-//   node bench/kernel.bench.mjs [--dem file.tif] [--days 365] [--rounds 2] [--baseline-ref main | --baseline <dist dir>]
+//   node bench/kernel.bench.mjs [--dem file.tif] [--days 365] [--rounds 2] [--baseline-ref main | --baseline <dist dir>] [--beam-part]
+//
+// --beam-part also measures this build's WebAssembly kernel giving the beam part of the global irradiation (what
+// eemt's solar phase asks for its real-sky radiation; sol never does).
 //
 // This build is measured with its WebAssembly kernel and with its TypeScript kernel, the baseline with its
 // WebAssembly kernel where it has one (compiled into build/wasm/ beside its dist/; --baseline-ref compiles the
@@ -53,7 +56,7 @@ function baselineBuild(ref) {
 const load = (dist, path) => import(pathToFileURL(join(dist, path)).href);
 
 /** Loads one build and prepares its terrain; returns { name, layout, horizonSeconds, runDays(days) }. */
-async function prepare(name, dist, kernelChoice = 'typescript') {
+async function prepare(name, dist, kernelChoice = 'typescript', beamPart = false) {
   const { readDem } = await load(dist, 'raster/readGeoTiff.js');
   const { createGeodesy } = await load(dist, 'raster/geodesy.js');
   const { hornGradient } = await load(dist, 'science/terrain/slopeAspect.js');
@@ -116,7 +119,7 @@ async function prepare(name, dist, kernelChoice = 'typescript') {
     if (kernelChoice === 'wasm') {
       // the WebAssembly kernel: everything in its memory, the whole grid as one tile and elevation window
       const { WasmDailyKernel } = await load(dist, 'science/solar/dailyKernelWasm.js');
-      const wasm = new WasmDailyKernel(layout, kernel.sampleCapacity(params.stepMinutes));
+      const wasm = beamPart ? new WasmDailyKernel(layout, kernel.sampleCapacity(params.stepMinutes), true) : new WasmDailyKernel(layout, kernel.sampleCapacity(params.stepMinutes));
       wasm.reserve(cells, cells);
       const wasmSurface = surfaceTerms(dem.elevation, gradient.fallEast, gradient.fallNorth, wasm.surfaceAllocator());
       tileHorizons(horizonTracer(model, layout), whole, wasmSurface, wasm.horizons);
@@ -157,7 +160,11 @@ async function prepare(name, dist, kernelChoice = 'typescript') {
   return { name, dist, layout, horizonSeconds, validCells: dem.validCount, cells, runDays, globalOut };
 }
 
-const builds = [await prepare('this build, WebAssembly kernel', join(repo, 'dist'), 'wasm'), await prepare('this build, TypeScript kernel', join(repo, 'dist'))];
+const builds = [
+  await prepare('this build, WebAssembly kernel', join(repo, 'dist'), 'wasm'),
+  ...(args.includes('--beam-part') ? [await prepare('this build, WebAssembly kernel with the beam part (eemt)', join(repo, 'dist'), 'wasm', true)] : []),
+  await prepare('this build, TypeScript kernel', join(repo, 'dist')),
+];
 const baselineDist = option('baseline', option('baseline-ref', null) && baselineBuild(option('baseline-ref')));
 if (baselineDist) {
   // the baseline with its WebAssembly kernel when it has one (compiled beside its dist/), else its TypeScript kernel

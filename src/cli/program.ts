@@ -3,7 +3,7 @@
  *   eemt sol <dem.tif> --out <dir> [--step 15] [--linke 3] [--albedo 0.2] [--threads N] [--days 1-31,172] [--tile-size N]
  *   eemt eemt <dem.tif> --out <dir> --start-year 2020 --end-year 2020 [solar options] [--cache <dir>] [--daymet-url <url>]
  *             [--climate-file grids.zip] [--pet-method thornthwaite|hamon|hamon-linear] [--topo-npp regression|lieth]
- *             [--topo-radiation unshaded|shaded] [--lieth-npp-gate temperature|none]
+ *             [--topo-radiation unshaded|shaded|realsky] [--lieth-npp-gate temperature|none]
  *   eemt climate points <dem.tif>                      the Daymet cells the DEM needs, as CSV (lat,lon,x,y)
  *   eemt climate prefetch <dem.tif> --start-year 2020 --end-year 2021 [--cache <dir>] [--daymet-url <url>]
  * Parameter ranges are those of the service (step 3–60 min, linke 1–8, albedo 0–1, threads 1–32); a value
@@ -48,7 +48,9 @@ function withModelOptions(command: Command): Command {
   const help: Readonly<Record<ModelChoiceParam, string>> = {
     pet_method: 'PET method of EEMT-Trad: thornthwaite (Thornthwaite 1948), hamon (Haith & Shoemaker 1987), hamon-linear',
     topo_npp: 'NPP of EEMT-Topo: regression (Rasmussen et al. 2015 Eq. 11) or lieth (Lieth 1975 on the topographic temperature)',
-    topo_radiation: 'S_topo of the solar ratio of EEMT-Topo: unshaded (no terrain shadows, as Rasmussen et al. 2015) or shaded',
+    topo_radiation:
+      'S_topo of the solar ratio of EEMT-Topo: unshaded (no terrain shadows, as Rasmussen et al. 2015), shaded, or realsky ' +
+      "(real-sky sums from the climate's observed radiation: Daymet srad, or srad grids in --climate-file)",
     lieth_npp_gate: "months in which Lieth's NPP counts: temperature (only T > 0 °C) or none (every month)",
   };
   for (const field of Object.keys(help) as ModelChoiceParam[]) {

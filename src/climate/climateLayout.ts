@@ -6,9 +6,12 @@
  *   (°C, °C, mm month⁻¹, Pa);
  * - climatology: 12 months applied to every year, named `{tmin,tmax,prcp,vp}_{MM}.tif` (same units) or as
  *   WorldClim 2.1 ships them, `wc2.1_{res}_{tmin,tmax,prec,vapr}_{MM}.tif` (°C, °C, mm month⁻¹, **kPa**);
+ * - optionally the observed shortwave radiation of eemt's real-sky maps, in the same layout: `srad_{YYYY}_{MM}.tif`
+ *   or `srad_{MM}.tif` (monthly mean of the daily flux averaged over the daylight period, W m⁻², as Daymet's srad),
+ *   or WorldClim's `wc2.1_{res}_srad_{MM}.tif` (daily irradiation, kJ m⁻² day⁻¹); all months or none;
  * - optionally `elevation.tif` (or WorldClim's `wc2.1_{res}_elev.tif`): the grids' reference elevation [m].
  *
- * Other WorldClim variables (tavg, srad, wind, bio) are ignored; any other member is refused, as are two
+ * Other WorldClim variables (tavg, wind, bio) are ignored; any other member is refused, as are two
  * layouts in one ZIP and a member present twice.
  */
 import type { ArchiveEntry } from './climateArchive.js';
@@ -19,13 +22,22 @@ import { echoed } from '../util/echoed.js';
 export const CLIMATE_VARIABLES = ['tmin', 'tmax', 'prcp', 'vp'] as const;
 export type ClimateVariable = (typeof CLIMATE_VARIABLES)[number];
 
-/** Units a member's values are stored in (converted on reading to °C, mm month⁻¹ and Pa). */
-export type StoredUnit = 'degC' | 'mm' | 'Pa' | 'kPa' | 'm';
+/** The optional variable of the observed radiation (eemt's real-sky maps). */
+export const RADIATION_VARIABLE = 'srad';
+export type RadiationVariable = typeof RADIATION_VARIABLE;
+/** Every variable a monthly member may hold. */
+export type MemberVariable = ClimateVariable | RadiationVariable;
+
+/**
+ * Units a member's values are stored in (converted on reading to °C, mm month⁻¹ and Pa; the radiation is kept in
+ * its unit: a flux averaged over the daylight period, W m⁻², or a daily irradiation, kJ m⁻² day⁻¹).
+ */
+export type StoredUnit = 'degC' | 'mm' | 'Pa' | 'kPa' | 'm' | 'W m-2' | 'kJ m-2 day-1';
 
 /** One monthly grid of the archive. */
 export interface MonthlyMember {
   readonly path: string;
-  readonly variable: ClimateVariable;
+  readonly variable: MemberVariable;
   /** Calendar year for a time series, null for a climatology. */
   readonly year: number | null;
   /** 1–12. */
@@ -45,23 +57,23 @@ export interface ClimateLayout {
   readonly ignored: readonly string[];
 }
 
-const TIME_SERIES = /^(tmin|tmax|prcp|vp)_(\d{4})_(\d{2})\.tiff?$/i;
-const CLIMATOLOGY = /^(tmin|tmax|prcp|vp)_(\d{2})\.tiff?$/i;
-const WORLDCLIM = /^wc2\.1_([0-9.]+[ms])_(tmin|tmax|prec|vapr)_(\d{2})\.tiff?$/i;
-const WORLDCLIM_IGNORED = /^wc2\.1_([0-9.]+[ms])_(tavg|srad|wind|bio)_\d{1,2}\.tiff?$/i;
+const TIME_SERIES = /^(tmin|tmax|prcp|vp|srad)_(\d{4})_(\d{2})\.tiff?$/i;
+const CLIMATOLOGY = /^(tmin|tmax|prcp|vp|srad)_(\d{2})\.tiff?$/i;
+const WORLDCLIM = /^wc2\.1_([0-9.]+[ms])_(tmin|tmax|prec|vapr|srad)_(\d{2})\.tiff?$/i;
+const WORLDCLIM_IGNORED = /^wc2\.1_([0-9.]+[ms])_(tavg|wind|bio)_\d{1,2}\.tiff?$/i;
 const ELEVATION = /^(elevation|wc2\.1_[0-9.]+[ms]_elev)\.tiff?$/i;
-const WORLDCLIM_VARIABLE: Readonly<Record<string, ClimateVariable>> = { tmin: 'tmin', tmax: 'tmax', prec: 'prcp', vapr: 'vp' };
-const PLAIN_UNIT: Readonly<Record<ClimateVariable, StoredUnit>> = { tmin: 'degC', tmax: 'degC', prcp: 'mm', vp: 'Pa' };
-const WORLDCLIM_UNIT: Readonly<Record<ClimateVariable, StoredUnit>> = { tmin: 'degC', tmax: 'degC', prcp: 'mm', vp: 'kPa' };
+const WORLDCLIM_VARIABLE: Readonly<Record<string, MemberVariable>> = { tmin: 'tmin', tmax: 'tmax', prec: 'prcp', vapr: 'vp', srad: 'srad' };
+const PLAIN_UNIT: Readonly<Record<MemberVariable, StoredUnit>> = { tmin: 'degC', tmax: 'degC', prcp: 'mm', vp: 'Pa', srad: 'W m-2' };
+const WORLDCLIM_UNIT: Readonly<Record<MemberVariable, StoredUnit>> = { tmin: 'degC', tmax: 'degC', prcp: 'mm', vp: 'kPa', srad: 'kJ m-2 day-1' };
 
 /** Key of a member in `ClimateLayout.members`. */
-export function memberKey(variable: ClimateVariable, year: number | null, month: number): string {
+export function memberKey(variable: MemberVariable, year: number | null, month: number): string {
   return `${variable}/${year ?? 'clim'}/${month}`;
 }
 
 const EXPECTED_NAMES =
   'expected {tmin,tmax,prcp,vp}_{YYYY}_{MM}.tif (time series), {tmin,tmax,prcp,vp}_{MM}.tif or ' +
-  'wc2.1_{res}_{tmin,tmax,prec,vapr}_{MM}.tif (12-month climatology), and optionally elevation.tif';
+  'wc2.1_{res}_{tmin,tmax,prec,vapr}_{MM}.tif (12-month climatology), and optionally srad grids in the same layout and elevation.tif';
 
 function month(text: string, path: string): number {
   const m = Number(text);
@@ -85,11 +97,11 @@ export function detectClimateLayout(entries: readonly ArchiveEntry[]): ClimateLa
     let match: RegExpMatchArray | null;
     let member: MonthlyMember;
     if ((match = name.match(TIME_SERIES))) {
-      const variable = match[1]!.toLowerCase() as ClimateVariable;
+      const variable = match[1]!.toLowerCase() as MemberVariable;
       member = { path: entry.path, variable, year: Number(match[2]), month: month(match[3]!, entry.path), unit: PLAIN_UNIT[variable] };
       kinds.add('time series');
     } else if ((match = name.match(CLIMATOLOGY))) {
-      const variable = match[1]!.toLowerCase() as ClimateVariable;
+      const variable = match[1]!.toLowerCase() as MemberVariable;
       member = { path: entry.path, variable, year: null, month: month(match[2]!, entry.path), unit: PLAIN_UNIT[variable] };
       kinds.add('climatology');
     } else if ((match = name.match(WORLDCLIM))) {
@@ -112,18 +124,20 @@ export function detectClimateLayout(entries: readonly ArchiveEntry[]): ClimateLa
     members.set(key, member);
   }
   if (kinds.size > 1) throw new ClimateInputError('LAYOUT', `climate_file mixes layouts (${[...kinds].join(' and ')}); use one: ${EXPECTED_NAMES}`);
-  if (members.size === 0) throw new ClimateInputError('LAYOUT', `climate_file holds no monthly climate grids: ${EXPECTED_NAMES}`);
+  if ([...members.values()].every((m) => m.variable === RADIATION_VARIABLE)) {
+    throw new ClimateInputError('LAYOUT', `climate_file holds no monthly climate grids: ${EXPECTED_NAMES}`);
+  }
   const kind = kinds.has('time series') ? 'time-series' : 'climatology';
   return { kind, naming: kinds.has('WorldClim climatology') ? 'worldclim' : 'plain', members, elevationPath, ignored };
 }
 
 /** Expected file name of a missing member, in the layout's own naming. */
-function expectedName(layout: ClimateLayout, variable: ClimateVariable, year: number | null, m: number): string {
+function expectedName(layout: ClimateLayout, variable: MemberVariable, year: number | null, m: number): string {
   const mm = String(m).padStart(2, '0');
   if (layout.kind === 'time-series') return `${variable}_${year}_${mm}.tif`;
   if (layout.naming === 'worldclim') {
     const res = [...layout.members.values()][0]!.path.match(/wc2\.1_([0-9.]+[ms])_/i)?.[1] ?? '{res}';
-    const wc = { tmin: 'tmin', tmax: 'tmax', prcp: 'prec', vp: 'vapr' }[variable];
+    const wc = { tmin: 'tmin', tmax: 'tmax', prcp: 'prec', vp: 'vapr', srad: 'srad' }[variable];
     return `wc2.1_${res}_${wc}_${mm}.tif`;
   }
   return `${variable}_${mm}.tif`;
@@ -150,6 +164,31 @@ export function requiredMembers(layout: ClimateLayout, years: readonly number[])
     const span = layout.kind === 'time-series' ? `the years ${years[0]}–${years[years.length - 1]}` : 'a 12-month climatology';
     const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, … (${missing.length} in all)` : '');
     throw new ClimateInputError('MISSING', `climate_file lacks ${missing.length} grid${missing.length === 1 ? '' : 's'} needed for ${span}: ${shown}`);
+  }
+  return needed;
+}
+
+/**
+ * The observed-radiation members a job of `years` reads, month by month (year, month): none when the layout has no
+ * srad grid at all; otherwise every month must have one (ClimateInputError `MISSING` naming the missing files).
+ */
+export function radiationMembers(layout: ClimateLayout, years: readonly number[]): MonthlyMember[] {
+  if (![...layout.members.values()].some((m) => m.variable === RADIATION_VARIABLE)) return [];
+  const needed: MonthlyMember[] = [];
+  const missing: string[] = [];
+  for (const year of layout.kind === 'time-series' ? years : [null]) {
+    for (let m = 1; m <= 12; m++) {
+      const member = layout.members.get(memberKey(RADIATION_VARIABLE, year, m));
+      if (member) needed.push(member);
+      else missing.push(expectedName(layout, RADIATION_VARIABLE, year, m));
+    }
+  }
+  if (missing.length > 0) {
+    const shown = missing.slice(0, 10).join(', ') + (missing.length > 10 ? `, … (${missing.length} in all)` : '');
+    throw new ClimateInputError(
+      'MISSING',
+      `climate_file has srad grids for some months but lacks ${missing.length}: ${shown} (the observed radiation is used for every month or not at all)`,
+    );
   }
   return needed;
 }

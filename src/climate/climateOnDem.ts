@@ -19,6 +19,32 @@ export interface ClimateMonthOnDem {
   readonly vp: Float32Array;
 }
 
+/**
+ * One month's observed shortwave radiation on the DEM grid (Float32, row-major, NaN at DEM nodata): the input of
+ * eemt's real-sky maps.
+ */
+export interface ObservedRadiationMonth {
+  /** Monthly sum of the observed daily global irradiation on a horizontal surface H [Wh m⁻² month⁻¹]. */
+  readonly globalWhM2: Float32Array;
+  /** Its diffuse part H_d [Wh m⁻² month⁻¹] (Erbs et al. 1982). */
+  readonly diffuseWhM2: Float32Array;
+}
+
+/** Whether a climate carries observed shortwave radiation: how it reads it, or why it has none. */
+export type ObservedRadiation =
+  | {
+      readonly available: true;
+      /** Where it comes from and how it is split into beam and diffuse (README.txt). */
+      readonly description: string;
+      /** The month (0 = January) of `year` on the DEM grid. */
+      radiationAt(year: number, month: number): Promise<ObservedRadiationMonth>;
+    }
+  | {
+      readonly available: false;
+      /** Why not, for README.txt and error messages. */
+      readonly reason: string;
+    };
+
 /** A user file of the climate: its name inside the ZIP and the SHA-256 of its bytes. */
 export interface ClimateFileRecord {
   readonly name: string;
@@ -43,6 +69,8 @@ export type ClimateSource =
       readonly files: readonly ClimateFileRecord[];
       /** Name of the reference-elevation grid, or null (no lapse-rate adjustment then). */
       readonly elevation: string | null;
+      /** Whether the grids include the observed shortwave radiation (srad) of the real-sky maps (absent in older records: no). */
+      readonly radiation?: boolean;
     };
 
 export interface ClimateOnDem {
@@ -60,7 +88,14 @@ export interface ClimateOnDem {
   readonly source: ClimateSource;
   /** The month (0 = January) of `year` on the DEM grid. */
   monthAt(year: number, month: number): Promise<ClimateMonthOnDem>;
+  /** The observed shortwave radiation, when the climate has it (eemt's real-sky maps). */
+  readonly radiation: ObservedRadiation;
 }
+
+/** Why a Daymet climate has no observed radiation: its cached files lack srad and dayl and downloads are off. */
+export const DAYMET_WITHOUT_RADIATION =
+  'the Daymet files in the cache lack srad and dayl (cached before they were downloaded, or fetched without them) and downloads are ' +
+  'switched off; fetch them again (eemt climate prefetch downloads such files anew; docs/daymet-cache.md)';
 
 /** Daymet data of a DEM as `ClimateOnDem`: every DEM cell takes its nearest Daymet cell. */
 export function daymetClimateOnDem(daymet: DaymetForDem, demElevation_m: ArrayLike<number>, server: string): ClimateOnDem {
@@ -72,8 +107,7 @@ export function daymetClimateOnDem(daymet: DaymetForDem, demElevation_m: ArrayLi
     gridFolder: 'daymet',
     source: { type: 'daymet', server, cells: daymet.cells.map(daymetCellKey) },
     async monthAt(year, month) {
-      const fields = daymet.monthly.find((y) => y.year === year)?.months[month];
-      if (!fields) throw new RangeError(`no Daymet data for ${year}-${month + 1}`);
+      const fields = monthFields(year, month);
       return {
         tmax: resampleNearestToDem(fields.tmax, idx, demElevation_m),
         tmin: resampleNearestToDem(fields.tmin, idx, demElevation_m),
@@ -81,5 +115,26 @@ export function daymetClimateOnDem(daymet: DaymetForDem, demElevation_m: ArrayLi
         vp: resampleNearestToDem(fields.vp, idx, demElevation_m),
       };
     },
+    radiation: daymet.radiation
+      ? {
+          available: true,
+          description:
+            'Daymet V4 srad x dayl of each day (H, the observed global irradiation of a horizontal surface), split into beam and diffuse ' +
+            'day by day with the daily correlation of Erbs et al. (1982) on the clearness index, summed over the month; nearest 1 km cell',
+          async radiationAt(year, month) {
+            const fields = monthFields(year, month);
+            return {
+              globalWhM2: resampleNearestToDem(fields.globalWhM2!, idx, demElevation_m),
+              diffuseWhM2: resampleNearestToDem(fields.diffuseWhM2!, idx, demElevation_m),
+            };
+          },
+        }
+      : { available: false, reason: DAYMET_WITHOUT_RADIATION },
   };
+
+  function monthFields(year: number, month: number) {
+    const fields = daymet.monthly.find((y) => y.year === year)?.months[month];
+    if (!fields) throw new RangeError(`no Daymet data for ${year}-${month + 1}`);
+    return fields;
+  }
 }

@@ -11,9 +11,10 @@
  * lets a later job with a different year range reuse the years already present.
  *
  * Each file holds exactly what the single-pixel API returns for that cell and a single year, e.g.
- * `GET https://daymet.ornl.gov/single-pixel/api/data?lat=<cell lat>&lon=<cell lon>&vars=tmax,tmin,prcp,vp&years=<year>`
+ * `GET https://daymet.ornl.gov/single-pixel/api/data?lat=<cell lat>&lon=<cell lon>&vars=tmax,tmin,prcp,vp,srad,dayl&years=<year>`
  * — preamble (including the `Elevation` line), column header and the year's 365 rows. Extra columns
- * (a download without `vars=`) are fine. Files are written atomically (temporary file + rename), so
+ * (a download without `vars=`) are fine; a file without srad and dayl is downloaded again by the client when
+ * downloads are allowed (daymetClient.ts). Files are written atomically (temporary file + rename), so
  * a reader never sees a partial file. An entry, once present, is used without any network access.
  * See docs/daymet-cache.md for pre-seeding.
  */

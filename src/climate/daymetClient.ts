@@ -1,13 +1,16 @@
 /**
  * Client of the Daymet single-pixel API with an on-disk cache.
  *
- * `GET {base}/single-pixel/api/data?lat=…&lon=…&vars=tmax,tmin,prcp,vp&years=2018,2019` answers a CSV
- * (format: `daymetCsv.ts`) with the daily series of the 1 km cell containing the point. `base` is
+ * `GET {base}/single-pixel/api/data?lat=…&lon=…&vars=tmax,tmin,prcp,vp,srad,dayl&years=2018,2019` answers a CSV
+ * (format: `daymetCsv.ts`) with the daily series of the 1 km cell containing the point: the four variables of the
+ * EEMT models and the shortwave radiation and day length of eemt's real-sky maps. `base` is
  * https://daymet.ornl.gov unless `baseUrl` or env `EEMT_DAYMET_URL` says otherwise.
  *
  * Every point is snapped to the centre of its Daymet cell before the request, so the cache
  * (`daymetCache.ts`) is keyed by cell and shared between jobs. Only the years missing from the
- * cache are requested, in one request per point. Requests run with bounded concurrency (default 4),
+ * cache are requested, in one request per point. A cached year without srad or dayl (written before they were
+ * requested, or downloaded with `vars=tmax,tmin,prcp,vp`) counts as missing, unless downloads are switched off:
+ * then it is used as it is, without the observed radiation. Requests run with bounded concurrency (default 4),
  * each attempt has a timeout (default 60 s, body included), and network errors, timeouts, HTTP 5xx,
  * 408 and 429 are retried with exponential backoff (default 3 attempts, 2 s then 4 s, ±25 % jitter).
  * Other 4xx answers are not retried: Daymet answers 400 for a point outside its coverage.
@@ -27,7 +30,7 @@ import { parseDaymetCsv, daymetCsvForYear, DaymetCsvFormatError, type DaymetDail
 import { daymetCacheFilePath, readCachedDaymetYear, writeCachedDaymetYear } from './daymetCache.js';
 import { resolveDaymetBaseUrl, DAYMET_SINGLE_PIXEL_PATH, DAYMET_FIRST_YEAR } from './daymetSettings.js';
 import { mapWithConcurrency } from './concurrency.js';
-import { DAYMET_EEMT_VARIABLES } from '../science/climate/monthlyAggregation.js';
+import { DAYMET_EEMT_VARIABLES, DAYMET_RADIATION_VARIABLES } from '../science/climate/monthlyAggregation.js';
 
 /** Progress of a Daymet download, reported after every point, retry and received chunk. */
 export interface DaymetDownloadProgress {
@@ -74,7 +77,10 @@ export interface DaymetPointData {
   readonly elevation_m: number;
   /** The years, ascending. */
   readonly years: readonly number[];
-  /** Daily tmax, tmin [°C], prcp [mm day⁻¹], vp [Pa] per year (365 values each, −9999 = missing). */
+  /**
+   * Daily tmax, tmin [°C], prcp [mm day⁻¹], vp [Pa], and srad [W m⁻²] and dayl [s] where the data has them, per year
+   * (365 values each, −9999 = missing).
+   */
   readonly daily: ReadonlyMap<number, DaymetDailySeries>;
   /** The API's CSV per year (what the cache holds), keyed by year. */
   readonly csvByYear: ReadonlyMap<number, string>;
@@ -101,7 +107,7 @@ export function daymetRequestUrl(baseUrl: string, cell: Pick<DaymetCell, 'lat' |
   const q = new URLSearchParams({
     lat: cell.lat.toFixed(6),
     lon: cell.lon.toFixed(6),
-    vars: DAYMET_EEMT_VARIABLES.join(','),
+    vars: [...DAYMET_EEMT_VARIABLES, ...DAYMET_RADIATION_VARIABLES].join(','),
     years: years.join(','),
   });
   // URLSearchParams encodes "," as %2C; the API documents plain commas.
@@ -296,8 +302,14 @@ async function fetchOnePoint(
       if (!(err instanceof DaymetCsvFormatError)) throw err;
       throw new ClimateDownloadError(`the cached file ${path} is not usable: ${err.problem}. Delete it to download it again.`, { cause: err });
     }
+    const series = parsed.daily.get(year)!;
+    // a year cached without the observed radiation is downloaded again, unless downloads are switched off
+    if (!options.offline && DAYMET_RADIATION_VARIABLES.some((v) => series[v] === undefined)) {
+      missing.push(year);
+      continue;
+    }
     takeElevation(parsed.preamble.elevation_m, path);
-    daily.set(year, parsed.daily.get(year)!);
+    daily.set(year, series);
     csvByYear.set(year, text);
   }
 

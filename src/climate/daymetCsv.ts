@@ -22,12 +22,18 @@
  * Liberal in what is parsed: columns are found by name (the units in parentheses are recorded, not
  * required), extra columns are ignored, preamble lines are recognised by their label in any order,
  * blank lines and CRLF line ends are skipped, and `year`/`yday` may be anywhere in the header. Strict in what is accepted: the `Elevation` line,
- * `year`, `yday` and every required variable must be present, every row must have one field per
+ * `year`, `yday` and every required variable must be present (srad and dayl, the observed radiation of eemt's
+ * real-sky maps, are read when present), every row must have one field per
  * column and numeric values in the required columns, and each year must have exactly the 365 days.
  * Any problem throws a `DaymetCsvFormatError` naming the source and the problem.
  */
 import { DAYS_PER_DAYMET_YEAR } from '../science/climate/calendar.js';
-import { DAYMET_EEMT_VARIABLES, type DaymetEemtVariable } from '../science/climate/monthlyAggregation.js';
+import {
+  DAYMET_EEMT_VARIABLES,
+  DAYMET_RADIATION_VARIABLES,
+  type DaymetEemtVariable,
+  type DaymetRadiationVariable,
+} from '../science/climate/monthlyAggregation.js';
 
 /** The variables the single-pixel API knows (any other name in `vars=` returns all of these). */
 export const DAYMET_API_VARIABLES = ['dayl', 'prcp', 'srad', 'swe', 'tmax', 'tmin', 'vp'] as const;
@@ -57,8 +63,11 @@ export interface DaymetCsvPreamble {
   readonly citation: string | null;
 }
 
-/** The daily series of one Daymet year (365 values per variable, index 0 = yday 1; −9999 kept as is). */
-export type DaymetDailySeries = Readonly<Record<DaymetEemtVariable, Float64Array>>;
+/**
+ * The daily series of one Daymet year (365 values per variable, index 0 = yday 1; −9999 kept as is): the required
+ * variables, and srad and dayl when the CSV has them.
+ */
+export type DaymetDailySeries = Readonly<Record<DaymetEemtVariable, Float64Array>> & Readonly<Partial<Record<DaymetRadiationVariable, Float64Array>>>;
 
 /** A parsed single-pixel CSV. */
 export interface DaymetCsv {
@@ -83,6 +92,8 @@ export interface ParseDaymetCsvOptions {
   readonly source: string;
   /** Variables that must be present; default tmax, tmin, prcp, vp. */
   readonly requiredVariables?: readonly DaymetEemtVariable[];
+  /** Variables read when their column is present (then held to the same rules); default srad, dayl. */
+  readonly optionalVariables?: readonly DaymetRadiationVariable[];
   /** Years that must be present (others are kept too). */
   readonly expectedYears?: readonly number[];
 }
@@ -170,11 +181,16 @@ export function parseDaymetCsv(text: string, options: ParseDaymetCsvOptions): Da
   if (missing.length > 0) {
     fail(`required column${missing.length > 1 ? 's' : ''} ${missing.map((v) => `"${v}"`).join(', ')} missing (the header has ${columns.join(', ')})`);
   }
-  const requiredAt = required.map((v) => columns.indexOf(v));
+  // the optional variables the header has are read like the required ones
+  const read: readonly (DaymetEemtVariable | DaymetRadiationVariable)[] = [
+    ...required,
+    ...(options.optionalVariables ?? DAYMET_RADIATION_VARIABLES).filter((v) => seen.has(v)),
+  ];
+  const readAt = read.map((v) => columns.indexOf(v));
   const yearAt = columns.indexOf('year');
   const ydayAt = columns.indexOf('yday');
 
-  const daily = new Map<number, Record<DaymetEemtVariable, Float64Array>>();
+  const daily = new Map<number, Record<string, Float64Array>>();
   const dayFilled = new Map<number, Uint8Array>();
   const rowLines = new Map<number, string[]>();
   for (let li = headerAt + 1; li < lines.length; li++) {
@@ -192,7 +208,7 @@ export function parseDaymetCsv(text: string, options: ParseDaymetCsvOptions): Da
     let series = daily.get(year);
     let filled = dayFilled.get(year);
     if (!series || !filled) {
-      series = Object.fromEntries(required.map((v) => [v, new Float64Array(DAYS_PER_DAYMET_YEAR)])) as Record<DaymetEemtVariable, Float64Array>;
+      series = Object.fromEntries(read.map((v) => [v, new Float64Array(DAYS_PER_DAYMET_YEAR)]));
       filled = new Uint8Array(DAYS_PER_DAYMET_YEAR);
       daily.set(year, series);
       dayFilled.set(year, filled);
@@ -200,11 +216,11 @@ export function parseDaymetCsv(text: string, options: ParseDaymetCsvOptions): Da
     }
     if (filled[yday - 1]) fail(`${where}: year ${year} has a second row for yday ${yday}`);
     filled[yday - 1] = 1;
-    for (let k = 0; k < required.length; k++) {
-      const cell = cells[requiredAt[k]!]!;
+    for (let k = 0; k < read.length; k++) {
+      const cell = cells[readAt[k]!]!;
       const v = parseNumberCell(cell);
-      if (Number.isNaN(v)) fail(`${where} (year ${year}, yday ${yday}): ${required[k]} value "${cell.trim()}" is not a number`);
-      series[required[k]!][yday - 1] = v;
+      if (Number.isNaN(v)) fail(`${where} (year ${year}, yday ${yday}): ${read[k]} value "${cell.trim()}" is not a number`);
+      series[read[k]!]![yday - 1] = v;
     }
     rowLines.get(year)!.push(line);
   }
@@ -225,7 +241,7 @@ export function parseDaymetCsv(text: string, options: ParseDaymetCsvOptions): Da
     columns,
     units,
     years: [...daily.keys()].sort((a, b) => a - b),
-    daily,
+    daily: daily as unknown as ReadonlyMap<number, DaymetDailySeries>,
     headLines: lines.slice(0, headerAt + 1),
     rowLines,
   };

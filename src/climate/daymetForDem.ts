@@ -1,6 +1,7 @@
 /**
  * Daymet climate inputs for one DEM (eemt-model.md §3): which Daymet cells are needed, their monthly
- * tmax, tmin, prcp and vp for a range of years, and the downscaling of those values to the DEM grid.
+ * tmax, tmin, prcp and vp (and observed radiation: srad × dayl and its diffuse part) for a range of years, and the
+ * downscaling of those values to the DEM grid.
  *
  * Typical use by the eemt pipeline:
  *
@@ -35,7 +36,14 @@ import { fetchDaymetPoints, type DaymetClientOptions } from './daymetClient.js';
 import { daymetCellYearFileName } from './daymetCache.js';
 import { resolveDaymetMaxPoints, DAYMET_FIRST_YEAR } from './daymetSettings.js';
 import { MONTHS_PER_YEAR } from '../science/climate/calendar.js';
-import { aggregateDailyToMonthly, DAYMET_EEMT_VARIABLES, MONTHLY_AGGREGATION, DEFAULT_MIN_PRESENT_FRACTION, type DaymetEemtVariable } from '../science/climate/monthlyAggregation.js';
+import {
+  aggregateDailyToMonthly,
+  aggregateDaymetRadiationToMonthly,
+  DAYMET_EEMT_VARIABLES,
+  MONTHLY_AGGREGATION,
+  DEFAULT_MIN_PRESENT_FRACTION,
+  type DaymetEemtVariable,
+} from '../science/climate/monthlyAggregation.js';
 import { monthlyLapseRates_K_per_km, type LapseRateSpec_K_per_km } from '../science/climate/lapseRate.js';
 import { lapseAdjustedTemperatureToDem, resampleNearestToDem } from '../science/climate/downscale.js';
 
@@ -61,6 +69,12 @@ export interface DaymetMonthFields {
   readonly prcp: Float64Array;
   /** Mean vapour pressure [Pa]. */
   readonly vp: Float64Array;
+  /**
+   * Monthly sum of the observed global irradiation on a horizontal surface, srad × dayl [Wh m⁻² month⁻¹], and its
+   * diffuse part (Erbs et al. 1982, day by day); present when every cell has srad and dayl (`DaymetForDem.radiation`).
+   */
+  readonly globalWhM2?: Float64Array;
+  readonly diffuseWhM2?: Float64Array;
 }
 
 /** The 12 months (January first) of one year. */
@@ -82,6 +96,11 @@ export interface DaymetForDem {
   readonly csvFiles: ReadonlyArray<{ readonly name: string; readonly text: string }>;
   /** Points that needed a download (the others came entirely from the cache). */
   readonly downloadedPoints: number;
+  /**
+   * Whether every cell-year has srad and dayl, so the months carry the observed radiation; false only for a cache
+   * filled without them and read with downloads switched off.
+   */
+  readonly radiation: boolean;
 }
 
 /** Options of `checkDaymetCoverage` and `prepareDaymetForDem`. */
@@ -171,6 +190,7 @@ export async function prepareDaymetForDem(grid: GridSpec, years: DaymetYearRange
   const points = await fetchDaymetPoints(coverage.cells, coverage.years, options);
   const cells: DaymetCellWithElevation[] = points.map((p) => ({ ...p.cell, zRef: p.elevation_m }));
   const minPresent = options.minPresentFraction ?? DEFAULT_MIN_PRESENT_FRACTION;
+  const radiation = points.every((point) => coverage.years.every((year) => point.daily.get(year)!.srad !== undefined && point.daily.get(year)!.dayl !== undefined));
 
   const monthly: DaymetYearMonthly[] = coverage.years.map((year) => {
     const months: DaymetMonthFields[] = Array.from({ length: MONTHS_PER_YEAR }, () => ({
@@ -178,12 +198,20 @@ export async function prepareDaymetForDem(grid: GridSpec, years: DaymetYearRange
       tmin: new Float64Array(cells.length),
       prcp: new Float64Array(cells.length),
       vp: new Float64Array(cells.length),
+      ...(radiation ? { globalWhM2: new Float64Array(cells.length), diffuseWhM2: new Float64Array(cells.length) } : {}),
     }));
     points.forEach((point, k) => {
       const series = point.daily.get(year)!;
       for (const v of DAYMET_EEMT_VARIABLES) {
         const values = aggregateDailyToMonthly(series[v], MONTHLY_AGGREGATION[v], minPresent);
         for (let m = 0; m < MONTHS_PER_YEAR; m++) months[m]![v][k] = values[m]!;
+      }
+      if (radiation) {
+        const observed = aggregateDaymetRadiationToMonthly(series.srad!, series.dayl!, (point.cell.lat * Math.PI) / 180, minPresent);
+        for (let m = 0; m < MONTHS_PER_YEAR; m++) {
+          months[m]!.globalWhM2![k] = observed.globalWhM2[m]!;
+          months[m]!.diffuseWhM2![k] = observed.diffuseWhM2[m]!;
+        }
       }
     });
     return { year, months };
@@ -199,6 +227,7 @@ export async function prepareDaymetForDem(grid: GridSpec, years: DaymetYearRange
     monthly,
     csvFiles,
     downloadedPoints: points.filter((p) => p.downloadedYears.length > 0).length,
+    radiation,
   };
 }
 

@@ -63,7 +63,8 @@ export async function admitJob(deps: AdmissionDeps, demPath: string, request: Jo
     }
   }
   try {
-    climateSource ??= await checkWorkflowInputs(request.type, verdict.grid, parameters, { hasClimateFile: climateFile !== null });
+    const daymetSource = await checkWorkflowInputs(request.type, verdict.grid, parameters, { hasClimateFile: climateFile !== null, climateSource });
+    climateSource ??= daymetSource;
   } catch (error) {
     if (error instanceof WorkflowInputError) throw new JobError(400, error.message);
     throw error;
@@ -77,6 +78,8 @@ export async function admitJob(deps: AdmissionDeps, demPath: string, request: Jo
   const space = await folderSpace(deps.paths.dirs.resultsDir).catch(() => undefined);
   const estimateBytes = estimateOutputBytes(request.type, parameters, width, height, {
     daymetCells: climateSource?.type === 'daymet' ? climateSource.cells.length : 0,
+    // a climate file without srad grids makes no real-sky maps
+    realSky: climateSource?.type !== 'user' || climateSource.radiation === true,
     ...(space ? { blockBytes: space.blockBytes } : {}),
     tileSlices: deps.scheduler.splitsIntoSlices?.(request.type, width * height, parameters) ?? false,
   });

@@ -16,7 +16,7 @@ import proj4 from 'proj4';
 import { RasterLevels } from '../raster/rasterLevels.js';
 import type { GridSpec } from '../raster/types.js';
 import { productInfo, type ProductGroup } from '../workflows/productCatalogue.js';
-import { modelChoiceProperties } from '../workflows/eemt/modelChoices.js';
+import { modelChoiceProperties, realSkyProperties } from '../workflows/eemt/modelChoices.js';
 import { openRegularFile } from './files.js';
 import type { JobRecord } from './types.js';
 
@@ -160,7 +160,7 @@ export async function productGrid(outputDir: string, files: readonly string[]): 
 /** The STAC Items of completed `job`, whose products (relative paths `files`) share `grid`. */
 export function jobStac(job: JobRecord, grid: GridSpec, files: readonly string[], places: StacPlaces): JobStac {
   const { geometry, bbox } = footprint(grid);
-  const properties = itemProperties(job, grid);
+  const properties = { ...itemProperties(job, grid), ...realSkyProperties(files.some((rel) => rel.startsWith('global/monthly_realsky/'))) };
   const byGroup = new Map<ProductGroup, Record<string, StacAsset>>();
   for (const rel of files) {
     const info = productInfo(rel);

@@ -26,7 +26,8 @@ export { WorkflowInputError, WorkflowUnavailableError, diskFullCodeOf, explained
 /**
  * Checks what a workflow can check cheaply before a job is accepted, so a job never fails for it after
  * hours of work: for eemt, that the DEM lies inside Daymet's coverage and needs no more climate points
- * than allowed — unless the job brings its own climate grids (`hasClimateFile`, checked separately). Throws
+ * than allowed — unless the job brings its own climate grids (`hasClimateFile`, checked separately; their
+ * `climateSource` must then have the observed radiation when `topo_radiation=realsky`). Throws
  * WorkflowInputError with a message for the user. Returns the Daymet cells an eemt job will use, else null.
  * @param dem the DEM's path, or its grid (as the submission check reports it, so the service never reads the DEM)
  */
@@ -34,9 +35,16 @@ export async function checkWorkflowInputs(
   type: WorkflowType,
   dem: string | GridSpec,
   params: WorkflowRun['params'],
-  options: { readonly hasClimateFile?: boolean } = {},
+  options: { readonly hasClimateFile?: boolean; readonly climateSource?: ClimateSource | null } = {},
 ): Promise<ClimateSource | null> {
-  if (type !== 'eemt' || options.hasClimateFile) return null;
+  if (type !== 'eemt') return null;
+  const source = options.climateSource;
+  if (params.topo_radiation === 'realsky' && source?.type === 'user' && !source.radiation) {
+    const { realSkyNeedsRadiation } = await import('./eemt/realSkyPhase.js');
+    const { USER_CLIMATE_WITHOUT_RADIATION } = await import('../climate/userClimate.js');
+    throw new WorkflowInputError(`climate_file: ${realSkyNeedsRadiation(USER_CLIMATE_WITHOUT_RADIATION)}`);
+  }
+  if (options.hasClimateFile) return null;
   const { checkEemtJobInputs } = await import('./eemt/index.js');
   const { ClimateCoverageError, daymetCellKey, resolveDaymetBaseUrl } = await import('../climate/index.js');
   try {

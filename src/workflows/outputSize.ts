@@ -88,6 +88,11 @@ export interface OutputEstimateOptions {
    * tiles stay beside the products until the job is complete, so the solar products count twice.
    */
   readonly tileSlices?: boolean;
+  /**
+   * eemt: the job makes the real-sky maps (its climate has observed radiation: Daymet, or srad grids in its climate
+   * file); default true.
+   */
+  readonly realSky?: boolean;
 }
 
 /** Climate years of an eemt job (1 when the parameters do not name them). */
@@ -95,8 +100,17 @@ function yearCount(params: Pick<WorkflowParams, 'start_year' | 'end_year'>): num
   return params.start_year !== undefined && params.end_year !== undefined ? Math.max(1, params.end_year - params.start_year + 1) : 1;
 }
 
-/** Output files of a job of `type` with `params`, by kind (`daymetCells`: the Daymet cells of an eemt job). */
-export function outputFileCounts(type: WorkflowType, params: Pick<WorkflowParams, 'start_year' | 'end_year' | 'topo_radiation'>, daymetCells = 0): Record<OutputKind, number> {
+/**
+ * Output files of a job of `type` with `params`, by kind (`daymetCells`: the Daymet cells of an eemt job; `realSky`:
+ * whether it makes the real-sky maps). The beam parts of an eemt job's monthly sums count too: they are removed at
+ * its end, but take their room while it runs.
+ */
+export function outputFileCounts(
+  type: WorkflowType,
+  params: Pick<WorkflowParams, 'start_year' | 'end_year' | 'topo_radiation'>,
+  daymetCells = 0,
+  realSky = true,
+): Record<OutputKind, number> {
   const counts: Record<OutputKind, number> = {
     'daily-global': DAYS_PER_YEAR,
     'daily-hours': DAYS_PER_YEAR,
@@ -112,6 +126,10 @@ export function outputFileCounts(type: WorkflowType, params: Pick<WorkflowParams
   counts['monthly-sums'] += 12; // the flat-surface sums
   // the sums without terrain shadows of EEMT-Topo's solar ratio
   if ((params.topo_radiation ?? DEFAULT_EEMT_OPTIONS.topoRadiation) === 'unshaded') counts['monthly-sums'] += 12;
+  // the beam parts of the monthly sums (sloped and flat), until the real-sky maps are made
+  counts['monthly-sums'] += 24;
+  // the real-sky maps: the sloped surface and the horizontal one
+  if (realSky) counts['monthly-sums'] += 24;
   counts['eemt-maps'] = EEMT_MODELS.length * (12 + 1) * years + EEMT_MODELS.length; // monthly, annual, and the mean
   counts['climate-grids'] = CLIMATE_GRID_VARIABLES.length * 12 * years;
   counts.terrain = 3; // slope, aspect, wetness index
@@ -120,10 +138,14 @@ export function outputFileCounts(type: WorkflowType, params: Pick<WorkflowParams
   return counts;
 }
 
-/** Folders of a job's output tree (each takes a block): sol's five and output/ itself; eemt's eight more and one per Daymet cell. */
-function outputFolderCount(type: WorkflowType, daymetCells: number, unshaded: boolean): number {
+/**
+ * Folders of a job's output tree (each takes a block): sol's five and output/ itself; eemt's eight more, one per Daymet
+ * cell, and those of the unshaded sums, the beam parts and the real-sky maps.
+ */
+function outputFolderCount(type: WorkflowType, daymetCells: number, unshaded: boolean, realSky: boolean): number {
   const sol = 6;
-  return type === 'sol' ? sol : sol + 2 + 1 + CLIMATE_GRID_VARIABLES.length + Math.max(0, Math.floor(daymetCells)) + 1 + (unshaded ? 1 : 0);
+  if (type === 'sol') return sol;
+  return sol + 2 + 1 + CLIMATE_GRID_VARIABLES.length + Math.max(0, Math.floor(daymetCells)) + 1 + (unshaded ? 1 : 0) + 1 + (realSky ? 1 : 0);
 }
 
 const SOLAR_KINDS: readonly OutputKind[] = ['daily-global', 'daily-hours', 'monthly-sums'];
@@ -143,10 +165,11 @@ export function estimateOutputBytes(
   const block = options.blockBytes !== undefined && options.blockBytes > 0 ? options.blockBytes : DEFAULT_BLOCK_BYTES;
   const daymetCells = options.daymetCells ?? 0;
   const blocks = (bytes: number) => Math.ceil(bytes / block) * block;
-  const counts = outputFileCounts(type, params, daymetCells);
+  const realSky = options.realSky ?? true;
+  const counts = outputFileCounts(type, params, daymetCells, realSky);
   const files = Object.values(counts).reduce((n, count) => n + count, 0);
   const unshaded = (params.topo_radiation ?? DEFAULT_EEMT_OPTIONS.topoRadiation) === 'unshaded';
-  let total = outputFolderCount(type, daymetCells, unshaded) * block + blocks(files * FOLDER_ENTRY_BYTES);
+  let total = outputFolderCount(type, daymetCells, unshaded, realSky) * block + blocks(files * FOLDER_ENTRY_BYTES);
   for (const kind of Object.keys(counts) as OutputKind[]) {
     const perCell = kind === 'daily-hours' ? hoursBytesPerCell(params.step) : OUTPUT_BYTES_PER_CELL[kind];
     const fixed = OUTPUT_FILE_BYTES[kind] + (kind === 'readme' ? (yearCount(params) - 1) * README_BYTES_PER_YEAR : 0);
@@ -161,7 +184,7 @@ export function estimateOutputBytes(
 export function outputKindOf(rel: string): OutputKind | null {
   if (/^global\/daily\/.+\.tif$/.test(rel)) return 'daily-global';
   if (/^insol\/daily\/.+\.tif$/.test(rel)) return 'daily-hours';
-  if (/^global\/monthly(_unshaded)?\/.+\.tif$/.test(rel)) return 'monthly-sums';
+  if (/^global\/monthly(_unshaded|_realsky)?\/.+\.tif$/.test(rel) || /^\.beam-parts\/.+\.tif$/.test(rel)) return 'monthly-sums';
   if (/^eemt\/.+\.tif$/.test(rel)) return 'eemt-maps';
   if (/^(daymet|climate)\/[a-z]+\/.+\.tif$/.test(rel)) return 'climate-grids';
   if (/^topo\/.+\.tif$/.test(rel)) return 'terrain';

@@ -6,12 +6,15 @@
  *   hours-day-{1..365} daily sunshine hours                                     h
  *   month-{jan..dec}  monthly sum of the daily global irradiation               Wh m-2 month-1
  *   eemt jobs also:
+ *   realsky-annual    sum of the 12 monthly real-sky global irradiation maps   Wh m-2 yr-1
+ *   realsky-month-{jan..dec}  monthly real-sky global irradiation            Wh m-2 month-1
+ *                     (both only when the climate had observed radiation: a job without has no such files, 404)
  *   eemt-topo-annual, eemt-trad-annual   EEMT of the model, mean of the annual sums over the climate years
  *                     (the annual sum itself when the job has one year)        MJ m-2 yr-1
  *   twi               topographic wetness index                                 dimensionless
  *   slope             slope angle                                               degrees
  */
-import { EEMT_ANNUAL_UNITS, eemtMeanPath, TOPO_SLOPE_PATH, TOPO_TWI_PATH, type EemtModel } from './eemt/products.js';
+import { EEMT_ANNUAL_UNITS, eemtMeanPath, monthlyRealSkyGlobalPath, TOPO_SLOPE_PATH, TOPO_TWI_PATH, type EemtModel } from './eemt/products.js';
 import { DAYS_PER_YEAR, MONTH_NAMES, dailyGlobalPath, dailyHoursPath, monthlyGlobalPath } from './sol/products.js';
 import type { WorkflowParams, WorkflowType } from './types.js';
 
@@ -26,7 +29,7 @@ export interface PreviewProduct {
 /** The product names, as a sentence for error messages. */
 export function previewProductForms(workflow: WorkflowType): string {
   const sol = 'annual, day-{1..365}, hours-day-{1..365}, month-{jan..dec}';
-  return workflow === 'eemt' ? `${sol}, eemt-topo-annual, eemt-trad-annual, twi, slope` : sol;
+  return workflow === 'eemt' ? `${sol}, realsky-annual, realsky-month-{jan..dec}, eemt-topo-annual, eemt-trad-annual, twi, slope` : sol;
 }
 
 /** The preview product `name` of a `workflow` job run with `params`, or null when there is no such product. */
@@ -49,6 +52,15 @@ export function previewProduct(workflow: WorkflowType, name: string, params: Pic
     return { name, title: `Monthly global irradiation, ${month[1]}`, unit: 'Wh m-2 month-1', files: [monthlyGlobalPath(m)] };
   }
   if (workflow !== 'eemt') return null;
+  if (name === 'realsky-annual') {
+    return { name, title: 'Annual real-sky global irradiation (sum of the 12 monthly sums)', unit: 'Wh m-2 yr-1', files: MONTH_NAMES.map((_, m) => monthlyRealSkyGlobalPath(m)) };
+  }
+  const realSkyMonth = /^realsky-month-([a-z]{3})$/.exec(name);
+  if (realSkyMonth) {
+    const m = MONTH_NAMES.indexOf(realSkyMonth[1] as (typeof MONTH_NAMES)[number]);
+    if (m < 0) return null;
+    return { name, title: `Monthly real-sky global irradiation, ${realSkyMonth[1]}`, unit: 'Wh m-2 month-1', files: [monthlyRealSkyGlobalPath(m)] };
+  }
   const model: EemtModel | null = name === 'eemt-topo-annual' ? 'Topo' : name === 'eemt-trad-annual' ? 'Trad' : null;
   if (model !== null) {
     const { start_year: start, end_year: end } = params;

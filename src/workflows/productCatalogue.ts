@@ -26,6 +26,11 @@ const RULES: readonly [RegExp, (m: RegExpExecArray) => ProductInfo][] = [
     /^global\/monthly_unshaded\/total_sun_([a-z]{3})_sum\.tif$/,
     (m) => summary(`Monthly global irradiation without terrain shadows, ${m[1]}`, 'Wh m-2 month-1'),
   ],
+  [/^global\/monthly_realsky\/total_sun_([a-z]{3})_sum\.tif$/, (m) => summary(`Monthly real-sky global irradiation, ${m[1]}`, 'Wh m-2 month-1')],
+  [
+    /^global\/monthly_realsky\/flat_total_sun_([a-z]{3})_sum\.tif$/,
+    (m) => summary(`Monthly real-sky global irradiation on a horizontal unshaded surface (observed), ${m[1]}`, 'Wh m-2 month-1'),
+  ],
   [/^eemt\/EEMT_(Topo|Trad)_([a-z]{3})_(\d{4})\.tif$/, (m) => summary(`EEMT-${m[1]!.toUpperCase()}, ${m[2]} ${m[3]}`, EEMT_MONTHLY_UNITS)],
   [/^eemt\/EEMT_(Topo|Trad)_annual_(\d{4})\.tif$/, (m) => summary(`EEMT-${m[1]!.toUpperCase()}, annual ${m[2]}`, EEMT_ANNUAL_UNITS)],
   [/^eemt\/EEMT_(Topo|Trad)_mean_(\d{4})-(\d{4})\.tif$/, (m) => summary(`EEMT-${m[1]!.toUpperCase()}, mean annual ${m[2]}–${m[3]}`, EEMT_ANNUAL_UNITS)],

@@ -118,7 +118,7 @@ test('eemt eemt names a bad model choice and its allowed values, exit 2, writing
   const cases = [
     ['--pet-method', 'penman', 'thornthwaite, hamon, hamon-linear'],
     ['--topo-npp', 'miami', 'regression, lieth'],
-    ['--topo-radiation', 'cloudy', 'unshaded, shaded'],
+    ['--topo-radiation', 'cloudy', 'unshaded, shaded, realsky'],
     ['--lieth-npp-gate', 'snow', 'temperature, none'],
   ] as const;
   for (const [flag, value, allowed] of cases) {

@@ -33,10 +33,10 @@ function isDownloadError(pattern: RegExp) {
   };
 }
 
-test('request URL: the cell centre, the four EEMT variables, the years', () => {
+test('request URL: the cell centre, the four EEMT variables and the observed radiation (srad, dayl), the years', () => {
   assert.equal(
     daymetRequestUrl('https://daymet.ornl.gov', { lat: 35.8057, lon: -106.6263 }, [2018, 2019]),
-    'https://daymet.ornl.gov/single-pixel/api/data?lat=35.805700&lon=-106.626300&vars=tmax,tmin,prcp,vp&years=2018,2019',
+    'https://daymet.ornl.gov/single-pixel/api/data?lat=35.805700&lon=-106.626300&vars=tmax,tmin,prcp,vp,srad,dayl&years=2018,2019',
   );
 });
 
@@ -47,7 +47,7 @@ test('fetches a point: series, cell elevation, per-year CSV, cached atomically u
     const data = await fetchDaymetPoint(POINT, [2019, 2018, 2019], { baseUrl: server.url, cacheDir, ...FAST });
     assert.equal(server.requests.length, 1);
     const req = server.requests[0]!;
-    assert.equal(req.vars, 'tmax,tmin,prcp,vp');
+    assert.equal(req.vars, 'tmax,tmin,prcp,vp,srad,dayl');
     assert.equal(req.years, '2018,2019');
     assert.equal(Number(req.lat), Number(CELL.lat.toFixed(6))); // snapped to the cell centre
     assert.equal(data.cell.x, -575250);
@@ -58,6 +58,10 @@ test('fetches a point: series, cell elevation, per-year CSV, cached atomically u
     const expected = syntheticDaymetYear(CELL, 2018);
     assert.deepEqual([...data.daily.get(2018)!.tmin], [...expected.tmin]);
     assert.deepEqual([...data.daily.get(2018)!.prcp], [...expected.prcp]);
+    assert.deepEqual([...data.daily.get(2018)!.srad!], [...expected.srad]);
+    assert.deepEqual([...data.daily.get(2018)!.dayl!], [...expected.dayl]);
+    // the CSV as the API writes these variables: its columns in Daymet's order
+    assert.match(data.csvByYear.get(2018)!, /\nyear,yday,dayl \(s\),prcp \(mm\/day\),srad \(W\/m\^2\),tmax \(deg c\),tmin \(deg c\),vp \(Pa\)\n/);
 
     const path = daymetCacheFilePath(cacheDir, CELL, 2019);
     assert.equal(path, join(cacheDir, 'daymet', 'v4', '-575250_-688000', '2019.csv'));
@@ -111,6 +115,32 @@ test('offline mirror: a pre-seeded file is used without any server; a missing on
     fetchDaymetPoint(POINT, [2014], { cacheDir, offline: true }),
     isDownloadError(/the cached file .*2014\.csv is not usable: the preamble has no "Elevation: N meters" line.*Delete it/),
   );
+});
+
+test('a cached year without srad and dayl is downloaded again, unless downloads are switched off', async () => {
+  const cacheDir = await tempCache();
+  const folder = join(cacheDir, 'daymet', 'v4', '-575250_-688000');
+  await mkdir(folder, { recursive: true });
+  // as cached before the observed radiation was requested
+  const fourVariables = syntheticDaymetCsv({ latText: '35.8057', lonText: '-106.6263', queryX: -575280.1, queryY: -688012.3, cell: CELL, years: [2016], vars: ['tmax', 'tmin', 'prcp', 'vp'] });
+  await writeFile(join(folder, '2016.csv'), fourVariables);
+  // offline: used as it is, without the radiation
+  const offline = await fetchDaymetPoint(POINT, [2016], { cacheDir, offline: true });
+  assert.equal(offline.daily.get(2016)!.srad, undefined);
+  assert.deepEqual(offline.downloadedYears, []);
+  const server = await startDaymetServer();
+  try {
+    const online = await fetchDaymetPoint(POINT, [2016], { baseUrl: server.url, cacheDir, ...FAST });
+    assert.deepEqual(online.downloadedYears, [2016]);
+    assert.equal(server.requests.length, 1);
+    assert.deepEqual([...online.daily.get(2016)!.srad!], [...syntheticDaymetYear(CELL, 2016).srad]);
+    // the cache now holds them: no further request
+    await fetchDaymetPoint(POINT, [2016], { baseUrl: server.url, cacheDir, ...FAST });
+    assert.equal(server.requests.length, 1);
+    assert.match(await readFile(join(folder, '2016.csv'), 'utf8'), /srad \(W\/m\^2\)/);
+  } finally {
+    await server.close();
+  }
 });
 
 test('retries on HTTP 5xx with backoff, then succeeds', async () => {

@@ -129,3 +129,19 @@ test('daymetCsvForYear gives what the API returns for that single year', () => {
   assert.equal(daymetCsvForYear(parsed, 2019), csv([2019]));
   assert.throws(() => daymetCsvForYear(parsed, 2017), RangeError);
 });
+
+test('srad and dayl are read when the CSV has them, held to the same rules; a CSV without them still parses', () => {
+  const withRadiation = parseDaymetCsv(csv([2019], ['tmax', 'tmin', 'prcp', 'vp', 'srad', 'dayl']), { source: SOURCE, expectedYears: [2019] });
+  assert.deepEqual(withRadiation.columns, ['year', 'yday', 'dayl', 'prcp', 'srad', 'tmax', 'tmin', 'vp']);
+  assert.equal(withRadiation.units['srad'], 'W/m^2');
+  const expected = syntheticDaymetYear(CELL, 2019);
+  assert.deepEqual([...withRadiation.daily.get(2019)!.srad!], [...expected.srad]);
+  assert.deepEqual([...withRadiation.daily.get(2019)!.dayl!], [...expected.dayl]);
+  const without = parseDaymetCsv(csv([2019]), { source: SOURCE });
+  assert.equal(without.daily.get(2019)!.srad, undefined);
+  assert.equal(without.daily.get(2019)!.dayl, undefined);
+  assert.throws(
+    () => parseDaymetCsv(editRow(csv([2019], null), 2019, 40, 'srad', 'n/a'), { source: SOURCE }),
+    (error: unknown) => error instanceof DaymetCsvFormatError && /yday 40\): srad value "n\/a" is not a number/.test(error.message),
+  );
+});

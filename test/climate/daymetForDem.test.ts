@@ -13,6 +13,7 @@ import { ClimateCoverageError, ClimateDownloadError } from '../../src/climate/er
 import { startDaymetServer } from '../helpers/daymetServer.js';
 import { syntheticDaymetYear } from '../helpers/syntheticDaymet.js';
 import { mcn10mGrid, parisGrid } from '../helpers/grids.js';
+import { cooperDeclination, dailyExtraterrestrialHorizontalWhM2, erbsDailyDiffuseFraction, horizontalSunsetHourAngle } from '../../src/science/solar/realSky.js';
 
 const YEARS = { start: 2018, end: 2019 };
 const tempDirs: string[] = [];
@@ -62,6 +63,21 @@ test('prepareDaymetForDem on mcn_10m: 9 cells, monthly aggregates, CSV files; th
     assert.ok(Math.abs(m19.prcp[4]! - sum(july(d19.prcp))) < 1e-9);
     const d18 = syntheticDaymetYear(cell, 2018);
     assert.ok(Math.abs(daymet.monthly[0]!.months[1]!.prcp[4]! - sum(d18.prcp.slice(31, 59))) < 1e-9);
+
+    // The observed radiation: H = Σ srad × dayl / 3600 [Wh m⁻²], each day's diffuse part by Erbs's daily correlation.
+    assert.equal(daymet.radiation, true);
+    const h = july(d19.srad).map((srad, k) => (srad * july(d19.dayl)[k]!) / 3600);
+    assert.ok(Math.abs(m19.globalWhM2![4]! - sum(h)) < 1e-6 * sum(h));
+    const latitude = (cell.lat * Math.PI) / 180;
+    const diffuse = h.map((daily, k) => {
+      const day = 182 + k;
+      const clearness = daily / dailyExtraterrestrialHorizontalWhM2(latitude, day);
+      return daily * erbsDailyDiffuseFraction(clearness, horizontalSunsetHourAngle(latitude, cooperDeclination(day)));
+    });
+    assert.ok(Math.abs(m19.diffuseWhM2![4]! - sum(diffuse)) < 1e-6 * sum(diffuse));
+    // dry days (clearness 0.7) and wet ones (0.4) in July: a diffuse fraction between theirs
+    const fraction = m19.diffuseWhM2![4]! / m19.globalWhM2![4]!;
+    assert.ok(fraction > 0.2 && fraction < 0.8, `July diffuse fraction ${fraction}`);
 
     // Plausible for the site (the synthetic climatology targets ≈ 5 °C and ≈ 700 mm).
     for (const { months } of daymet.monthly) {

@@ -17,7 +17,8 @@ import {
   DEFAULT_ARCHIVE_LIMITS,
 } from '../../src/climate/index.js';
 import { readDem, readRaster } from '../../src/raster/index.js';
-import { ALPS_LONLAT_GRID, alpineMonth, climateFiles, europeDem, writeGrid, zipOf } from '../helpers/climateGrids.js';
+import { monthGeometry, monthlyDiffuseWhM2 } from '../../src/science/solar/realSky.js';
+import { ALPS_LONLAT_GRID, alpineMonth, alpineRadiation, climateFiles, europeDem, writeGrid, zipOf } from '../helpers/climateGrids.js';
 
 let work = '';
 let demPath = '';
@@ -127,6 +128,80 @@ test('temperatures in kelvin and a vapour pressure in kPa are caught', async () 
   const kpa = climateFiles(dir2, 'climatology', { tweak: (v, _m, x) => (v === 'vp' ? x / 1000 : x) });
   const error2 = await refusal(await zipOf(join(work, 'kpa.zip'), kpa));
   assert.match(error2.message, /vp_01\.tif has vapour pressures of 0\.\d+–0\.\d+, which look like kPa; vp grids must be in Pa/);
+});
+
+/** Day length [h] of day `day` at latitude [deg] by FAO-56 Eqs. 24, 25, 34 (not the code's Duffie & Beckman formulas). */
+function fao56DayLength(latitudeDeg: number, day: number): number {
+  const phi = (latitudeDeg * Math.PI) / 180;
+  const delta = 0.409 * Math.sin((2 * Math.PI * day) / 365 - 1.39);
+  return (24 / Math.PI) * Math.acos(-Math.tan(phi) * Math.tan(delta));
+}
+
+test('srad grids give the observed radiation: W m-2 over the day lengths, WorldClim kJ m-2 day-1 over the days, split by Erbs', async () => {
+  const dir = mkdtempSync(join(work, 'srad-'));
+  const files = climateFiles(dir, 'time-series', { years: [2020], srad: true });
+  const zip = await zipOf(join(work, 'srad.zip'), files);
+  const dem = await readDem(demPath);
+  const source = await checkUserClimate(zip, dem, [2020]);
+  assert.ok(source.type === 'user' && source.radiation === true);
+  assert.equal(source.files.length, 60);
+  assert.ok(source.files.some((f) => f.name === 'srad_2020_07.tif'));
+  // the DEM's first cell: about 45.9569° N, 1 % gradient at 0.438 of the grid's width
+  const gradient = 1 + 0.01 * 0.438;
+  const latitude = 45.9569;
+  const climate = await openUserClimate(zip, dem, [2020]);
+  try {
+    assert.ok(climate.radiation.available);
+    if (!climate.radiation.available) return;
+    assert.match(climate.radiation.description, /W m-2.*day lengths.*Erbs et al\. \(1982\)/);
+    const july = await climate.radiation.radiationAt(2020, 6);
+    let dayHours = 0;
+    for (let day = 182; day <= 212; day++) dayHours += fao56DayLength(latitude, day);
+    const expected = alpineRadiation(7).flux * gradient * dayHours;
+    assert.ok(Math.abs(july.globalWhM2[0]! / expected - 1) < 0.005, `H ${july.globalWhM2[0]} Wh m-2, expected ${expected}`);
+    // the monthly Erbs correlation at the month's clearness (validated against Duffie & Beckman elsewhere)
+    const diffuse = monthlyDiffuseWhM2(july.globalWhM2[0]!, monthGeometry((latitude * Math.PI) / 180, 6));
+    assert.ok(Math.abs(july.diffuseWhM2[0]! / diffuse - 1) < 1e-3);
+    assert.ok(july.diffuseWhM2[0]! > 0.2 * july.globalWhM2[0]! && july.diffuseWhM2[0]! < 0.7 * july.globalWhM2[0]!);
+  } finally {
+    climate.close();
+  }
+
+  const wcDir = mkdtempSync(join(work, 'wc-srad-'));
+  const wc = await zipOf(join(work, 'wc-srad.zip'), climateFiles(wcDir, 'worldclim', { srad: true }));
+  const wcClimate = await openUserClimate(wc, dem, [2020]);
+  try {
+    assert.ok(wcClimate.radiation.available);
+    if (!wcClimate.radiation.available) return;
+    const january = await wcClimate.radiation.radiationAt(2020, 0);
+    // kJ m-2 day-1 → Wh m-2: × 1000 / 3600, × 31 days
+    const expected = ((alpineRadiation(1).daily * gradient * 1000) / 3600) * 31;
+    assert.ok(Math.abs(january.globalWhM2[0]! / expected - 1) < 1e-3, `H ${january.globalWhM2[0]} Wh m-2, expected ${expected}`);
+  } finally {
+    wcClimate.close();
+  }
+});
+
+test('without srad grids there is no observed radiation; srad for some months only is refused, as are srad grids in the wrong unit', async () => {
+  const dem = await readDem(demPath);
+  const climate = await openUserClimate(await zipOf(join(work, 'plain.zip'), series), dem, [2020]);
+  try {
+    assert.equal(climate.radiation.available, false);
+    assert.ok(!climate.radiation.available && /no srad grids/.test(climate.radiation.reason));
+    assert.ok(climate.source.type === 'user' && climate.source.radiation === false);
+  } finally {
+    climate.close();
+  }
+  const dir = mkdtempSync(join(work, 'some-srad-'));
+  const some = await refusal(await zipOf(join(work, 'some-srad.zip'), climateFiles(dir, 'climatology', { srad: [1, 2, 3] })));
+  assert.equal(some.code, 'MISSING');
+  assert.match(some.message, /has srad grids for some months but lacks 9: srad_04\.tif, srad_05\.tif/);
+  const kj = mkdtempSync(join(work, 'kj-srad-'));
+  const wrongUnit = await refusal(
+    await zipOf(join(work, 'kj-srad.zip'), climateFiles(kj, 'climatology', { srad: true, tweak: (v, m, x) => (v === 'srad' ? alpineRadiation(m).daily : x) })),
+  );
+  assert.equal(wrongUnit.code, 'UNITS');
+  assert.match(wrongUnit.message, /srad_01\.tif has values of .* these look like a daily irradiation \(kJ m-2 day-1\); srad grids must be the flux averaged over the daylight period in W m-2/);
 });
 
 test('a member that is not a GeoTIFF, an unknown member and mixed layouts are refused', async () => {

@@ -85,7 +85,7 @@ describe('web interface page', () => {
     const choices: [string, string, string[]][] = [
       ['PET of EEMT-Trad', 'thornthwaite', ['thornthwaite', 'hamon', 'hamon-linear']],
       ['NPP of EEMT-Topo', 'regression', ['regression', 'lieth']],
-      ['Radiation of EEMT-Topo', 'unshaded', ['unshaded', 'shaded']],
+      ['Radiation of EEMT-Topo', 'unshaded', ['unshaded', 'shaded', 'realsky']],
       ['Months of Lieth NPP', 'temperature', ['temperature', 'none']],
     ];
     for (const [label, value, options] of choices) {

@@ -103,14 +103,31 @@ export function alpineMonth(month: number): { tmin: number; tmax: number; prcp: 
 }
 
 /**
+ * Monthly observed shortwave radiation of the same Alpine climate (month 1–12): the flux averaged over the daylight
+ * period [W m⁻²], as Daymet's srad (about 0.5 of the extraterrestrial irradiation at 46° N), and the daily
+ * irradiation [kJ m⁻² day⁻¹], as WorldClim's srad.
+ */
+export function alpineRadiation(month: number): { flux: number; daily: number } {
+  const season = -Math.cos(((month - 0.5) / 12) * 2 * Math.PI);
+  return { flux: 250 + 120 * season, daily: 13_000 + 10_000 * season };
+}
+
+/**
  * The grids of a climate layout in `dir`, returning ZIP name → file path. `kind`: a time series of `years`,
  * a plain climatology, or WorldClim names (vapr in kPa) with an elevation grid. `tweak` may change a value
- * function per variable (e.g. kelvin temperatures).
+ * function per variable (e.g. kelvin temperatures). `srad`: also the observed radiation of the months listed
+ * (`srad_…` in W m⁻², WorldClim's in kJ m⁻² day⁻¹; `alpineRadiation`), all months with `true`.
  */
 export function climateFiles(
   dir: string,
   kind: 'time-series' | 'climatology' | 'worldclim',
-  options: { years?: readonly number[]; grid?: GridSpecForTest; elevation?: number; tweak?: (variable: string, month: number, v: number) => number } = {},
+  options: {
+    years?: readonly number[];
+    grid?: GridSpecForTest;
+    elevation?: number;
+    tweak?: (variable: string, month: number, v: number) => number;
+    srad?: boolean | readonly number[];
+  } = {},
 ): Record<string, string> {
   const grid = options.grid ?? ALPS_LONLAT_GRID;
   const files: Record<string, string> = {};
@@ -131,6 +148,14 @@ export function climateFiles(
         }
         v = tweak(variable, month, v);
         // a gentle west–east gradient, so that the reprojection is visible in the values
+        files[name] = join(dir, name);
+        batch.push({ path: join(dir, name), grid, value: (x) => v * (1 + 0.01 * (x - grid.west) / (grid.cell * grid.cols)) });
+      }
+      const srad = options.srad === true || (Array.isArray(options.srad) && options.srad.includes(month));
+      if (srad) {
+        const radiation = alpineRadiation(month);
+        const v = tweak('srad', month, kind === 'worldclim' ? radiation.daily : radiation.flux);
+        const name = kind === 'worldclim' ? `wc2.1_10m_srad_${mm}.tif` : year === null ? `srad_${mm}.tif` : `srad_${year}_${mm}.tif`;
         files[name] = join(dir, name);
         batch.push({ path: join(dir, name), grid, value: (x) => v * (1 + 0.01 * (x - grid.west) / (grid.cell * grid.cols)) });
       }

@@ -88,6 +88,18 @@ function dayLength_s(lat_deg: number, yday: number): number {
   return (24 / Math.PI) * Math.acos(x) * 3600;
 }
 
+/** Daily extraterrestrial radiation on a horizontal surface [J m⁻² day⁻¹] (FAO-56 Eq. 21, G_sc 0.0820 MJ m⁻² min⁻¹). */
+function extraterrestrial_J(lat_deg: number, yday: number): number {
+  const phi = (lat_deg * Math.PI) / 180;
+  const dec = 0.409 * Math.sin((2 * Math.PI * yday) / 365 - 1.39);
+  const dr = 1 + 0.033 * Math.cos((2 * Math.PI * yday) / 365);
+  const ws = Math.acos(Math.max(-1, Math.min(1, -Math.tan(phi) * Math.tan(dec))));
+  return ((24 * 60) / Math.PI) * 0.082e6 * dr * (ws * Math.sin(phi) * Math.sin(dec) + Math.cos(phi) * Math.cos(dec) * Math.sin(ws));
+}
+
+/** Clearness index (global / extraterrestrial irradiation) of a dry and of a wet synthetic day. */
+const CLEARNESS = { dry: 0.7, wet: 0.4 };
+
 const round2 = (v: number) => Math.round(v * 100) / 100;
 
 /**
@@ -113,7 +125,8 @@ export function syntheticDaymetYear(cell: { x: number; y: number; lat: number },
     if (tmax < tmin + 1) tmax = tmin + 1;
     const vp = saturationVapourPressure_Pa(tmin - (wet ? 0.5 : 2.0));
     const dayl = dayLength_s(cell.lat, d + 1);
-    const srad = (250 + 180 * Math.sin((2 * Math.PI * (d + 1 - 80)) / 365)) * (wet ? 0.6 : 1);
+    // the daylight-average flux of a day whose global irradiation is the clearness index × the extraterrestrial
+    const srad = ((wet ? CLEARNESS.wet : CLEARNESS.dry) * extraterrestrial_J(cell.lat, d + 1)) / dayl;
     if (wet && tmax < 3) swe += prcp;
     swe = Math.max(0, swe - Math.max(0, tmax) * 1.5);
     out.dayl[d] = round2(dayl);

@@ -137,7 +137,7 @@ describe('HTTP API (stub job child in real processes)', () => {
       [{ workflow_type: 'eemt', start_year: '2021', end_year: '2020' }, DEM, 422, /^end_year \(2020\) must not be before start_year \(2021\)$/],
       [{ workflow_type: 'eemt', pet_method: 'penman' }, DEM, 422, /^pet_method \(PET method of EEMT-Trad\) must be one of thornthwaite, hamon, hamon-linear; got "penman"$/],
       [{ workflow_type: 'eemt', topo_npp: 'miami' }, DEM, 422, /^topo_npp \(NPP model of EEMT-Topo\) must be one of regression, lieth; got "miami"$/],
-      [{ workflow_type: 'eemt', topo_radiation: 'cloudy' }, DEM, 422, /^topo_radiation \(.*\) must be one of unshaded, shaded; got "cloudy"$/],
+      [{ workflow_type: 'eemt', topo_radiation: 'cloudy' }, DEM, 422, /^topo_radiation \(.*\) must be one of unshaded, shaded, realsky; got "cloudy"$/],
       [{ workflow_type: 'eemt', lieth_npp_gate: 'snow' }, DEM, 422, /^lieth_npp_gate \(.*\) must be one of temperature, none; got "snow"$/],
       [{ workflow_type: 'sol', pet_method: 'Thornthwaite' }, DEM, 422, /^pet_method .* must be one of thornthwaite, hamon, hamon-linear; got "Thornthwaite"$/],
     ];

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import yazl from 'yazl';
-import { climateFiles, europeDem, zipOf } from '../helpers/climateGrids.js';
+import { alpineRadiation, climateFiles, europeDem, zipOf } from '../helpers/climateGrids.js';
 import { getJson, startTestService, submit, waitForStatus, type TestService } from './helpers.js';
 import { zipEntries } from './zip.js';
 import { jobEntries } from '../helpers/dataFolders.js';
@@ -46,8 +46,8 @@ function annualMean(zip: Buffer, entry: string): { min: number; max: number; mea
   return { min: band.minimum, max: band.maximum, mean: band.mean };
 }
 
-async function runToEnd(climate: { name: string; bytes: Buffer }): Promise<{ job: any; zip: Buffer }> {
-  const res = await submit(svc.base, eemtFields, { name: 'alps.tif', bytes: dem }, climate);
+async function runToEnd(climate: { name: string; bytes: Buffer }, fields: Record<string, string> = {}): Promise<{ job: any; zip: Buffer }> {
+  const res = await submit(svc.base, { ...eemtFields, ...fields }, { name: 'alps.tif', bytes: dem }, climate);
   assert.equal(res.status, 200, JSON.stringify(res.body));
   const job = await waitForStatus(svc.base, res.body.job_id, ['completed', 'failed'], 300_000);
   if (job.status === 'failed') {
@@ -71,15 +71,27 @@ test('eemt jobs outside Daymet complete from a time series and from WorldClim gr
   assert.ok(!names.some((n) => n.startsWith('daymet/')));
   const readme = zipEntries(series.zip).find((e) => e.name === 'README.txt')!;
   assert.ok(readme);
+  // no srad grids: no real-sky maps
+  assert.equal(source.radiation, false);
+  assert.ok(!names.some((n) => n.startsWith('global/monthly_realsky/')));
   for (const model of ['Topo', 'Trad']) {
     const s = annualMean(series.zip, `eemt/EEMT_${model}_annual_2020.tif`);
     assert.ok(s.min > 0 && s.max < 200 && s.mean > 1, `${model} ${JSON.stringify(s)}`);
   }
 
-  const wc = climateFiles(mkdtempSync(join(work, 'wc-')), 'worldclim', { elevation: 1800 });
-  const worldclim = await runToEnd({ name: 'wc2.1_10m.zip', bytes: readFileSync(await zipOf(join(work, 'wc.zip'), wc)) });
+  // WorldClim with its srad (kJ m-2 day-1), and S_i from the real-sky sums
+  const wc = climateFiles(mkdtempSync(join(work, 'wc-')), 'worldclim', { elevation: 1800, srad: true });
+  const worldclim = await runToEnd({ name: 'wc2.1_10m.zip', bytes: readFileSync(await zipOf(join(work, 'wc.zip'), wc)) }, { topo_radiation: 'realsky' });
   assert.equal(worldclim.job.parameters.climate_source.naming, 'worldclim');
   assert.equal(worldclim.job.parameters.climate_source.elevation, 'wc2.1_10m_elev.tif');
+  assert.equal(worldclim.job.parameters.climate_source.radiation, true);
+  assert.equal(worldclim.job.parameters.topo_radiation, 'realsky');
+  assert.ok(worldclim.job.parameters.climate_source.files.some((f: { name: string }) => f.name === 'wc2.1_10m_srad_07.tif'));
+  const wcNames = zipEntries(worldclim.zip).map((e) => e.name);
+  assert.equal(wcNames.filter((n) => n.startsWith('global/monthly_realsky/')).length, 24);
+  const realSky = annualMean(worldclim.zip, 'global/monthly_realsky/flat_total_sun_jul_sum.tif');
+  // the horizontal real-sky sums are WorldClim's July srad of the test climate (kJ m-2 day-1, 1 % gradient) × 31 days, in Wh m-2
+  assert.ok(Math.abs(realSky.mean / (((alpineRadiation(7).daily * 1.00438 * 1000) / 3600) * 31) - 1) < 0.005, JSON.stringify(realSky));
   const s = annualMean(worldclim.zip, 'eemt/EEMT_Topo_annual_2020.tif');
   assert.ok(s.min > 0 && s.max < 200, JSON.stringify(s));
 });
@@ -105,6 +117,11 @@ test('broken climate files are 400s naming the problem, with nothing stored', { 
     ['text.zip', readFileSync(await zipOf(join(dir, 'text.zip'), { ...seriesFiles, 'tmax_2020_02.tif': Buffer.from('<html>not a raster</html>') })), /^climate_file: tmax_2020_02\.tif is not a usable GeoTIFF/],
     ['bomb.zip', await bombZip(), /^climate_file is not an acceptable ZIP archive: tmin_01\.tif expands \d+× .*ZIP bomb/],
     ['grids.tar', Buffer.from('x'), /^climate_file must be a ZIP archive \(\.zip\)/],
+    [
+      'some-srad.zip',
+      readFileSync(await zipOf(join(dir, 'some-srad.zip'), climateFiles(mkdtempSync(join(dir, 's-')), 'climatology', { srad: [6, 7, 8] }))),
+      /^climate_file has srad grids for some months but lacks 9: srad_01\.tif, srad_02\.tif/,
+    ],
   ];
   const listed = (await getJson(`${svc.base}/api/jobs`)).body as any[];
   const jobsBefore = listed.length;
@@ -114,6 +131,10 @@ test('broken climate files are 400s naming the problem, with nothing stored', { 
     assert.equal(res.status, 400, `${name}: ${JSON.stringify(res.body)}`);
     assert.match(res.body.detail, expected, name);
   }
+  // S_i from the real-sky sums with grids that have no srad
+  const realsky = await submit(svc.base, { ...eemtFields, topo_radiation: 'realsky' }, { name: 'alps.tif', bytes: dem }, { name: 'series.zip', bytes: readFileSync(join(work, 'series.zip')) });
+  assert.equal(realsky.status, 400, JSON.stringify(realsky.body));
+  assert.match(realsky.body.detail, /^climate_file: topo_radiation=realsky needs the climate's observed shortwave radiation, but the climate file has no srad grids \(srad_\{MM\}\.tif/);
   const sol = await submit(svc.base, { workflow_type: 'sol' }, { name: 'alps.tif', bytes: dem }, { name: 'series.zip', bytes: readFileSync(join(work, 'series.zip')) });
   assert.equal(sol.status, 400);
   assert.equal(sol.body.detail, 'climate_file is used by eemt jobs only');

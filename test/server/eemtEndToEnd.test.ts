@@ -79,6 +79,9 @@ test('an eemt job on mcn_10m for 2020 completes through the API with plausible a
   assert.equal(names.filter((n) => /^eemt\/EEMT_Topo_[a-z]{3}_2020\.tif$/.test(n)).length, 12);
   assert.ok(names.some((n) => /^daymet\/tmax\/tmax_2020_[a-z]{3}\.tif$/.test(n)));
   assert.ok(names.some((n) => n.startsWith('daymet/') && n.endsWith('.csv')), 'the downloaded CSVs are kept');
+  // Daymet's srad and dayl: the real-sky maps, sloped and horizontal, and no working file of them
+  assert.equal(names.filter((n) => /^global\/monthly_realsky\/(flat_)?total_sun_[a-z]{3}_sum\.tif$/.test(n)).length, 24);
+  assert.ok(!names.some((n) => n.startsWith('.beam-parts/')));
 
   const zipPath = join(svc.root, 'eemt.zip');
   writeFileSync(zipPath, zip);
@@ -99,7 +102,7 @@ test('an eemt job on mcn_10m for 2020 completes through the API with plausible a
   assert.equal(legend.unit, 'MJ m-2 yr-1');
   const png = await fetch(`${svc.base}${legend.png}?hillshade=1`);
   assert.equal(png.headers.get('content-type'), 'image/png');
-  for (const product of ['twi', 'slope', 'eemt-trad-annual', 'annual']) {
+  for (const product of ['twi', 'slope', 'eemt-trad-annual', 'annual', 'realsky-annual', 'realsky-month-jul']) {
     assert.equal((await fetch(`${svc.base}/api/jobs/${id}/preview/${product}.png`)).status, 200, product);
   }
   const stac = (await getJson(`${svc.base}/api/jobs/${id}/stac`)).body;
@@ -112,11 +115,15 @@ test('an eemt job on mcn_10m for 2020 completes through the API with plausible a
   assert.equal(stac.properties['eemt:topo_npp'], 'lieth');
   assert.equal(stac.properties['eemt:topo_radiation'], 'shaded');
   assert.equal(stac.properties['eemt:lieth_npp_gate'], 'temperature');
+  assert.equal(stac.assets['global/monthly_realsky/total_sun_jul_sum']['raster:bands'][0].unit, 'Wh m-2 month-1');
+  assert.match(stac.assets['global/monthly_realsky/flat_total_sun_jul_sum'].title, /real-sky global irradiation on a horizontal unshaded surface/);
+  assert.match(stac.properties['eemt:realsky_radiation'], /Erbs, Klein & Duffie \(1982/);
   assert.equal(names.filter((n) => n.startsWith('global/monthly_unshaded/')).length, 0);
   const readme = execFileSync('/usr/bin/python3', ['-c', 'import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read("README.txt").decode())', zipPath], { encoding: 'utf8' });
   assert.match(readme, /pet_method = hamon: /);
   assert.match(readme, /topo_npp = lieth: Lieth \(1975\)/);
   assert.match(readme, /topo_radiation = shaded: /);
+  assert.match(readme, /Observed radiation: Daymet V4 srad x dayl of each day/);
   const metadata = JSON.parse(execFileSync('gdalinfo', ['-json', `/vsizip/${zipPath}/eemt/EEMT_Trad_annual_2020.tif`], { encoding: 'utf8' })).metadata[''];
   assert.equal(metadata.EEMT_PET_METHOD, 'hamon');
   assert.equal(metadata.EEMT_TOPO_NPP, 'lieth');

@@ -119,7 +119,7 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
     // the EEMT model choices are enum inputs of eemt only, with their defaults
     assert.deepEqual(eemt.inputs.pet_method.schema, { type: 'string', enum: ['thornthwaite', 'hamon', 'hamon-linear'], default: 'thornthwaite' });
     assert.deepEqual(eemt.inputs.topo_npp.schema, { type: 'string', enum: ['regression', 'lieth'], default: 'regression' });
-    assert.deepEqual(eemt.inputs.topo_radiation.schema, { type: 'string', enum: ['unshaded', 'shaded'], default: 'unshaded' });
+    assert.deepEqual(eemt.inputs.topo_radiation.schema, { type: 'string', enum: ['unshaded', 'shaded', 'realsky'], default: 'unshaded' });
     assert.deepEqual(eemt.inputs.lieth_npp_gate.schema, { type: 'string', enum: ['temperature', 'none'], default: 'temperature' });
     assert.match(eemt.inputs.pet_method.description, /Thornthwaite 1948/);
     assert.equal(sol.inputs.pet_method, undefined);

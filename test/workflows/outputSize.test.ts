@@ -16,6 +16,7 @@ import { runWorkflow } from '../../src/workflows/index.js';
 import {
   DEFAULT_BLOCK_BYTES,
   estimateOutputBytes,
+  OUTPUT_FILE_BYTES,
   hoursBytesPerCell,
   OUTPUT_BYTES_PER_CELL,
   outputFileCounts,
@@ -102,21 +103,24 @@ describe('output estimate', () => {
   test('eemt on mcn_10m for 2020: at least the disk its products, climate grids and Daymet files take', { timeout: 300_000 }, async () => {
     // the DEM lies in 9 Daymet cells (the climate phase keeps one CSV per cell and year)
     const { real, estimate } = await measured('eemt', MCN, MCN_SIZE, { step: 60, start_year: 2020, end_year: 2020 }, 9);
-    // 742 sol files, 12 flat and 12 unshaded monthly sums (topo_radiation=unshaded, the default), 3 terrain maps,
-    // 48 climate grids, 28 EEMT maps, 9 Daymet CSVs and README.txt
-    assert.equal(real.files, 855);
+    // 742 sol files, 12 flat and 12 unshaded sums (topo_radiation=unshaded, the default), 24 real-sky maps (the
+    // synthetic Daymet has srad and dayl), 48 climate grids, 28 EEMT maps, 3 terrain maps, 9 CSVs and README.txt
+    assert.equal(real.files, 879);
     assert.deepEqual([...real.kinds].sort(), ['climate-grids', 'daily-global', 'daily-hours', 'daymet-csv', 'eemt-maps', 'monthly-sums', 'readme', 'terrain']);
     assert.ok(estimate >= real.diskBytes, `estimate ${estimate} < ${real.diskBytes} bytes on disk`);
     assert.ok(estimate <= 1.5 * real.bytes, `estimate ${estimate} > 1.5 × ${real.bytes} bytes`);
   });
 
-  test('file counts: sol 742; eemt adds flat (and unshaded) sums, terrain, 48 climate grids and 26 EEMT maps a year, the means, CSVs and README', () => {
+  test('file counts: sol 742; eemt adds flat, unshaded and real-sky sums, terrain, 48 climate grids and 26 EEMT maps a year, the means, CSVs and README', () => {
     const sol = outputFileCounts('sol', {});
     assert.deepEqual(sol, { 'daily-global': 365, 'daily-hours': 365, 'monthly-sums': 12, 'eemt-maps': 0, 'climate-grids': 0, terrain: 0, 'daymet-csv': 0, readme: 0 });
+    // monthly sums: 12 sol, 12 flat, 12 unshaded (the default topo_radiation), 24 beam parts while the job runs,
+    // 24 real-sky maps (sloped and flat)
     const eemt = outputFileCounts('eemt', { start_year: 2019, end_year: 2020 }, 9);
-    assert.deepEqual(eemt, { 'daily-global': 365, 'daily-hours': 365, 'monthly-sums': 36, 'eemt-maps': 54, 'climate-grids': 96, terrain: 3, 'daymet-csv': 18, readme: 1 });
-    // the sums without terrain shadows only where EEMT-Topo's solar ratio needs them
-    assert.equal(outputFileCounts('eemt', { start_year: 2019, end_year: 2020, topo_radiation: 'shaded' }, 9)['monthly-sums'], 24);
+    assert.deepEqual(eemt, { 'daily-global': 365, 'daily-hours': 365, 'monthly-sums': 84, 'eemt-maps': 54, 'climate-grids': 96, terrain: 3, 'daymet-csv': 18, readme: 1 });
+    // shaded: no unshaded sums; a climate file without srad: no real-sky maps
+    assert.equal(outputFileCounts('eemt', { start_year: 2020, end_year: 2020, topo_radiation: 'shaded' }, 0, false)['monthly-sums'], 48);
+    assert.equal(outputFileCounts('eemt', { start_year: 2020, end_year: 2020, topo_radiation: 'realsky' }, 4)['monthly-sums'], 72);
   });
 
   test('the formula: whole blocks per file, linear in the cells, slices count the solar products twice', () => {
@@ -139,6 +143,10 @@ describe('output estimate', () => {
     assert.ok(estimateOutputBytes('eemt', { step: 15, start_year: 2011, end_year: 2020 }, 500, 500, { daymetCells: 4 }) > one);
     assert.ok(estimateOutputBytes('eemt', { step: 15, start_year: 2020, end_year: 2020 }, 500, 500, { daymetCells: 40 }) > one);
     assert.ok(one > estimateOutputBytes('sol', { step: 15 }, 500, 500));
+    // a climate file without srad makes no real-sky maps: 24 monthly sums and their folder less
+    const withoutRealSky = estimateOutputBytes('eemt', { step: 15, start_year: 2020, end_year: 2020 }, 500, 500, { daymetCells: 4, realSky: false });
+    const monthlyFile = Math.ceil((OUTPUT_FILE_BYTES['monthly-sums'] + 500 * 500 * OUTPUT_BYTES_PER_CELL['monthly-sums']) / block) * block;
+    assert.ok(Math.abs(one - withoutRealSky - (24 * monthlyFile + block)) <= block, `${one - withoutRealSky} bytes for the real-sky maps`);
   });
 
   test('sunshine hours: quarter-hour steps compress better', () => {

@@ -14,6 +14,7 @@
  * Otherwise the month is NaN. In practice Daymet's gridded product has no gaps on land; −9999
  * appears for whole series (e.g. a water cell), which therefore yields NaN for every month.
  */
+import { dailyDiffuseWhM2 } from '../solar/realSky.js';
 import { DAYS_IN_MONTH_365, DAYS_PER_DAYMET_YEAR, MONTH_START_DAY_INDEX, MONTHS_PER_YEAR } from './calendar.js';
 
 /** Daymet's marker for a missing value. */
@@ -98,6 +99,10 @@ export interface DaymetMonthlyYear {
 export const DAYMET_EEMT_VARIABLES = ['tmax', 'tmin', 'prcp', 'vp'] as const;
 export type DaymetEemtVariable = (typeof DAYMET_EEMT_VARIABLES)[number];
 
+/** The Daymet variables of the observed radiation (eemt's real-sky maps): shortwave flux and day length. */
+export const DAYMET_RADIATION_VARIABLES = ['srad', 'dayl'] as const;
+export type DaymetRadiationVariable = (typeof DAYMET_RADIATION_VARIABLES)[number];
+
 /** How each EEMT variable is aggregated to months (eemt-model.md §3.1). */
 export const MONTHLY_AGGREGATION: Readonly<Record<DaymetEemtVariable, MonthlyAggregation>> = Object.freeze({
   tmax: 'mean',
@@ -116,5 +121,52 @@ export function aggregateDaymetYearToMonthly(
     tmin: aggregateDailyToMonthly(daily.tmin, MONTHLY_AGGREGATION.tmin, minPresentFraction),
     prcp: aggregateDailyToMonthly(daily.prcp, MONTHLY_AGGREGATION.prcp, minPresentFraction),
     vp: aggregateDailyToMonthly(daily.vp, MONTHLY_AGGREGATION.vp, minPresentFraction),
+  };
+}
+
+/** Seconds per hour: Daymet's srad [W m⁻²] × dayl [s] is J m⁻², / 3600 Wh m⁻². */
+const SECONDS_PER_HOUR = 3600;
+
+/** Monthly observed horizontal irradiation of one cell and year, January first. */
+export interface DaymetMonthlyRadiation {
+  /** Monthly sum of the daily global irradiation H = srad × dayl on a horizontal surface [Wh m⁻² month⁻¹]. */
+  readonly globalWhM2: Float64Array;
+  /** Its diffuse part: the sum of each day's H_d by Erbs et al.'s daily correlation [Wh m⁻² month⁻¹]. */
+  readonly diffuseWhM2: Float64Array;
+}
+
+/**
+ * Monthly sums of a Daymet cell-year's observed horizontal global irradiation H = srad × dayl (srad: the shortwave
+ * flux averaged over the daylight period [W m⁻²], dayl: the daylight period [s]) and of its diffuse part, each day
+ * split by the daily correlation of Erbs et al. (1982) on its clearness index at `latitudeRad` (yday = day of year).
+ * Missing days are handled as for totals: the mean of the present days × the days of the month, NaN when fewer
+ * than `minPresentFraction` of them are present.
+ */
+export function aggregateDaymetRadiationToMonthly(
+  srad: ArrayLike<number>,
+  dayl: ArrayLike<number>,
+  latitudeRad: number,
+  minPresentFraction: number = DEFAULT_MIN_PRESENT_FRACTION,
+): DaymetMonthlyRadiation {
+  if (srad.length !== DAYS_PER_DAYMET_YEAR || dayl.length !== DAYS_PER_DAYMET_YEAR) {
+    throw new RangeError(`a Daymet year has 365 daily values, got srad ${srad.length}, dayl ${dayl.length}`);
+  }
+  const global = new Float64Array(DAYS_PER_DAYMET_YEAR);
+  const diffuse = new Float64Array(DAYS_PER_DAYMET_YEAR);
+  for (let d = 0; d < DAYS_PER_DAYMET_YEAR; d++) {
+    const flux = srad[d]!;
+    const seconds = dayl[d]!;
+    if (isMissingDaymetValue(flux) || isMissingDaymetValue(seconds)) {
+      global[d] = Number.NaN;
+      diffuse[d] = Number.NaN;
+      continue;
+    }
+    const h = (Math.max(0, flux) * Math.max(0, seconds)) / SECONDS_PER_HOUR;
+    global[d] = h;
+    diffuse[d] = dailyDiffuseWhM2(h, latitudeRad, d + 1);
+  }
+  return {
+    globalWhM2: aggregateDailyToMonthly(global, 'total', minPresentFraction),
+    diffuseWhM2: aggregateDailyToMonthly(diffuse, 'total', minPresentFraction),
   };
 }

@@ -70,14 +70,17 @@ export type TopoNppModel = 'regression' | 'lieth';
 export const TOPO_NPP_MODELS = ['regression', 'lieth'] as const satisfies readonly TopoNppModel[];
 
 /**
- * Which monthly radiation grid is S_topo of EEMT-TOPO's solar ratio S_i = S_topo / S_flat (the workflow picks the
- * grid; the science takes any pair of monthly sums):
+ * Which monthly radiation grids are S_topo and S_flat of EEMT-TOPO's solar ratio S_i = S_topo / S_flat (the workflow
+ * picks the grids; the science takes any pair of monthly sums):
  * - `unshaded` (default): the solar engine on the sloped surface without terrain shadows, as the ArcGIS radiation
- *   Rasmussen et al. 2015 used ("does not account for topographic shielding and shadowing", VZJ15 p. 5);
- * - `shaded`: the same with terrain shadows (the `sol` product `global/monthly/total_sun_{mon}_sum.tif`).
+ *   Rasmussen et al. 2015 used ("does not account for topographic shielding and shadowing", VZJ15 p. 5), over the
+ *   clear-sky sums of a horizontal surface;
+ * - `shaded`: the same with terrain shadows (the `sol` product `global/monthly/total_sun_{mon}_sum.tif`);
+ * - `realsky`: the real-sky sums of the sloped, shaded surface over those of a horizontal surface (the climate's
+ *   observed radiation; eemt-model.md §8), which needs a climate with observed shortwave radiation.
  */
-export type TopoRadiation = 'unshaded' | 'shaded';
-export const TOPO_RADIATIONS = ['unshaded', 'shaded'] as const satisfies readonly TopoRadiation[];
+export type TopoRadiation = 'unshaded' | 'shaded' | 'realsky';
+export const TOPO_RADIATIONS = ['unshaded', 'shaded', 'realsky'] as const satisfies readonly TopoRadiation[];
 
 /**
  * Months in which Lieth's temperature NPP counts (EEMT-TRAD always, EEMT-TOPO with `lieth`):

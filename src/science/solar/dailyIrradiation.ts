@@ -50,6 +50,8 @@ export interface DailyIrradiation {
   readonly diffuseWhM2: number;
   /** Ground-reflected irradiation [Wh m⁻² day⁻¹]. */
   readonly reflectedWhM2: number;
+  /** Of the ground-reflected irradiation, the part reflected from the horizontal beam [Wh m⁻² day⁻¹] (the rest: from the diffuse). */
+  readonly reflectedBeamWhM2: number;
   /** Global = beam + diffuse + reflected [Wh m⁻² day⁻¹]. */
   readonly globalWhM2: number;
   /** Time the surface receives direct sun (sun up, not in terrain shadow, not behind the plane) [h]. */
@@ -104,6 +106,7 @@ export function dailyIrradiation(
   let beam = 0;
   let diffuse = 0;
   let reflected = 0;
+  let reflectedBeam = 0;
   let sunshine = 0;
   for (const hour of sampleHours(cell.latitudeRad, declination, stepHours)) {
     const hourAngleRad = ((hour - 12) * Math.PI) / 12;
@@ -127,6 +130,7 @@ export function dailyIrradiation(
         : diffuseSlopeFactorShaded(beta);
       diffuse += stepHours * diffuseH * factor;
       reflected += stepHours * groundReflected(params.albedo, beamH, diffuseH, beta);
+      reflectedBeam += stepHours * groundReflected(params.albedo, beamH, 0, beta);
     } else {
       diffuse += stepHours * diffuseH;
     }
@@ -135,6 +139,7 @@ export function dailyIrradiation(
     beamWhM2: beam,
     diffuseWhM2: diffuse,
     reflectedWhM2: reflected,
+    reflectedBeamWhM2: reflectedBeam,
     globalWhM2: beam + diffuse + reflected,
     sunshineHours: sunshine,
   };

@@ -378,6 +378,7 @@ export function sunSamplesForDay(
  * `tile`), written into `globalOut` and `hoursOut` (NaN for nodata cells). `surface`, the horizons in
  * `terrain` and the outputs are tile-local (index (row − tile.rowStart)·tileWidth + col − tile.colStart);
  * the near-field rays read the resident elevation around each cell. `terrain` null: no terrain shadows.
+ * With `beamPartOut`, also the beam part of the global irradiation (see `integrateBlockDays`).
  */
 export function integrateBlock(
   part: CellBlock,
@@ -388,8 +389,9 @@ export function integrateBlock(
   albedo: number,
   globalOut: Float32Array,
   hoursOut: Float32Array,
+  beamPartOut?: Float32Array,
 ): void {
-  integrateBlockDays(part, tile, [samples], surface, terrain, albedo, [globalOut], [hoursOut]);
+  integrateBlockDays(part, tile, [samples], surface, terrain, albedo, [globalOut], [hoursOut], beamPartOut ? [beamPartOut] : null);
 }
 
 /**
@@ -402,6 +404,11 @@ export const KERNEL_DAY_BATCH = 8;
  * `integrateBlock` for several days at once: day d's samples in `days[d]`, its outputs in `globalOuts[d]`
  * and `hoursOuts[d]`. Cells outer, days inner, so that a cell's horizons and the terrain around it are
  * read from memory once for all the days (they are most of the memory traffic of the kernel).
+ *
+ * With `beamPartOuts` (EEMT's real-sky radiation), day d's beam part of the global irradiation goes to
+ * `beamPartOuts[d]` [Wh m⁻² day⁻¹]: the beam on the surface and the ground reflection of the horizontal beam,
+ * the share of the global that scales with the beam of the sky (the rest, global − beam part, scales with its
+ * diffuse). The global irradiation is computed as without it.
  */
 export function integrateBlockDays(
   part: CellBlock,
@@ -412,6 +419,7 @@ export function integrateBlockDays(
   albedo: number,
   globalOuts: readonly Float32Array[],
   hoursOuts: readonly Float32Array[],
+  beamPartOuts: readonly Float32Array[] | null = null,
 ): void {
   const dayCount = days.length;
   const width = terrain ? terrain.model.width : 0;
@@ -445,6 +453,7 @@ export function integrateBlockDays(
         for (let d = 0; d < dayCount; d++) {
           globalOuts[d]![cell] = NaN;
           hoursOuts[d]![cell] = NaN;
+          if (beamPartOuts) beamPartOuts[d]![cell] = NaN;
         }
         continue;
       }
@@ -464,6 +473,8 @@ export function integrateBlockDays(
         const dailyWh = combineSums(samples, surface, cell, cellState, albedo, sums, lit);
         globalOuts[d]![cell] = dailyWh;
         hoursOuts[d]![cell] = (lit ? sums[LIT_COUNT]! : 0) * samples.stepHours;
+        // (combineSums zeroed the sums of a day without sun)
+        if (beamPartOuts) beamPartOuts[d]![cell] = beamPartOfSums(samples, surface, cell, cellState, albedo, sums);
       }
     }
   }
@@ -642,6 +653,23 @@ function combineSums(samples: DaySamples, surface: SurfaceTerms, cell: number, s
   return (beam + diffuse + reflected) * samples.stepHours;
 }
 
+/**
+ * The beam part [Wh m⁻² day⁻¹] of the cell's daily global irradiation from its sums over sunlit samples (zeroed on a
+ * day without sun): the beam on the surface plus the ground reflection of the horizontal beam, as `combineSums`
+ * computes them.
+ */
+function beamPartOfSums(samples: DaySamples, surface: SurfaceTerms, cell: number, state: CellState, albedo: number, sums: Float64Array): number {
+  const g0 = samples.extraterrestrialWM2;
+  const delta = surface.pressureRatio[cell]! - samples.pressureRatioCentre;
+  const delta2 = delta * delta;
+  const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
+  if (!state.inclined) return g0 * tauSinAltitude * samples.stepHours;
+  const { normalEast: nE, normalNorth: nN, normalUp: nU } = state;
+  const beam = g0 * (nE * quadratic(sums, TAU_SUN_EAST, delta, delta2) + nN * quadratic(sums, TAU_SUN_NORTH, delta, delta2) + nU * tauSinAltitude);
+  const reflectedBeam = albedo * surface.groundView[cell]! * (g0 * tauSinAltitude);
+  return (beam + reflectedBeam) * samples.stepHours;
+}
+
 /** Value at δ of a quantity summed as quadratic coefficients a + bδ + cδ². */
 function quadratic(sums: Float64Array, quantity: number, delta: number, delta2: number): number {
   return sums[quantity * 3]! + delta * sums[quantity * 3 + 1]! + delta2 * sums[quantity * 3 + 2]!;
@@ -658,9 +686,17 @@ function addRun(sums: Float64Array, prefix: Float64Array, first: number, end: nu
 /**
  * Daily global irradiation [Wh m⁻² day⁻¹] of a horizontal, unshaded surface at each cell of `part` (tile-local
  * outputs as in `integrateBlock`)
- * (r.sun without slope and without terrain shadow), for EEMT's S_flat.
+ * (r.sun without slope and without terrain shadow), for EEMT's S_flat; with `flatBeamOut`, also its beam part
+ * (the clear-sky horizontal beam B_h of EEMT's real-sky coefficients).
  */
-export function integrateBlockFlat(part: CellBlock, tile: CellBlock, samples: DaySamples, surface: SurfaceTerms, flatOut: Float32Array): void {
+export function integrateBlockFlat(
+  part: CellBlock,
+  tile: CellBlock,
+  samples: DaySamples,
+  surface: SurfaceTerms,
+  flatOut: Float32Array,
+  flatBeamOut: Float32Array | null = null,
+): void {
   const base = samples.count * PREFIX_QUANTITIES + TAU_SIN_ALTITUDE * 3;
   const a = samples.prefix[base]!;
   const b = samples.prefix[base + 1]!;
@@ -672,10 +708,12 @@ export function integrateBlockFlat(part: CellBlock, tile: CellBlock, samples: Da
     for (let cell = rowBase + part.colStart, end = rowBase + part.colEnd; cell < end; cell++) {
       if (surface.valid[cell] === 0) {
         flatOut[cell] = NaN;
+        if (flatBeamOut) flatBeamOut[cell] = NaN;
         continue;
       }
       const delta = surface.pressureRatio[cell]! - samples.pressureRatioCentre;
       flatOut[cell] = (g0 * (a + delta * b + delta * delta * c) + samples.sumDiffuseHorizontal) * samples.stepHours;
+      if (flatBeamOut) flatBeamOut[cell] = g0 * (a + delta * b + delta * delta * c) * samples.stepHours;
     }
   }
 }

@@ -20,7 +20,7 @@ import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js'
 
 // The descriptor fields (assembly/dailyKernel.ts, D_* and Y_*): i32 each.
 const DESCRIPTOR_FIELDS = 39;
-const DAY_FIELDS = 26;
+const DAY_FIELDS = 27;
 const PREFIX_QUANTITIES = 26;
 // Scratch of the kernel (assembly/sunlitLanes.ts, LANE_SCRATCH_BYTES): four cells' sums, run states and state,
 // and their group bounds for up to MAX_GROUP_SECTORS group sectors.
@@ -54,6 +54,8 @@ interface MemoryLayout {
   readonly dayScalars: Float64Array[];
   readonly globalOut: Float32Array[];
   readonly hoursOut: Float32Array[];
+  /** The beam part of the global irradiation per day, when the kernel was made to give it (else empty). */
+  readonly beamPartOut: Float32Array[];
   readonly horizons: TileHorizons | null;
   /** Room for the surface terms: two u8 and eight f64 arrays of `cells`. */
   readonly surfaceBytes: Uint8Array[];
@@ -61,8 +63,8 @@ interface MemoryLayout {
   readonly elevation: Float32Array;
 }
 
-/** Lays out the kernel's memory (`arena` without a buffer: only measures it). */
-function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: number, capacity: WasmKernelCapacity): MemoryLayout {
+/** Lays out the kernel's memory (`arena` without a buffer: only measures it); `beamPart`: room for its outputs. */
+function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: number, capacity: WasmKernelCapacity, beamPart: boolean): MemoryLayout {
   const { cells, windowCells } = capacity;
   const ints = arena.take(Int32Array, DESCRIPTOR_FIELDS + DAY_FIELDS * KERNEL_DAY_BATCH);
   const scalars = arena.take(Float64Array, 1 + SUMS_SCRATCH_BYTES / 8);
@@ -71,6 +73,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
   const dayScalars: Float64Array[] = [];
   const globalOut: Float32Array[] = [];
   const hoursOut: Float32Array[] = [];
+  const beamPartOut: Float32Array[] = [];
   for (let d = 0; d < KERNEL_DAY_BATCH; d++) {
     const f = (n = sampleCapacity) => arena.take(Float64Array, n);
     const i = (n = sampleCapacity + 1) => arena.take(Int32Array, n);
@@ -110,6 +113,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     dayScalars.push(f(4));
     globalOut.push(arena.take(Float32Array, cells));
     hoursOut.push(arena.take(Float32Array, cells));
+    if (beamPart) beamPartOut.push(arena.take(Float32Array, cells));
   }
   let horizons: TileHorizons | null = null;
   if (layout) {
@@ -133,6 +137,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     dayScalars,
     globalOut,
     hoursOut,
+    beamPartOut,
     horizons,
     surfaceBytes: [0, 1].map(() => arena.take(Uint8Array, cells)),
     surfaceFloats: [0, 1, 2, 3, 4, 5, 6, 7].map(() => arena.take(Float64Array, cells)),
@@ -153,9 +158,14 @@ export class WasmDailyKernel {
   private views: MemoryLayout | null = null;
   private readonly window: ElevationWindow = { rowStart: 0, rowEnd: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0 };
 
+  /**
+   * `beamPart`: the kernel also gives the beam part of the daily global irradiation (`beamPartOut`, EEMT's real-sky
+   * radiation); without it the kernel's memory and work are those of the global irradiation and hours alone.
+   */
   constructor(
     private readonly layout: HorizonLayout | null,
     private readonly sampleCapacity: number,
+    private readonly beamPart = false,
   ) {
     if (layout && groupSectors(layout) > MAX_GROUP_SECTORS) throw new RangeError(`at most ${MAX_GROUP_SECTORS} group sectors, not ${groupSectors(layout)}`);
   }
@@ -165,17 +175,18 @@ export class WasmDailyKernel {
     if (this.memory && cells <= this.capacity.cells && windowCells <= this.capacity.windowCells) return;
     const capacity = { cells: Math.max(cells, this.capacity.cells), windowCells: Math.max(windowCells, this.capacity.windowCells) };
     const bytes = new Arena(null);
-    layMemory(bytes, this.layout, this.sampleCapacity, capacity);
+    layMemory(bytes, this.layout, this.sampleCapacity, capacity, this.beamPart);
     const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes.used / PAGE_BYTES) });
     const instance = instantiateKernel('dailyKernel', memory, DESCRIPTOR_FIELDS);
     const dayFields = (instance.exports.DAY_FIELDS as WebAssembly.Global).value as number;
     const scratchBytes = (instance.exports.LANE_SCRATCH_BYTES as WebAssembly.Global).value as number;
     const maxGroups = (instance.exports.MAX_GROUP_SECTORS as WebAssembly.Global).value as number;
     if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
-    const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity);
+    const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity, this.beamPart);
     views.daySamples.forEach((s, d) => {
       const arrays = [s.altitudeUnits, s.sinAltitude, s.sunEast, s.sunNorth, s.nearSector, s.horizonDirection0, s.horizonDirection1, s.horizonWeight, s.nearStart, s.nearOffset, s.nearCol, s.nearRow, s.nearThreshold, s.prefix, s.sampleGroup, s.groupSector, s.groupStart, s.groupEnd, s.groupMinAltitude, s.groupMaxAltitude, views.globalOut[d]!, views.hoursOut[d]!, views.dayScalars[d]!];
-      views.dayDescriptors.set([0, 0, 0, ...arrays.map((a) => a.byteOffset)], d * DAY_FIELDS);
+      // the beam part's output last (0: none)
+      views.dayDescriptors.set([0, 0, 0, ...arrays.map((a) => a.byteOffset), views.beamPartOut[d]?.byteOffset ?? 0], d * DAY_FIELDS);
     });
     this.memory = memory;
     this.integrate = instance.exports.integrateBlockDays as (descriptor: number) => void;
@@ -201,6 +212,13 @@ export class WasmDailyKernel {
   /** Per day of the batch: sunshine hours of the tile's cells, tile-local. */
   hoursOut(day: number): Float32Array {
     return this.require().hoursOut[day]!;
+  }
+
+  /** Per day of the batch: the beam part of the daily global irradiation [Wh m⁻² day⁻¹] (a kernel made with `beamPart`). */
+  beamPartOut(day: number): Float32Array {
+    const out = this.require().beamPartOut[day];
+    if (!out) throw new Error('this kernel was made without the beam part');
+    return out;
   }
 
   /** An allocator placing a tile's surface terms (surface.ts) in the module's memory; each one starts afresh. */

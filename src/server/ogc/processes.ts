@@ -102,8 +102,9 @@ export function processDescriptions(version: string, hrefAllowed: boolean): Reco
       id: 'eemt',
       title: 'Effective Energy and Mass Transfer (EEMT)',
       description:
-        'Everything sol makes, plus monthly, annual and mean EEMT-Topo and EEMT-Trad (MJ m-2), slope, aspect and wetness index, from ' +
-        'Daymet climate of the given years. The model choices (pet_method, topo_npp, topo_radiation, lieth_npp_gate) are recorded in ' +
+        'Everything sol makes, plus monthly, annual and mean EEMT-Topo and EEMT-Trad (MJ m-2), slope, aspect and wetness index, and ' +
+        "monthly real-sky global irradiation (Wh m-2) from Daymet's observed shortwave radiation, from Daymet climate of the given years. " +
+        'The model choices (pet_method, topo_npp, topo_radiation, lieth_npp_gate) are recorded in ' +
         "the job's parameters, README.txt, every EEMT GeoTIFF's metadata and the STAC Item.",
       version,
       jobControlOptions: jobControl,

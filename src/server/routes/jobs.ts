@@ -33,6 +33,7 @@ export const ClimateSourceSchema = Type.Union(
       naming: Type.Union([Type.Literal('plain'), Type.Literal('worldclim')]),
       files: Type.Array(ClimateFileSchema, { description: 'The grids used, with checksums' }),
       elevation: Type.Union([Type.String(), Type.Null()], { description: 'Reference-elevation grid, or null (no lapse-rate adjustment)' }),
+      radiation: Type.Optional(Type.Boolean({ description: 'Whether the grids include the observed shortwave radiation (srad) of the real-sky maps' })),
     }),
   ],
   { description: 'eemt jobs: where the climate comes from (Daymet cells, or the uploaded climate_file)' },

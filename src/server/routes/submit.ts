@@ -45,7 +45,9 @@ const MODEL_CHOICE_DESCRIPTIONS: Readonly<Record<ModelChoiceParam, string>> = {
     "lieth (Lieth 1975 Miami temperature model on the month's topographic temperature)",
   topo_radiation:
     'eemt only: S_topo of the solar ratio of EEMT-Topo — unshaded (sloped surface without terrain shadows, as the radiation of ' +
-    'Rasmussen et al. 2015) or shaded (with terrain shadows, the sol monthly sums)',
+    'Rasmussen et al. 2015), shaded (with terrain shadows, the sol monthly sums) or realsky (the real-sky sums of the sloped, shaded ' +
+    "surface over those of a horizontal one, from the climate's observed shortwave radiation: Daymet srad, or srad grids in climate_file; " +
+    'a climate_file without them is refused)',
   lieth_npp_gate:
     "eemt only: months in which Lieth's NPP counts (EEMT-Trad, and EEMT-Topo with topo_npp=lieth) — temperature (mean temperature above 0 °C) or none (every month)",
 };
@@ -87,7 +89,9 @@ export const SubmitForm = Type.Object({
         'eemt only, optional: a ZIP of monthly climate GeoTIFFs used instead of Daymet (any CRS, covering the DEM) — ' +
         'a time series {tmin,tmax,prcp,vp}_{YYYY}_{MM}.tif (°C, °C, mm/month, Pa) for every month of start_year–end_year, ' +
         'or a 12-month climatology {tmin,tmax,prcp,vp}_{MM}.tif or WorldClim 2.1 wc2.1_{res}_{tmin,tmax,prec,vapr}_{MM}.tif ' +
-        '(vapr in kPa); optional elevation.tif for the lapse-rate adjustment. See docs/climate-input.md.',
+        '(vapr in kPa); optional elevation.tif for the lapse-rate adjustment; optional srad grids in the same layout ' +
+        '(srad_{YYYY}_{MM}.tif or srad_{MM}.tif in W m⁻² averaged over the daylight period, or WorldClim srad in kJ m⁻² day⁻¹) ' +
+        'for the real-sky maps. See docs/climate-input.md.',
     }),
   ),
   ...Object.fromEntries(Object.entries(SubmitParameters).map(([k, v]) => [k, Type.Optional(v)])),

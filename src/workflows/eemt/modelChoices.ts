@@ -32,6 +32,10 @@ export const TOPO_RADIATION_SOURCES: Readonly<Record<TopoRadiation, string>> = {
     'S_topo = clear-sky global radiation on the sloped surface WITHOUT terrain shadows (global/monthly_unshaded/), ' +
     'as the ArcGIS radiation of Rasmussen et al. 2015 (p. 5: no topographic shielding and shadowing)',
   shaded: 'S_topo = clear-sky global radiation on the sloped surface with terrain shadows (global/monthly/, the sol product)',
+  realsky:
+    "S_topo = real-sky global radiation on the sloped surface with terrain shadows, S_flat = real-sky radiation of a horizontal surface " +
+    "(global/monthly_realsky/): the engine's clear-sky beam and diffuse scaled by the climate's observed radiation split with " +
+    'Erbs et al. (1982), as the real-sky coefficients of r.sun (Hofierka & Suri 2002)',
 };
 
 /** Which months Lieth's NPP counts in. */
@@ -88,4 +92,15 @@ export function modelChoiceProperties(params: Pick<WorkflowParams, 'pet_method' 
     Object.assign(out, { 'eemt:lieth_npp_gate': params.lieth_npp_gate, 'eemt:lieth_npp_gate_source': LIETH_NPP_GATE_SOURCES[params.lieth_npp_gate] });
   }
   return out;
+}
+
+/** How the real-sky maps are made, with the sources (README.txt and the STAC Item of a job that has them). */
+export const REAL_SKY_METHOD =
+  "observed horizontal global irradiation split into beam and diffuse with Erbs, Klein & Duffie (1982, Solar Energy 28:293-302); " +
+  "real-sky coefficients c_b, c_d over the engine's clear-sky horizontal beam and diffuse scale the clear-sky beam and diffuse parts " +
+  'of the sloped, shaded surface, as the coefficients of r.sun (Hofierka & Suri 2002); docs/eemt-model.md §8';
+
+/** The STAC property of a job whose outputs include the real-sky maps (`realSky`), none otherwise. */
+export function realSkyProperties(realSky: boolean): Record<string, string> {
+  return realSky ? { 'eemt:realsky_radiation': REAL_SKY_METHOD } : {};
 }

@@ -12,6 +12,9 @@
  *   3. solar   – `computeSolarYear` with the flat-surface sums (most of the run time);
  *   3b. unshaded – with `topo_radiation=unshaded`, the monthly sums on the sloped surface without terrain shadows
  *                (the same engine with no horizons, monthly sums only: a few % of the solar phase);
+ *   3c. realsky – when the climate has observed shortwave radiation, the monthly real-sky maps from the solar
+ *                phase's sums and their beam parts (realSkyPhase.ts); otherwise skipped, and README.txt says why
+ *                (a run with `topo_radiation=realsky` then fails right after the climate phase);
  *   4. terrain – slope, aspect, wetness index, α, northness;
  *   5. energy  – monthly climate grids and EEMT maps, annual sums, multi-year means;
  *   6. README.txt.
@@ -24,14 +27,14 @@
 import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { basename, join } from 'node:path';
-import { daymetClimateOnDem, resolveDaymetBaseUrl, type ClimateOnDem, type ClimateSource } from '../../climate/index.js';
+import { ClimateInputError, daymetClimateOnDem, resolveDaymetBaseUrl, type ClimateOnDem, type ClimateSource } from '../../climate/index.js';
 import { readDem } from '../../raster/index.js';
 import { demReadLimits } from '../demLimits.js';
 import { resolveEemtOptions, type EemtOptionsInput } from '../../science/eemt/index.js';
 import { eemtOptionsOfParams } from '../params.js';
 import { checkedDays } from '../sol/days.js';
 import { computeSolarYear, kernelParams, solarHorizonDirections, solarYearProductPaths } from '../sol/pipeline.js';
-import { DAYS_PER_YEAR, MONTH_NAMES, monthlyGlobalPath } from '../sol/products.js';
+import { BEAM_PARTS_FOLDER, DAYS_PER_YEAR, MONTH_NAMES, monthlyGlobalPath } from '../sol/products.js';
 import { assembleSolarYear, readSliceManifests } from '../sol/slices.js';
 import type { EemtPhases, WorkflowResult, WorkflowRun } from '../types.js';
 import { downloadClimate, loadUserClimate, type ClimateDownloadSettings } from './climatePhase.js';
@@ -42,6 +45,7 @@ import { monthlyUnshadedGlobalPath, README_PATH } from './products.js';
 import { modelMetadata } from './modelChoices.js';
 import { EemtProgress, eemtPhaseWeights, type PhaseReporter } from './progress.js';
 import { eemtReadme } from './readme.js';
+import { computeRealSky, realSkyNeedsRadiation, removeBeamParts, type RealSkyResult } from './realSkyPhase.js';
 import { computeTerrain } from './terrainPhase.js';
 
 /** Default Daymet cache folder when neither the run nor the service names one. */
@@ -71,6 +75,8 @@ export interface EemtWorkflowResult extends WorkflowResult {
   readonly warnings: readonly string[];
   /** Where the climate came from (also in README.txt). */
   readonly climateSource: ClimateSource;
+  /** The real-sky maps and their coefficients, or why there are none (also in README.txt). */
+  readonly realSky: RealSkyResult;
 }
 
 /** Runs the eemt workflow (see the module doc). Rejects with ParameterRangeError, RasterFormatError,
@@ -126,11 +132,18 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
   }
   try {
     signal?.throwIfAborted();
+    // S_i from the real-sky sums needs the observed radiation: fail now, not after the solar phase
+    if (eemtOptions.topoRadiation === 'realsky' && !climate.radiation.available) {
+      throw new ClimateInputError('MISSING', realSkyNeedsRadiation(climate.radiation.reason));
+    }
 
     // 3. Solar year with the flat-surface monthly sums (or the products of its parts, computed before).
     const solar = solarWritten ?? (assembling ? await assembleSolarPhase(run, dem, progress.phase('solar')) : await computeSolarPhase(run, dem, progress.phase('solar')));
     signal?.throwIfAborted();
     const unshadedFiles = eemtOptions.topoRadiation === 'unshaded' ? await computeUnshadedMonthlySums(run, dem, progress.phase('unshaded')) : [];
+    signal?.throwIfAborted();
+    const metadata = { EEMT_YEARS: `${yearRange.start}-${yearRange.end}`, DEM: basename(run.demPath), ...modelMetadata(eemtOptions) };
+    const realSky = await computeRealSky({ dem, climate, outDir: run.outDir, metadata, ...(signal ? { signal } : {}) }, progress.phase('realsky'));
     signal?.throwIfAborted();
 
     // 4. Terrain.
@@ -145,7 +158,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
         terrain,
         options: eemtOptions,
         outDir: run.outDir,
-        metadata: { EEMT_YEARS: `${yearRange.start}-${yearRange.end}`, DEM: basename(run.demPath), ...modelMetadata(eemtOptions) },
+        metadata,
         signal,
       },
       progress.phase('energy'),
@@ -155,7 +168,9 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
     // 6. README.txt.
     const warnings = runWarnings(energy.diagnostics);
     progress.phase('readme')(0, 'writing README.txt');
-    const files = [...solar.files, ...unshadedFiles, ...climateFiles, ...terrain.files, ...energy.files];
+    // the beam parts of the monthly sums are not products: they go once the real-sky maps are made
+    const solarProducts = solar.files.filter((file) => !file.startsWith(`${BEAM_PARTS_FOLDER}/`));
+    const files = [...solarProducts, ...unshadedFiles, ...(realSky.made ? realSky.files : []), ...climateFiles, ...terrain.files, ...energy.files];
     const climateSource = climate.source;
     await writeFile(
       join(run.outDir, README_PATH),
@@ -174,6 +189,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
           horizonDirections: solar.directions,
         },
         eemt: eemtOptions,
+        realSky,
         climate: { source: climateSource, lapseAdjusted: climate.lapseAdjusted, gridFolder: climate.gridFolder, ...(daymetSummary ? { daymet: { ...daymetSummary, cacheDir } } : {}) },
         diagnostics: energy.diagnostics,
         warnings,
@@ -183,6 +199,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
     );
     files.push(README_PATH);
     files.sort();
+    await removeBeamParts(run.outDir);
     const last = energy.diagnostics.annual[energy.diagnostics.annual.length - 1]!;
     progress.done(`eemt products written: mean annual EEMT_Topo ${last.topo.mean.toFixed(1)}, EEMT_Trad ${last.trad.mean.toFixed(1)} MJ m-2 yr-1 (${last.year})`);
     return {
@@ -195,6 +212,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
       diagnostics: energy.diagnostics,
       warnings,
       climateSource,
+      realSky,
     };
   } finally {
     closeClimate();
@@ -225,6 +243,8 @@ function computeSolarPhase(run: EemtWorkflowRun, dem: EemtDem, report: PhaseRepo
     params: kernelParams(run),
     threads: run.params.num_threads,
     flatMonthly: true,
+    // (the real-sky maps need them; they stay outside the products and go at the end of the run)
+    beamParts: true,
     ...(run.days ? { days: run.days } : {}),
     ...(run.tileSlice ? { slice: run.tileSlice } : {}),
     onProgress: (update) => report(update.fraction, update.message),
@@ -277,7 +297,7 @@ async function assembleSolarPhase(run: EemtWorkflowRun, dem: EemtDem, report: Ph
 
 /** The whole solar year as written into the output folder by earlier runs of the solar phase; fails if a file is missing. */
 async function solarYearWritten(run: EemtWorkflowRun, dem: EemtDem): Promise<{ files: string[]; threads: number; directions: number }> {
-  const files = solarYearProductPaths(true);
+  const files = solarYearProductPaths(true, true);
   for (const file of files) {
     await access(join(run.outDir, file)).catch(() => {
       throw new Error(`The solar phase did not write ${file}; the EEMT maps need the whole solar year`);

@@ -43,6 +43,18 @@ export const eemtMeanPath = (model: EemtModel, start: number, end: number) => `e
 export const monthlyUnshadedGlobalPath = (month: number) => `global/monthly_unshaded/total_sun_${MONTH_NAMES[month]}_sum.tif`;
 
 /**
+ * Monthly real-sky global irradiation on the sloped surface with terrain shadows [Wh m⁻² month⁻¹]: the clear-sky
+ * beam and diffuse parts scaled by the climate's observed radiation (realSkyPhase.ts); `month` 0 = January.
+ */
+export const monthlyRealSkyGlobalPath = (month: number) => `global/monthly_realsky/total_sun_${MONTH_NAMES[month]}_sum.tif`;
+
+/**
+ * Monthly real-sky global irradiation on a horizontal surface without terrain shadows [Wh m⁻² month⁻¹]: the climate's
+ * observed horizontal irradiation on the DEM grid (S_flat of EEMT-TOPO with `topo_radiation=realsky`).
+ */
+export const monthlyRealSkyFlatGlobalPath = (month: number) => `global/monthly_realsky/flat_total_sun_${MONTH_NAMES[month]}_sum.tif`;
+
+/**
  * The two monthly radiation grids of EEMT-TOPO's solar ratio S_i = S_topo / S_flat for a `topo_radiation` choice.
  * A new choice (another S_topo, or another S_flat beside it) is a new entry here and a phase that writes its grids.
  */
@@ -52,6 +64,8 @@ export function solarRatioGridPaths(choice: TopoRadiation, month: number): { rea
       return { topographic: monthlyGlobalPath(month), flat: monthlyFlatGlobalPath(month) };
     case 'unshaded':
       return { topographic: monthlyUnshadedGlobalPath(month), flat: monthlyFlatGlobalPath(month) };
+    case 'realsky':
+      return { topographic: monthlyRealSkyGlobalPath(month), flat: monthlyRealSkyFlatGlobalPath(month) };
   }
 }
 

@@ -6,7 +6,7 @@
 import type { EemtPhases, ProgressListener } from '../types.js';
 
 /** The phases of an eemt run, in order. */
-export const EEMT_PHASES = ['inputs', 'climate', 'solar', 'unshaded', 'terrain', 'energy', 'readme'] as const;
+export const EEMT_PHASES = ['inputs', 'climate', 'solar', 'unshaded', 'realsky', 'terrain', 'energy', 'readme'] as const;
 export type EemtPhase = (typeof EEMT_PHASES)[number];
 
 /** Prefix of every progress message of a phase. */
@@ -15,6 +15,7 @@ export const EEMT_PHASE_LABELS: Readonly<Record<EemtPhase, string>> = {
   climate: 'climate download',
   solar: 'solar radiation',
   unshaded: 'radiation without terrain shadows',
+  realsky: 'real-sky radiation',
   terrain: 'terrain indices',
   energy: 'EEMT',
   readme: 'README',
@@ -27,18 +28,20 @@ export const EEMT_PHASE_LABELS: Readonly<Record<EemtPhase, string>> = {
  * Measured on a 60×60 cell crop of mcn_10m with 2 threads: solar ≈ 90 %, one year of EEMT maps ≈ 5 %,
  * terrain ≈ 1 %, a cached climate read ≈ 1 % (a real download takes longer: ~1 s per point). The monthly sums
  * without terrain shadows (`topo_radiation=unshaded`) skip the horizons: ≈ 3 % (0 when not asked for: the phase
- * then reports nothing and is passed over).
+ * then reports nothing and is passed over). The real-sky maps read four monthly sums and the observed radiation of
+ * every year per month: ≈ 1 %.
  */
 export function eemtPhaseWeights(yearCount: number, phases: EemtPhases = 'all', assemblingSlices = false): Readonly<Record<EemtPhase, number>> {
   const years = Math.max(1, yearCount);
   // A run of the solar phase alone spends its time there (its inputs check is quick); a run after it has no solar
   // phase, or only the assembly of the solar year's files from tile slices (measured ≈ 10 % of the solar phase).
-  if (phases === 'solar') return { inputs: 0.005, climate: 0, solar: 0.85, unshaded: 0, terrain: 0, energy: 0, readme: 0 };
+  if (phases === 'solar') return { inputs: 0.005, climate: 0, solar: 0.85, unshaded: 0, realsky: 0, terrain: 0, energy: 0, readme: 0 };
   const all = {
     inputs: 0.005,
     climate: 0.03 + 0.005 * years,
     solar: 0.85,
     unshaded: 0.03,
+    realsky: 0.005 + 0.002 * years,
     terrain: 0.02,
     energy: 0.05 * years,
     readme: 0.002,

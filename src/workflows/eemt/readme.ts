@@ -5,6 +5,7 @@
 import type { ClimateSource } from '../../climate/index.js';
 import type { EemtOptions } from '../../science/eemt/index.js';
 import type { EemtDiagnostics, ValueSummary } from './diagnostics.js';
+import type { RealSkyResult } from './realSkyPhase.js';
 import { modelChoiceLines } from './modelChoices.js';
 import { CLIMATE_GRID_INFO, CLIMATE_GRID_VARIABLES, EEMT_ANNUAL_UNITS, EEMT_MONTHLY_UNITS, README_PATH } from './products.js';
 
@@ -18,6 +19,8 @@ export interface ReadmeInputs {
   /** Service/CLI parameters of the solar phase. */
   readonly solar: { readonly step: number; readonly linke: number; readonly albedo: number; readonly threads: number; readonly horizonDirections: number };
   readonly eemt: EemtOptions;
+  /** The real-sky maps and their coefficients, or why there are none. */
+  readonly realSky: RealSkyResult;
   readonly climate: {
     readonly source: ClimateSource;
     /** Whether temperatures were lapse-adjusted (false: user grids without an elevation grid). */
@@ -36,6 +39,7 @@ export interface ReadmeInputs {
 const fmt = (v: number, digits = 3) => (Number.isFinite(v) ? v.toFixed(digits) : String(v));
 const signed = (v: number) => (v < 0 ? `- ${-v}` : `+ ${v}`);
 const range = (s: ValueSummary) => `mean ${fmt(s.mean)}, min ${fmt(s.min)}, max ${fmt(s.max)}`;
+const wholeRange = (s: ValueSummary) => `mean ${fmt(s.mean, 0)}, min ${fmt(s.min, 0)}, max ${fmt(s.max, 0)}`;
 
 function table(rows: ReadonlyArray<readonly [string, string, string]>): string[] {
   const w0 = Math.max(...rows.map((r) => r[0].length));
@@ -53,9 +57,23 @@ export function eemtReadme(info: ReadmeInputs): string {
     ['global/daily/total_sun_day_{1..365}.tif', 'Wh m-2 day-1', 'daily global (beam + diffuse + reflected) clear-sky irradiation on the terrain, with terrain shadowing'],
     ['insol/daily/hours_sun_day_{1..365}.tif', 'h', 'daily duration of direct sunshine on the terrain'],
     ['global/monthly/total_sun_{mon}_sum.tif', 'Wh m-2 month-1', `monthly sum of the daily global irradiation${o.topoRadiation === 'shaded' ? ': S_topo of EEMT-TOPO' : ''}`],
-    ['global/monthly/flat_total_sun_{mon}_sum.tif', 'Wh m-2 month-1', 'the same on a horizontal surface without terrain shadowing: S_flat of EEMT-TOPO'],
+    ['global/monthly/flat_total_sun_{mon}_sum.tif', 'Wh m-2 month-1', `the same on a horizontal surface without terrain shadowing${o.topoRadiation === 'realsky' ? '' : ': S_flat of EEMT-TOPO'}`],
     ...(o.topoRadiation === 'unshaded'
       ? [['global/monthly_unshaded/total_sun_{mon}_sum.tif', 'Wh m-2 month-1', 'the same on the sloped surface without terrain shadowing: S_topo of EEMT-TOPO (topo_radiation=unshaded)'] as const]
+      : []),
+    ...(info.realSky.made
+      ? ([
+          [
+            'global/monthly_realsky/total_sun_{mon}_sum.tif',
+            'Wh m-2 month-1',
+            `monthly REAL-SKY global irradiation on the terrain, with terrain shadowing (${start === end ? start : `mean of ${start}-${end}`})${o.topoRadiation === 'realsky' ? ': S_topo of EEMT-TOPO' : ''}`,
+          ],
+          [
+            'global/monthly_realsky/flat_total_sun_{mon}_sum.tif',
+            'Wh m-2 month-1',
+            `the same on a horizontal surface without terrain shadowing: the observed irradiation${o.topoRadiation === 'realsky' ? '; S_flat of EEMT-TOPO' : ''}`,
+          ],
+        ] as const)
       : []),
     ['topo/slope.tif', 'degrees', 'slope angle (Horn 3x3 on true ground cell sizes)'],
     ['topo/aspect.tif', 'degrees', 'aspect, downslope direction clockwise from TRUE north (0 = N, 90 = E); NaN on flat cells'],
@@ -97,7 +115,9 @@ export function eemtReadme(info: ReadmeInputs): string {
     '* Year of 365 days (Daymet calendar; 31 December of leap years is dropped). Monthly EEMT = E_PPT + E_BIO',
     '  of the month; annual = sum of the 12 months; mean = mean of the annual sums.',
     ...climateConventions(info.climate),
-    `* S_topo (${o.topoRadiation === 'unshaded' ? 'global/monthly_unshaded/' : 'global/monthly/total_sun_*'}) and S_flat are the monthly sums above in Wh m-2 month-1; the solar ratio S_i = S_topo / S_flat.`,
+    `* S_topo (${SOLAR_RATIO_GRIDS[o.topoRadiation].topo}) and S_flat (${SOLAR_RATIO_GRIDS[o.topoRadiation].flat}) are the monthly sums above in`,
+    '  Wh m-2 month-1; the solar ratio S_i = S_topo / S_flat.',
+    ...realSkyLines(info.realSky),
     '* Northness n = cos(aspect) sin(slope) with the aspect clockwise from TRUE north (grid aspect minus the',
     '  meridian convergence, which is below about 1 degree on projected DEMs), as the solar model uses true azimuths.',
     '* The wetness ratio alpha = lambda / mean(lambda) is normalised over all valid cells of the DEM.',
@@ -135,6 +155,30 @@ export function eemtReadme(info: ReadmeInputs): string {
     '',
   ];
   return lines.join('\n');
+}
+
+/** Where S_topo and S_flat come from, per topo_radiation choice. */
+const SOLAR_RATIO_GRIDS: Readonly<Record<EemtOptions['topoRadiation'], { readonly topo: string; readonly flat: string }>> = {
+  unshaded: { topo: 'global/monthly_unshaded/', flat: 'global/monthly/flat_total_sun_*' },
+  shaded: { topo: 'global/monthly/total_sun_*', flat: 'global/monthly/flat_total_sun_*' },
+  realsky: { topo: 'global/monthly_realsky/total_sun_*', flat: 'global/monthly_realsky/flat_total_sun_*' },
+};
+
+/** The Conventions lines about the real-sky maps: how they are made and their coefficients, or why they were not made. */
+function realSkyLines(realSky: RealSkyResult): string[] {
+  if (!realSky.made) return [`* Real-sky radiation (global/monthly_realsky/): NOT made: ${realSky.reason}.`];
+  const coefficient = (c: ValueSummary & { aboveOne: number }) => `mean ${fmt(c.mean)}, min ${fmt(c.min)}, max ${fmt(c.max)}, above 1 in ${c.aboveOne} cell-months`;
+  return [
+    '* Real-sky radiation (global/monthly_realsky/, docs/eemt-model.md §8): per cell and month, the observed horizontal',
+    '  irradiation H and its diffuse part H_d give c_b = (H - H_d) / B_clear,h and c_d = H_d / D_clear,h over the',
+    "  engine's clear-sky beam and diffuse of a horizontal unshaded surface; the map is c_b x (beam on the surface +",
+    '  ground reflection of the horizontal beam) + c_d x (the rest of the clear-sky global), the mean of the years.',
+    '  The coefficients are not clamped at 1 (on flat terrain the map is then the observed H; where c_b, c_d <= 1 it',
+    '  stays below the clear-sky sum).',
+    `  Observed radiation: ${realSky.source}.`,
+    `  c_b: ${coefficient(realSky.beamCoefficient)}; c_d: ${coefficient(realSky.diffuseCoefficient)}.`,
+    `  Annual sums [Wh m-2 yr-1]: terrain ${wholeRange(realSky.annualSloped)}; horizontal ${wholeRange(realSky.annualFlat)}.`,
+  ];
 }
 
 /** The Conventions lines about the climate. */

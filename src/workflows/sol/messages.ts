@@ -26,6 +26,11 @@ export interface WorkerSetup {
   readonly months: readonly number[];
   /** Also compute the horizontal-surface global irradiation (monthly sums only). */
   readonly flat: boolean;
+  /**
+   * Also the beam parts of the monthly sums of the global and (with `flat`) horizontal-surface irradiation, for EEMT's
+   * real-sky radiation (monthly sums only; absent: false).
+   */
+  readonly beamParts?: boolean;
   /** Send the daily maps (false: the monthly sums only). */
   readonly daily: boolean;
   readonly compression: TileCompression;
@@ -59,7 +64,15 @@ export interface EncodedTile {
 /** A compute tile's products of one day or month. */
 export type ProductTiles =
   | { readonly type: 'day'; readonly day: number; readonly global: EncodedTile; readonly hours: EncodedTile }
-  | { readonly type: 'month'; readonly month: number; readonly global: EncodedTile; readonly flat: EncodedTile | null };
+  | {
+      readonly type: 'month';
+      readonly month: number;
+      readonly global: EncodedTile;
+      readonly flat: EncodedTile | null;
+      /** The beam parts of `global` and `flat` (a run with `beamParts`). */
+      readonly beamPart?: EncodedTile | null;
+      readonly flatBeam?: EncodedTile | null;
+    };
 
 /** Replies; the last one of a tile task is `tileDone`, of an assembly `assembled` (either may be `error`). */
 export type WorkerReply =

@@ -33,6 +33,8 @@ import {
   DAYS_PER_YEAR,
   dailyGlobalPath,
   dailyHoursPath,
+  monthlyBeamPartPath,
+  monthlyFlatBeamPath,
   monthlyFlatGlobalPath,
   monthlyGlobalPath,
   monthOfDay,
@@ -83,6 +85,11 @@ export interface SolarYearOptions {
   readonly azimuthReference?: 'true-north' | 'grid-north';
   /** Also write monthly sums for a horizontal, unshaded surface (`flat_total_sun_{mon}_sum.tif`, for EEMT). */
   readonly flatMonthly?: boolean;
+  /**
+   * Also write the beam parts of the monthly sums (of the global and, with `flatMonthly`, of the horizontal-surface
+   * irradiation: `monthlyBeamPartPath`, `monthlyFlatBeamPath`), for EEMT's real-sky radiation. Default false.
+   */
+  readonly beamParts?: boolean;
   /** Write the monthly sums only, no daily maps (EEMT's sums without terrain shadows). Default false. */
   readonly monthlyOnly?: boolean;
   /** Metadata items added to every product (default none). */
@@ -138,12 +145,19 @@ export function solarHorizonDirections(dem: Dem<Float32Array> | Dem<Float64Array
   return horizonLayoutFor(terrain, site).directions;
 }
 
-/** Paths of every product of a whole solar year, relative to the output folder (with the flat-surface sums for eemt). */
-export function solarYearProductPaths(flatMonthly: boolean): string[] {
+/**
+ * Paths of every product of a whole solar year, relative to the output folder, sorted (with the flat-surface sums for
+ * eemt), and after them the beam parts of the monthly sums when asked for (eemt's working files).
+ */
+export function solarYearProductPaths(flatMonthly: boolean, beamParts = false): string[] {
   const paths: string[] = [];
+  const parts: string[] = [];
   for (let day = 1; day <= DAYS_PER_YEAR; day++) paths.push(dailyGlobalPath(day), dailyHoursPath(day));
-  for (let month = 0; month < 12; month++) paths.push(monthlyGlobalPath(month), ...(flatMonthly ? [monthlyFlatGlobalPath(month)] : []));
-  return paths.sort();
+  for (let month = 0; month < 12; month++) {
+    paths.push(monthlyGlobalPath(month), ...(flatMonthly ? [monthlyFlatGlobalPath(month)] : []));
+    if (beamParts) parts.push(monthlyBeamPartPath(month), ...(flatMonthly ? [monthlyFlatBeamPath(month)] : []));
+  }
+  return [...paths.sort(), ...parts.sort()];
 }
 
 /** Runs the requested days of the solar model on `dem` and writes the `sol` products into `options.outDir`. */
@@ -184,6 +198,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
     days,
     months,
     flat: options.flatMonthly ?? false,
+    ...(options.beamParts ? { beamParts: true } : {}),
     daily: !(options.monthlyOnly ?? false),
     compression,
     kernel: options.kernel ?? 'wasm',
@@ -201,7 +216,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   const threads = Math.max(1, Math.min(options.threads, availableParallelism(), runTiles.length));
   const pool = new WorkerPool(threads, setup, options.signal);
   // the products' COGs are assembled by the worker threads once the tiles are done
-  const productCount = (setup.daily ? days.length * 2 : 0) + months.length * (setup.flat ? 2 : 1);
+  const productCount = (setup.daily ? days.length * 2 : 0) + months.length * (setup.flat ? 2 : 1) * (setup.beamParts ? 2 : 1);
   const bufferBytes = outputBufferBytes(productCount, tiling);
   // The workers assemble the COGs of files of tiles once the tiles are done. A file whose tiles are in memory is
   // written here (a few hundred µs, less than a round trip to a worker) — and when the whole output is kept in
@@ -219,7 +234,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   try {
     // a slice run again (its worker was lost) starts from nothing
     if (slice) await rm(writeDir, { recursive: true, force: true });
-    const files = await createProducts(streams, writeDir, grid, tileSize, setup.daily ? days : [], months, setup.flat, metadata);
+    const files = await createProducts(streams, writeDir, grid, tileSize, setup.daily ? days : [], months, { flat: setup.flat, beamParts: setup.beamParts === true }, metadata);
     options.signal?.throwIfAborted();
     const progress = new TileProgress(runTiles, days.length, 1 - FINISH_PROGRESS_SHARE, report);
     computing = true;
@@ -241,6 +256,8 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
                 const ids = files.monthly.get(product.month)!;
                 add(ids.global, tile!.index, product.global);
                 if (ids.flat !== null && product.flat) add(ids.flat, tile!.index, product.flat);
+                if (ids.beamPart !== null && product.beamPart) add(ids.beamPart, tile!.index, product.beamPart);
+                if (ids.flatBeam !== null && product.flatBeam) add(ids.flatBeam, tile!.index, product.flatBeam);
                 // without daily maps, a month's sum stands for its days' progress
                 if (!setup.daily) for (const day of days) if (monthOfDay(day) === product.month) progress.dayDone(tile!, day);
               }
@@ -312,7 +329,7 @@ function sharedFloat32(length: number): Float32Array {
 /** Stream ids of the product files, by day and by month, and their paths relative to the output folder. */
 interface ProductFiles {
   readonly daily: Map<number, { global: number; hours: number }>;
-  readonly monthly: Map<number, { global: number; flat: number | null }>;
+  readonly monthly: Map<number, { global: number; flat: number | null; beamPart: number | null; flatBeam: number | null }>;
   readonly ids: number[];
   readonly paths: string[];
   /** Band description and metadata by id. */
@@ -327,9 +344,10 @@ async function createProducts(
   tileSize: number,
   days: readonly number[],
   months: readonly number[],
-  flat: boolean,
+  monthly: { readonly flat: boolean; readonly beamParts: boolean },
   metadata: Readonly<Record<string, string>>,
 ): Promise<ProductFiles> {
+  const { flat, beamParts } = monthly;
   const specs: { path: string; description: string; metadata: Record<string, string> }[] = [];
   for (const day of days) {
     const dayMeta = { ...metadata, DAY_OF_YEAR: String(day) };
@@ -358,6 +376,20 @@ async function createProducts(
         metadata: { ...monthMeta, QUANTITY: 'monthly sum of daily global irradiation, horizontal surface, no terrain shadow', UNITS: 'Wh m-2 month-1' },
       });
     }
+    if (beamParts) {
+      specs.push({
+        path: monthlyBeamPartPath(month),
+        description: `Beam part of the monthly sum of daily global irradiation, month ${month + 1}`,
+        metadata: { ...monthMeta, QUANTITY: 'monthly sum of the beam on the surface and the ground reflection of the horizontal beam', UNITS: 'Wh m-2 month-1' },
+      });
+      if (flat) {
+        specs.push({
+          path: monthlyFlatBeamPath(month),
+          description: `Beam part of the monthly sum of daily global irradiation on a horizontal unshaded surface, month ${month + 1}`,
+          metadata: { ...monthMeta, QUANTITY: 'monthly sum of daily beam irradiation, horizontal surface, no terrain shadow', UNITS: 'Wh m-2 month-1' },
+        });
+      }
+    }
   }
   const ids = await streams.createAll(
     grid,
@@ -370,8 +402,11 @@ async function createProducts(
     k += 2;
   }
   for (const month of months) {
-    files.monthly.set(month, { global: ids[k]!, flat: flat ? ids[k + 1]! : null });
-    k += flat ? 2 : 1;
+    const global = ids[k++]!;
+    const flatId = flat ? ids[k++]! : null;
+    const beamPart = beamParts ? ids[k++]! : null;
+    const flatBeam = beamParts && flat ? ids[k++]! : null;
+    files.monthly.set(month, { global, flat: flatId, beamPart, flatBeam });
   }
   return files;
 }

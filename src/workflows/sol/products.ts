@@ -25,6 +25,16 @@ export const monthlyGlobalPath = (month: number) => `global/monthly/total_sun_${
 /** Monthly sums for a horizontal, unshaded surface (S_flat of EEMT-Topo); written by the eemt workflow only. */
 export const monthlyFlatGlobalPath = (month: number) => `global/monthly/flat_total_sun_${MONTH_NAMES[month]}_sum.tif`;
 
+/**
+ * Folder (under the output folder) of the beam parts of the monthly sums, which eemt's solar phase writes for its
+ * real-sky radiation and removes once the real-sky maps are made: they are not products.
+ */
+export const BEAM_PARTS_FOLDER = '.beam-parts';
+/** Beam part of `monthlyGlobalPath` (the beam on the surface and the ground reflection of the horizontal beam). */
+export const monthlyBeamPartPath = (month: number) => `${BEAM_PARTS_FOLDER}/total_sun_${MONTH_NAMES[month]}_beam_sum.tif`;
+/** Beam part of `monthlyFlatGlobalPath` (the clear-sky beam on a horizontal unshaded surface). */
+export const monthlyFlatBeamPath = (month: number) => `${BEAM_PARTS_FOLDER}/flat_total_sun_${MONTH_NAMES[month]}_beam_sum.tif`;
+
 /** Last day of year (1–365) of month 0–11. */
 export function lastDayOfMonth(month: number): number {
   let day = 0;

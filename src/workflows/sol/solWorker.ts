@@ -28,7 +28,8 @@ port.on('message', (message: WorkerTask | WorkerStart) => {
   else early.push(message);
 });
 const setup = (workerData as WorkerSetup | null) ?? (await setupMessage);
-const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.sunTiles, setup.days, setup.kernel);
+const beamParts = setup.beamParts === true;
+const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.sunTiles, setup.days, setup.kernel, beamParts);
 const { tileWidth, tileHeight } = setup;
 const padded = new Float32Array(tileWidth * tileHeight);
 const scratch = new Uint8Array(padded.byteLength);
@@ -75,7 +76,10 @@ function send(reply: WorkerReply): void {
 function sendProducts(tile: number, products: ProductTiles[]): void {
   if (products.length === 0) return;
   let bytes = 0;
-  for (const p of products) bytes += p.global.bytes.length + (p.type === 'day' ? p.hours.bytes.length : (p.flat?.bytes.length ?? 0));
+  for (const p of products) {
+    bytes += p.global.bytes.length;
+    bytes += p.type === 'day' ? p.hours.bytes.length : (p.flat?.bytes.length ?? 0) + (p.beamPart?.bytes.length ?? 0) + (p.flatBeam?.bytes.length ?? 0);
+  }
   const all = new Uint8Array(bytes);
   let at = 0;
   const place = ({ bytes: tileBytes, statistics }: EncodedTile): EncodedTile => {
@@ -83,7 +87,18 @@ function sendProducts(tile: number, products: ProductTiles[]): void {
     at += tileBytes.length;
     return { bytes: all.subarray(at - tileBytes.length, at), statistics };
   };
-  const placed = products.map((p): ProductTiles => (p.type === 'day' ? { ...p, global: place(p.global), hours: place(p.hours) } : { ...p, global: place(p.global), flat: p.flat ? place(p.flat) : null }));
+  const placed = products.map(
+    (p): ProductTiles =>
+      p.type === 'day'
+        ? { ...p, global: place(p.global), hours: place(p.hours) }
+        : {
+            ...p,
+            global: place(p.global),
+            flat: p.flat ? place(p.flat) : null,
+            ...(p.beamPart ? { beamPart: place(p.beamPart) } : {}),
+            ...(p.flatBeam ? { flatBeam: place(p.flatBeam) } : {}),
+          },
+  );
   port.postMessage({ type: 'products', tile, products: placed } satisfies WorkerReply, [all.buffer]);
   products.length = 0;
 }
@@ -102,8 +117,11 @@ function computeTile(index: number, tile: ComputeTile): void {
     global: new Float32Array(cells).fill(NaN),
     hours: new Float32Array(cells).fill(NaN),
     flat: setup.flat ? new Float32Array(cells).fill(NaN) : null,
+    beamPart: beamParts ? new Float32Array(cells).fill(NaN) : null,
+    flatBeam: beamParts && setup.flat ? new Float32Array(cells).fill(NaN) : null,
   }));
-  const sums = new Map<number, { global: Float64Array; flat: Float64Array | null }>();
+  type MonthSums = { global: Float64Array; flat: Float64Array | null; beamPart: Float64Array | null; flatBeam: Float64Array | null };
+  const sums = new Map<number, MonthSums>();
   const products: ProductTiles[] = [];
   for (let i = 0; i < setup.days.length; i++) {
     // the kernel computes a batch of days in one pass; they are then summed, encoded and sent one by one
@@ -118,12 +136,15 @@ function computeTile(index: number, tile: ComputeTile): void {
     const month = monthOfDay(day);
     let sum = summedMonths.has(month) ? sums.get(month) : undefined;
     if (summedMonths.has(month) && !sum) {
-      sum = { global: new Float64Array(cells), flat: out.flat ? new Float64Array(cells) : null };
+      const optional = (out: Float32Array | null | undefined) => (out ? new Float64Array(cells) : null);
+      sum = { global: new Float64Array(cells), flat: optional(out.flat), beamPart: optional(out.beamPart), flatBeam: optional(out.flatBeam) };
       sums.set(month, sum);
     }
     if (sum) {
       for (let i = 0; i < cells; i++) sum.global[i]! += out.global[i]!;
       if (sum.flat && out.flat) for (let i = 0; i < cells; i++) sum.flat[i]! += out.flat[i]!;
+      if (sum.beamPart && out.beamPart) for (let i = 0; i < cells; i++) sum.beamPart[i]! += out.beamPart[i]!;
+      if (sum.flatBeam && out.flatBeam) for (let i = 0; i < cells; i++) sum.flatBeam[i]! += out.flatBeam[i]!;
     }
     timings.kernelSeconds += (performance.now() - t0) / 1000;
     const empty = tile.validCells === 0;
@@ -134,6 +155,8 @@ function computeTile(index: number, tile: ComputeTile): void {
         month,
         global: encode(Float32Array.from(sum.global), width, height, empty),
         flat: sum.flat ? encode(Float32Array.from(sum.flat), width, height, empty) : null,
+        ...(sum.beamPart ? { beamPart: encode(Float32Array.from(sum.beamPart), width, height, empty) } : {}),
+        ...(sum.flatBeam ? { flatBeam: encode(Float32Array.from(sum.flatBeam), width, height, empty) } : {}),
       });
       sums.delete(month);
     }

@@ -50,6 +50,12 @@ export interface DayOutputs {
   readonly hours: Float32Array;
   /** Horizontal unshaded surface (EEMT's S_flat), when asked for. */
   readonly flat: Float32Array | null;
+  /**
+   * The beam parts of `global` and `flat` (EEMT's real-sky radiation: the beam on the surface and the ground
+   * reflection of the horizontal beam), with an engine made with `beamParts` (and `flat` for `flatBeam`).
+   */
+  readonly beamPart?: Float32Array | null;
+  readonly flatBeam?: Float32Array | null;
 }
 
 /** Which implementation of the daily kernel runs: the compiled one, or the TypeScript one (same outputs). */
@@ -70,7 +76,10 @@ export class TileEngine {
   private readonly days: readonly number[];
   private readonly runDays: ReadonlySet<number>;
 
-  /** `layout` null: no terrain shadows. `days`: the days of the run (the only ones `integrateDays` takes). */
+  /**
+   * `layout` null: no terrain shadows. `days`: the days of the run (the only ones `integrateDays` takes).
+   * `beamParts`: the kernel also gives the beam parts of the daily sums (`DayOutputs.beamPart`, `flatBeam`).
+   */
   constructor(
     private readonly model: TerrainModel,
     private readonly layout: HorizonLayout | null,
@@ -78,12 +87,14 @@ export class TileEngine {
     private readonly sunTiles: readonly (SunTile | null)[],
     days: readonly number[],
     kernel: DailyKernelChoice = 'wasm',
+    private readonly beamParts = false,
   ) {
     this.days = days;
     this.runDays = new Set(days);
     this.table = transmittanceTable(params.linkeTurbidity);
     const capacity = sampleCapacity(params.stepMinutes);
-    this.wasm = kernel === 'wasm' ? new WasmDailyKernel(layout, capacity) : null;
+    // (sol's kernel, made without the beam part, has neither its memory nor its stores)
+    this.wasm = kernel === 'wasm' ? (beamParts ? new WasmDailyKernel(layout, capacity, true) : new WasmDailyKernel(layout, capacity)) : null;
     this.samples = this.wasm ? [] : Array.from({ length: KERNEL_DAY_BATCH }, () => allocateDaySamples(capacity, layout?.nearSteps ?? 0));
     this.tracer = layout ? horizonTracer(model, layout, kernel === 'wasm' ? new WasmNearBounds() : null) : null;
   }
@@ -148,6 +159,8 @@ export class TileEngine {
     if (days.length > KERNEL_DAY_BATCH) throw new RangeError(`at most ${KERNEL_DAY_BATCH} days at once`);
     const foreign = days.find((day) => !this.runDays.has(day));
     if (foreign !== undefined) throw new RangeError(`day ${foreign} is not one of the days this engine was set up for`);
+    const beamParts = this.beamParts ? outs.map((out) => out.beamPart ?? null) : null;
+    if (beamParts && beamParts.some((out) => !out)) throw new Error('an engine made with beamParts needs an output for them');
     const terrain = this.layout && this.horizons ? { model: this.model, layout: this.layout, horizons: this.horizons } : null;
     const wasm = this.wasm;
     for (const out of outs) {
@@ -155,8 +168,10 @@ export class TileEngine {
       if (!wasm) {
         out.global.fill(NaN);
         out.hours.fill(NaN);
+        out.beamPart?.fill(NaN);
       }
       out.flat?.fill(NaN);
+      out.flatBeam?.fill(NaN);
     }
     const samples = (wasm ? wasm.daySamples : this.samples).slice(0, days.length);
     const globals = outs.map((out) => out.global);
@@ -166,19 +181,22 @@ export class TileEngine {
     const cells = (tile.colEnd - tile.colStart) * (tile.rowEnd - tile.rowStart);
     // cells of no part (sun tiles without a valid cell) stay nodata
     const covered = tile.parts.reduce((n, p) => n + (p.rowEnd - p.rowStart) * (p.colEnd - p.colStart), 0);
-    if (wasm && covered < cells) for (let i = 0; i < days.length; i++) [wasm.globalOut(i), wasm.hoursOut(i)].forEach((out) => out.fill(NaN, 0, cells));
+    if (wasm && covered < cells) {
+      for (let i = 0; i < days.length; i++) [wasm.globalOut(i), wasm.hoursOut(i), ...(beamParts ? [wasm.beamPartOut(i)] : [])].forEach((out) => out.fill(NaN, 0, cells));
+    }
     for (const part of tile.parts) {
       days.forEach((day, i) => sunSamplesForDay(day, this.sunTiles[part.sun]!, this.params, this.table, rayGridWidth, this.layout, samples[i]!));
       if (wasm) wasm.integrateBlockDays(part, tile, days.length, surface, terrain, this.params.albedo);
-      else integrateBlockDays(part, tile, samples, surface, terrain, this.params.albedo, globals, hours);
+      else integrateBlockDays(part, tile, samples, surface, terrain, this.params.albedo, globals, hours, beamParts as Float32Array[] | null);
       outs.forEach((out, i) => {
-        if (out.flat) integrateBlockFlat(part, tile, samples[i]!, surface, out.flat);
+        if (out.flat) integrateBlockFlat(part, tile, samples[i]!, surface, out.flat, out.flatBeam ?? null);
       });
     }
     if (wasm) {
       outs.forEach((out, i) => {
         out.global.set(wasm.globalOut(i).subarray(0, cells));
         out.hours.set(wasm.hoursOut(i).subarray(0, cells));
+        if (beamParts) out.beamPart!.set(wasm.beamPartOut(i).subarray(0, cells));
       });
     }
   }

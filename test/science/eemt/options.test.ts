@@ -132,6 +132,6 @@ test('resolveEemtOptions: the defaults, and a value outside a list is a RangeErr
   assert.equal(d.windSpeedMPerS, 2);
   assert.throws(() => resolveEemtOptions({ petMethod: 'penman' as never }), /petMethod must be one of thornthwaite, hamon, hamon-linear/);
   assert.throws(() => resolveEemtOptions({ topoNppModel: 'miami' as never }), /topoNppModel must be one of regression, lieth/);
-  assert.throws(() => resolveEemtOptions({ topoRadiation: 'cloudy' as never }), /topoRadiation must be one of unshaded, shaded/);
+  assert.throws(() => resolveEemtOptions({ topoRadiation: 'cloudy' as never }), /topoRadiation must be one of unshaded, shaded, realsky/);
   assert.throws(() => resolveEemtOptions({ liethNppGate: 'snow' as never }), /liethNppGate must be one of temperature, none/);
 });

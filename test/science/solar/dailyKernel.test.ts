@@ -80,15 +80,17 @@ for (const [params, layout, latitudeDeg, cellXM = cellM] of [
     const globalOut = new Float32Array(width * height);
     const hoursOut = new Float32Array(width * height);
     const flatOut = new Float32Array(width * height);
+    const beamPartOut = new Float32Array(width * height);
+    const flatBeamOut = new Float32Array(width * height);
     const terrain = { model, layout, horizons };
     for (const day of [1, 80, 172, 266, 355]) {
       sunSamplesForDay(day, tile, params, table, width, layout, samples);
-      integrateBlock(whole, whole, samples, surface, terrain, params.albedo, globalOut, hoursOut);
-      integrateBlockFlat(whole, whole, samples, surface, flatOut);
+      integrateBlock(whole, whole, samples, surface, terrain, params.albedo, globalOut, hoursOut, beamPartOut);
+      integrateBlockFlat(whole, whole, samples, surface, flatOut, flatBeamOut);
       let checked = 0;
       for (let cell = 0; cell < width * height; cell++) {
         if (Number.isNaN(z[cell]!)) {
-          assert.ok(Number.isNaN(globalOut[cell]!) && Number.isNaN(hoursOut[cell]!) && Number.isNaN(flatOut[cell]!));
+          assert.ok([globalOut, hoursOut, flatOut, beamPartOut, flatBeamOut].every((out) => Number.isNaN(out[cell]!)));
           continue;
         }
         const e = gradient.fallEast[cell]!;
@@ -112,8 +114,12 @@ for (const [params, layout, latitudeDeg, cellXM = cellM] of [
         const label = `day ${day} cell ${cell}`;
         assert.ok(Math.abs(globalOut[cell]! - expected.globalWhM2) <= 2e-5 * expected.globalWhM2 + 1e-3, `${label}: ${globalOut[cell]} vs ${expected.globalWhM2}`);
         assert.equal(hoursOut[cell], Math.fround(expected.sunshineHours), label);
+        // the beam part: the beam on the surface and the ground reflection of the horizontal beam
+        const beamPart = expected.beamWhM2 + expected.reflectedBeamWhM2;
+        assert.ok(Math.abs(beamPartOut[cell]! - beamPart) <= 2e-5 * expected.globalWhM2 + 1e-3, `${label} beam part: ${beamPartOut[cell]} vs ${beamPart}`);
         const flat = dailyIrradiation(day, { ...surfaceCell, slopeRad: 0 }, params);
         assert.ok(Math.abs(flatOut[cell]! - flat.globalWhM2) <= 2e-5 * flat.globalWhM2, `${label} flat: ${flatOut[cell]} vs ${flat.globalWhM2}`);
+        assert.ok(Math.abs(flatBeamOut[cell]! - flat.beamWhM2) <= 2e-5 * flat.globalWhM2, `${label} flat beam: ${flatBeamOut[cell]} vs ${flat.beamWhM2}`);
         checked++;
       }
       assert.equal(checked, width * height - 1);

@@ -2,7 +2,9 @@
  * The WebAssembly daily kernel (assembly/dailyKernel.ts via dailyKernelWasm.ts) gives the TypeScript kernel's
  * outputs to the bit: on tiles inside the grid (rays crossing the elevation window's edge) and at its edge, with
  * two sun geometries per tile, nodata cells, square and elongated cells, polar day, and without terrain; one
- * kernel instance does the tiles in turn, so nothing of a tile may leak into the next.
+ * kernel instance does the tiles in turn, so nothing of a tile may leak into the next. A kernel made to give the beam
+ * part of the global irradiation (EEMT's real-sky radiation) gives that of the TypeScript kernel to the bit too, and
+ * the same global irradiation and hours as one without it.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -50,12 +52,14 @@ const TILES: CellBlock[] = [
   { rowStart: 22, rowEnd: HEIGHT, colStart: 0, colEnd: 17 },
 ];
 
-for (const [name, layout, latitudeDeg, cellXM] of [
-  ['square cells, 40° N', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10],
-  ['cells 4 × 10 m, 50° N', { directions: 64, nearSectors: 128, nearSteps: 9 }, 50, 4],
-  ['polar day and night, 72° N', { directions: 48, nearSectors: 144, nearSteps: 6 }, 72, 10],
-  ['southern hemisphere, 96 directions', { directions: 96, nearSectors: 192, nearSteps: 7 }, -35, 10],
-  ['no terrain shadows', null, 40, 10],
+for (const [name, layout, latitudeDeg, cellXM, beamPart] of [
+  ['square cells, 40° N', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false],
+  ['square cells, 40° N, with the beam part', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, true],
+  ['cells 4 × 10 m, 50° N', { directions: 64, nearSectors: 128, nearSteps: 9 }, 50, 4, false],
+  ['polar day and night, 72° N, with the beam part', { directions: 48, nearSectors: 144, nearSteps: 6 }, 72, 10, true],
+  ['southern hemisphere, 96 directions', { directions: 96, nearSectors: 192, nearSteps: 7 }, -35, 10, false],
+  ['no terrain shadows', null, 40, 10, false],
+  ['no terrain shadows, with the beam part', null, 40, 10, true],
 ] as const) {
   test(`the WebAssembly kernel equals the TypeScript kernel to the bit (${name})`, () => {
     const cellYM = 10;
@@ -68,7 +72,7 @@ for (const [name, layout, latitudeDeg, cellXM] of [
     const capacity = sampleCapacity(params.stepMinutes);
     const lay: HorizonLayout | null = layout;
     const tracer = lay ? horizonTracer(model, lay) : null;
-    const wasm = new WasmDailyKernel(lay, capacity);
+    const wasm = new WasmDailyKernel(lay, capacity, beamPart);
     const tsSamples = DAYS.map(() => allocateDaySamples(capacity, lay?.nearSteps ?? 0));
     assert.ok(DAYS.length <= KERNEL_DAY_BATCH);
     let compared = 0;
@@ -98,6 +102,7 @@ for (const [name, layout, latitudeDeg, cellXM] of [
       ];
       const tsGlobal = DAYS.map(() => new Float32Array(cells).fill(-1));
       const tsHours = DAYS.map(() => new Float32Array(cells).fill(-1));
+      const tsBeamPart = beamPart ? DAYS.map(() => new Float32Array(cells).fill(-1)) : null;
       for (const [p, part] of parts.entries()) {
         const sun: TileGeometry = {
           latitudeRad: (latitudeDeg + 0.05 * p) * DEG,
@@ -111,7 +116,7 @@ for (const [name, layout, latitudeDeg, cellXM] of [
           sunSamplesForDay(day, sun, params, table, WIDTH, lay, tsSamples[d]!);
           sunSamplesForDay(day, sun, params, table, wasm.windowWidth || WIDTH, lay, wasm.daySamples[d]!);
         });
-        integrateBlockDays(part, tile, tsSamples, surface, kernelTerrain, params.albedo, tsGlobal, tsHours);
+        integrateBlockDays(part, tile, tsSamples, surface, kernelTerrain, params.albedo, tsGlobal, tsHours, tsBeamPart);
         wasm.integrateBlockDays(part, tile, DAYS.length, surface, kernelTerrain, params.albedo);
       }
       DAYS.forEach((day, d) => {
@@ -119,6 +124,11 @@ for (const [name, layout, latitudeDeg, cellXM] of [
         const hours = wasm.hoursOut(d);
         for (let i = 0; i < cells; i++) {
           assert.ok(Object.is(global[i], tsGlobal[d]![i]) && Object.is(hours[i], tsHours[d]![i]), `day ${day}, tile ${tile.rowStart}/${tile.colStart}, cell ${i}: ${global[i]} ${hours[i]} vs ${tsGlobal[d]![i]} ${tsHours[d]![i]}`);
+          if (tsBeamPart) {
+            const part = wasm.beamPartOut(d)[i];
+            assert.ok(Object.is(part, tsBeamPart[d]![i]), `beam part, day ${day}, cell ${i}: ${part} vs ${tsBeamPart[d]![i]}`);
+            assert.ok(!(part! > global[i]! * (1 + 1e-6)), `beam part ${part} above the global ${global[i]}`);
+          }
           if (hours[i]! > 0) lit++;
           compared++;
         }
@@ -149,4 +159,6 @@ test('the WebAssembly kernel refuses what it was not prepared for', () => {
   assert.throws(() => wasm.loadElevationWindow(model, { rowStart: 0, rowEnd: 40, colStart: 0, colEnd: 40 }, 4, 4), /exceeds the reserved room/);
   // the kernel keeps four cells' group bounds for at most 256 group sectors
   assert.throws(() => new WasmDailyKernel({ directions: 257, nearSectors: 257, nearSteps: 4 }, sampleCapacity(15)), /at most 256 group sectors/);
+  // the beam part only from a kernel made to give it
+  assert.throws(() => wasm.beamPartOut(0), /without the beam part/);
 });

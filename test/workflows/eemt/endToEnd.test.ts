@@ -62,8 +62,10 @@ test('writes every product with the expected names, and reports exactly the file
   const expected: string[] = ['README.txt', 'topo/aspect.tif', 'topo/slope.tif', 'topo/twi.tif'];
   for (let day = 1; day <= 365; day++) expected.push(`global/daily/total_sun_day_${day}.tif`, `insol/daily/hours_sun_day_${day}.tif`);
   // the default topo_radiation=unshaded adds the monthly sums without terrain shadows
+  // and the Daymet climate's observed radiation the real-sky maps
   for (const mon of MONTH_NAMES) {
     expected.push(`global/monthly/total_sun_${mon}_sum.tif`, `global/monthly/flat_total_sun_${mon}_sum.tif`, `global/monthly_unshaded/total_sun_${mon}_sum.tif`);
+    expected.push(`global/monthly_realsky/total_sun_${mon}_sum.tif`, `global/monthly_realsky/flat_total_sun_${mon}_sum.tif`);
   }
   for (const year of YEARS) {
     for (const mon of MONTH_NAMES) {
