@@ -6,7 +6,7 @@
 import { rm } from 'node:fs/promises';
 import type { ClimateSource } from '../climate/climateOnDem.js';
 import type { JobRuntime } from '../runtime/types.js';
-import { checkWorkflowInputs, WorkflowInputError, workflowUnavailableReason, type WorkflowType } from '../workflows/index.js';
+import { checkWorkflowInputs, WorkflowInputError, type WorkflowType } from '../workflows/index.js';
 import { estimateOutputBytes } from '../workflows/outputSize.js';
 import type { DemChecker } from './demCheck.js';
 import { diskSpaceProblem, folderSpace } from './diskSpace.js';
@@ -48,8 +48,6 @@ export interface JobRequest {
 export async function admitJob(deps: AdmissionDeps, demPath: string, request: JobRequest): Promise<JobRecord> {
   const climateFile = request.climate ?? null;
   if (climateFile !== null && request.type !== 'eemt') throw new JobError(400, 'climate_file is used by eemt jobs only');
-  const unavailable = workflowUnavailableReason(request.type);
-  if (unavailable) throw new JobError(400, unavailable);
   const verdict = await deps.demChecker.check(demPath, request.type);
   if (!verdict.ok) throw new JobError(400, `${NOT_GEOTIFF}: ${verdict.problem}`);
   const { parameters } = request;

@@ -1,20 +1,12 @@
 /**
  * Failures a workflow run explains by its message alone: input the workflow refuses (parameters, the DEM, its
- * place on Daymet's grid, a user climate file), climate data that could not be downloaded or read, a workflow this build lacks, a
+ * place on Daymet's grid, a user climate file), climate data that could not be downloaded or read, a
  * full disk, and cancellation. Anything else is a fault in the program, whose stack trace belongs in the log.
  */
 import { ClimateCoverageError, ClimateDownloadError, ClimateInputError } from '../climate/errors.js';
 import { DaymetCsvFormatError } from '../climate/daymetCsv.js';
 import { RasterFormatError } from '../raster/types.js';
 import { ParameterRangeError } from './params.js';
-
-/** Thrown when a workflow type is known but its pipeline is not part of this build. */
-export class WorkflowUnavailableError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'WorkflowUnavailableError';
-  }
-}
 
 /** Input that a workflow refuses before it starts (e.g. a DEM outside Daymet's coverage for eemt). */
 export class WorkflowInputError extends Error {
@@ -51,7 +43,6 @@ export function explainedByMessage(error: unknown, aborted = false): boolean {
     error instanceof ClimateInputError ||
     error instanceof DaymetCsvFormatError ||
     error instanceof WorkflowInputError ||
-    error instanceof WorkflowUnavailableError ||
     diskFullCodeOf(error) !== null
   );
 }

@@ -4,24 +4,14 @@
  */
 import type { ClimateSource } from '../climate/climateOnDem.js';
 import type { GridSpec } from '../raster/index.js';
-import { WorkflowInputError, WorkflowUnavailableError } from './failures.js';
+import { WorkflowInputError } from './failures.js';
 import type { WorkflowResult, WorkflowRun, WorkflowType } from './types.js';
 
 export type { WorkflowParams, WorkflowResult, WorkflowRun, WorkflowType, ProgressUpdate } from './types.js';
 
 export const WORKFLOW_TYPES: readonly WorkflowType[] = ['sol', 'eemt'];
 
-/** Why a known workflow type cannot run in this build, or null when it can. */
-export function workflowUnavailableReason(type: WorkflowType): string | null {
-  switch (type) {
-    case 'sol':
-      return null;
-    case 'eemt':
-      return null;
-  }
-}
-
-export { WorkflowInputError, WorkflowUnavailableError, diskFullCodeOf, explainedByMessage } from './failures.js';
+export { WorkflowInputError, diskFullCodeOf, explainedByMessage } from './failures.js';
 
 /**
  * Checks what a workflow can check cheaply before a job is accepted, so a job never fails for it after
@@ -58,8 +48,6 @@ export async function checkWorkflowInputs(
 
 /** Runs the workflow `type` to completion (see `WorkflowRun` for progress and cancellation). */
 export async function runWorkflow(type: WorkflowType, run: WorkflowRun): Promise<WorkflowResult> {
-  const reason = workflowUnavailableReason(type);
-  if (reason) throw new WorkflowUnavailableError(reason);
   if (run.assemblyShare) {
     // a share of a split job's solar products, whatever the workflow (the slices hold them)
     const { runSolarAssembly } = await import('./sol/index.js');

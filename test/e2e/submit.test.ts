@@ -9,7 +9,6 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { workflowUnavailableReason } from '../../src/workflows/index.js';
 import { zipEntries } from '../server/zip.js';
 import { climateFiles, europeDem, zipOf } from '../helpers/climateGrids.js';
 import { launchBrowser, smallDem, startPagesService, watchErrors, type PagesService } from './helpers.js';
@@ -178,7 +177,7 @@ describe('web interface page', () => {
     assert.equal(await page.locator('#job').isVisible(), false);
   });
 
-  it('shows the server\'s answer to an eemt submission next to the workflow field', async () => {
+  it('follows an eemt submission like any other', async () => {
     await load();
     await page.getByRole('radio', { name: /Full EEMT analysis/ }).check();
     await page.getByLabel('DEM file (GeoTIFF)').setInputFiles(dem);
@@ -186,19 +185,11 @@ describe('web interface page', () => {
       page.waitForResponse((r) => r.url().endsWith('/api/submit-job')),
       page.getByRole('button', { name: 'Submit job' }).click(),
     ]);
-    const reason = workflowUnavailableReason('eemt');
-    if (reason) {
-      assert.equal(response.status(), 400);
-      assert.equal(await visibleError('workflow_type'), reason);
-      assert.equal(await page.locator('#workflow_type-field').getAttribute('aria-invalid'), 'true');
-      assert.equal(await page.locator('#job').isVisible(), false);
-    } else {
-      // Once the service runs eemt jobs, the submission is followed like any other; it is not waited for here.
-      assert.equal(response.status(), 200);
-      const { job_id } = await response.json();
-      await page.locator('#job-id', { hasText: job_id }).waitFor();
-      await fetch(`${svc.base}/api/jobs/${job_id}/cancel`, { method: 'POST' });
-    }
+    // the submission is followed like any other; the job is not waited for here
+    assert.equal(response.status(), 200);
+    const { job_id } = await response.json();
+    await page.locator('#job-id', { hasText: job_id }).waitFor();
+    await fetch(`${svc.base}/api/jobs/${job_id}/cancel`, { method: 'POST' });
     assert.deepEqual(errors, []);
   });
 
