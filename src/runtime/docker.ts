@@ -13,16 +13,15 @@
  */
 import type Docker from 'dockerode';
 import { existsSync } from 'node:fs';
-import { lchown, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { lchown, readdir } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { heapMegabytesFor, isHeapLimitMessage, threadsFor } from './limits.js';
-import { lineSplitter, parseMessage, type ChildJobSpec } from './protocol.js';
+import { lineSplitter, parseMessage } from './protocol.js';
 import { forwardedWorkflowSettings } from './workflowSettings.js';
-import { climateSpec } from './spawnChild.js';
+import { writeChildSpec } from './spawnChild.js';
 import {
   launchContainerName,
-  partSpec,
   RuntimeUnavailableError,
   specFileName,
   type JobExit,
@@ -188,19 +187,11 @@ export class DockerRuntime implements JobRuntime {
   /** Writes the job description and the folders the container mounts; hands the writable ones to its user. */
   private async prepare(launch: JobLaunch): Promise<void> {
     const outputDir = join(launch.jobDir, 'output');
-    await mkdir(outputDir, { recursive: true });
-    await mkdir(launch.tempDir, { recursive: true });
-    const spec: ChildJobSpec = {
-      jobId: launch.jobId,
-      workflowType: launch.workflowType,
+    await writeChildSpec(launch, this.limits, {
       demPath: `/input/${basename(launch.demPath)}`,
-      ...climateSpec(launch, launch.climatePath && `/input/${basename(launch.climatePath)}`),
+      climatePath: launch.climatePath && `/input/${basename(launch.climatePath)}`,
       outDir: '/job/output',
-      params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, this.limits.cpus) },
-      ...(this.limits.maxDemCells !== undefined ? { maxDemCells: this.limits.maxDemCells[launch.workflowType] } : {}),
-      ...partSpec(launch),
-    };
-    await writeFile(join(launch.jobDir, specFileName(launch)), JSON.stringify(spec, null, 2) + '\n');
+    });
     if (process.getuid?.() === 0) {
       const { uid, gid } = jobUser();
       await lchown(outputDir, uid, gid);

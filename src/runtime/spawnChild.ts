@@ -17,30 +17,43 @@ export function defaultChildEntry(): URL {
 /** Seconds between asking a child to stop (SIGTERM) and killing it (SIGKILL). */
 export const KILL_GRACE_MS = 3000;
 
-/** The climate-file part of a child's job description, with the path as the child sees it. */
-export function climateSpec(launch: JobLaunch, childPath: string | undefined): Pick<ChildJobSpec, 'climatePath' | 'climateFileName'> {
-  if (!launch.climatePath || !childPath) return {};
-  return { climatePath: childPath, ...(launch.climateFileName ? { climateFileName: launch.climateFileName } : {}) };
+/** Where the job child sees its inputs and output folder (host paths for a local child, mount points in a container). */
+export interface ChildPaths {
+  readonly demPath: string;
+  /** The climate ZIP as the child sees it; ignored when the job brings none. */
+  readonly climatePath?: string | undefined;
+  readonly outDir: string;
 }
 
-/** Writes `<jobDir>/job.json` for a child that sees the host paths unchanged; returns its path. */
-export async function writeHostSpec(launch: JobLaunch, limits: RuntimeLimits): Promise<string> {
-  const outDir = join(launch.jobDir, 'output');
-  await mkdir(outDir, { recursive: true });
-  await mkdir(launch.tempDir, { recursive: true });
-  const spec: ChildJobSpec = {
+/** The job description of `launch` for its child, with the paths as the child sees them (`seen`). */
+function childJobSpec(launch: JobLaunch, limits: RuntimeLimits, seen: ChildPaths): ChildJobSpec {
+  return {
     jobId: launch.jobId,
     workflowType: launch.workflowType,
-    demPath: launch.demPath,
-    ...climateSpec(launch, launch.climatePath),
-    outDir,
+    demPath: seen.demPath,
+    ...(launch.climatePath && seen.climatePath ? { climatePath: seen.climatePath, ...(launch.climateFileName ? { climateFileName: launch.climateFileName } : {}) } : {}),
+    outDir: seen.outDir,
     params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, limits.cpus) },
     ...(limits.maxDemCells !== undefined ? { maxDemCells: limits.maxDemCells[launch.workflowType] } : {}),
     ...partSpec(launch),
   };
+}
+
+/**
+ * Creates the job's output folder (`<jobDir>/output`) and scratch folder, and writes the child's job description
+ * (`specFileName`) into the job folder; returns its path.
+ */
+export async function writeChildSpec(launch: JobLaunch, limits: RuntimeLimits, seen: ChildPaths): Promise<string> {
+  await mkdir(join(launch.jobDir, 'output'), { recursive: true });
+  await mkdir(launch.tempDir, { recursive: true });
   const specPath = join(launch.jobDir, specFileName(launch));
-  await writeFile(specPath, JSON.stringify(spec, null, 2) + '\n');
+  await writeFile(specPath, JSON.stringify(childJobSpec(launch, limits, seen), null, 2) + '\n');
   return specPath;
+}
+
+/** Writes the job description for a child that sees the host paths unchanged; returns its path. */
+export function writeHostSpec(launch: JobLaunch, limits: RuntimeLimits): Promise<string> {
+  return writeChildSpec(launch, limits, { demPath: launch.demPath, climatePath: launch.climatePath, outDir: join(launch.jobDir, 'output') });
 }
 
 /** `node` arguments running `entry` with `specPath`, its heap capped for the memory limit. */
