@@ -15,7 +15,7 @@ const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
 const { readDem, readRaster } = await import(dist('raster/readGeoTiff.js'));
 const { encodeFloat32Tile, rasterTiling } = await import(dist('raster/writeGeoTiff.js'));
 const { WasmTileEncoder } = await import(dist('raster/tileEncoderWasm.js'));
-const { computeSolarYear } = await import(dist('workflows/sol/pipeline.js'));
+const { computeSolarYear } = await import(dist('workflows/solarYear/index.js'));
 
 const demPath = process.argv[2] ?? fileURLToPath(new URL('../test/fixtures/mcn_10m.tif', import.meta.url));
 const out = mkdtempSync(join(tmpdir(), 'bench-encoding-'));

@@ -33,7 +33,7 @@ import { demReadLimits } from '../demLimits.js';
 import { resolveEemtOptions, type EemtOptionsInput } from '../../science/eemt/index.js';
 import { eemtOptionsOfParams } from '../params.js';
 import { checkedDays } from '../sol/days.js';
-import { computeSolarYear, kernelParams, solarHorizonDirections, solarYearProductPaths } from '../sol/pipeline.js';
+import { computeSolarYear, kernelParams, solarHorizonDirections, solarYearProductPaths } from '../solarYear/index.js';
 import { BEAM_PARTS_FOLDER, DAYS_PER_YEAR, MONTH_NAMES, monthlyGlobalPath } from '../sol/products.js';
 import { assembleSolarYear, readSliceManifests } from '../sol/slices.js';
 import type { EemtPhases, WorkflowResult, WorkflowRun } from '../types.js';

@@ -1,4 +1,4 @@
-export { runSolWorkflow, runSolarAssembly, computeSolarYear, type SolarYearOptions, type SolarYearResult } from './pipeline.js';
+export { runSolWorkflow, runSolarAssembly } from './pipeline.js';
 export * from './products.js';
 export { DaySpecError, parseDaySpec } from './days.js';
 export { MAX_REQUESTED_TILE_SIZE, checkTileSize } from './plan.js';

@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDem, readRaster } from '../../../src/raster/index.js';
-import { computeSolarYear } from '../../../src/workflows/sol/index.js';
+import { computeSolarYear } from '../../../src/workflows/solarYear/index.js';
 import { compareFiles } from '../../helpers/compareRasters.js';
 
 const fine = new URL('../../fixtures/oracle/fine/', import.meta.url).pathname;

@@ -12,7 +12,7 @@ import proj4 from 'proj4';
 import { crsFromGeoKeys } from '../../../src/raster/crs.js';
 import { readDem, readRaster, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
 import type { GridSpec } from '../../../src/raster/types.js';
-import { computeSolarYear } from '../../../src/workflows/sol/index.js';
+import { computeSolarYear } from '../../../src/workflows/solarYear/index.js';
 import { dailyIrradiation } from '../../../src/science/solar/dailyIrradiation.js';
 
 const fixtures = new URL('../../fixtures/', import.meta.url).pathname;

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createGeodesy, readDem, readRaster } from '../../../src/raster/index.js';
 import { hornGradient } from '../../../src/science/terrain/slopeAspect.js';
-import { computeSolarYear } from '../../../src/workflows/sol/index.js';
+import { computeSolarYear } from '../../../src/workflows/solarYear/index.js';
 
 const fixtures = new URL('../../fixtures/', import.meta.url).pathname;
 const DAYS = [1, 172];

@@ -10,7 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDem, readRaster } from '../../../src/raster/index.js';
-import { computeSolarYear } from '../../../src/workflows/sol/index.js';
+import { computeSolarYear } from '../../../src/workflows/solarYear/index.js';
 import { MONTH_NAMES } from '../../../src/workflows/sol/products.js';
 import { compareFiles, compareValues } from '../../helpers/compareRasters.js';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRaster } from '../../../src/raster/index.js';
 import type { Dem } from '../../../src/raster/types.js';
-import { computeSolarYear } from '../../../src/workflows/sol/index.js';
+import { computeSolarYear } from '../../../src/workflows/solarYear/index.js';
 import { assembleSolarYear, dealLargestFirst, removeSolarSlices, sliceTiles, SLICES_FOLDER } from '../../../src/workflows/sol/slices.js';
 import type { ComputeTile } from '../../../src/workflows/sol/plan.js';
 import { utm13Grid } from '../../helpers/grids.js';
