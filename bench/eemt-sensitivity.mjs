@@ -2,7 +2,7 @@
 // choice moves EEMT-Trad and EEMT-Topo on test/fixtures/mcn_10m.tif with one stated climate, the upper-Jemez
 // climatology of test/fixtures/climate/upper-jemez-zr16.json (built from Zapata-Rios et al. 2016; the file states its
 // sources). The solar year (step 15 min, Linke 3, albedo 0.2) is computed once; every configuration then runs the
-// workflow's later phases on it (`eemtPhases: 'after-solar'`, the solar products hard-linked). Prints one JSON report:
+// workflow's later phases on it (mode `solar-written`, the solar products hard-linked). Prints one JSON report:
 // per configuration the map means of the mean-annual EEMT-Trad and EEMT-Topo [MJ m⁻² yr⁻¹], their change against the
 // defaults [%], and EEMT-Topo's contrasts north − south (northness > 0 vs < 0) and water-gaining − water-losing
 // (α = λ/λ̄ > 1 vs < 1), as in Rasmussen et al. 2015 Table 2; the contrasts also over the steeper cells (slope ≥ 20°).
@@ -113,7 +113,7 @@ try {
       ...(config.options ? { eemtOptions: config.options } : {}),
       climateFile: zips[config.climate ?? 'zr16'],
       daymetBaseUrl: 'http://127.0.0.1:9',
-      ...(solarDir ? { eemtPhases: 'after-solar' } : {}),
+      ...(solarDir ? { mode: { kind: 'solar-written' } } : {}),
     });
     solarDir ??= out;
     results.push({ name: config.name, seconds: round((performance.now() - t0) / 1000, 1), ...(await measure(out)) });

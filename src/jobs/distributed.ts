@@ -9,8 +9,7 @@
  * level deeper: the parent's child is its `after-solar` part, whose children are the solar parts.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import type { PartWork } from '../workflows/partWork.js';
-import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
+import type { RunMode, WorkflowParams, WorkflowType } from '../workflows/types.js';
 import type { WorkerInfo } from './queue.js';
 
 export const JOBS_QUEUE = 'eemt-jobs';
@@ -29,8 +28,11 @@ export const DEFAULT_LOCK_MS = 60_000;
 /** Times a part may be recovered after its worker stopped renewing its lock before it fails. */
 export const MAX_STALLED_COUNT = 2;
 
-/** A part's name and work. */
-export type PartSpec = { readonly name: string } & PartWork;
+/** A part's name and what it computes. */
+export interface PartSpec {
+  readonly name: string;
+  readonly mode: RunMode;
+}
 
 export interface PartData {
   readonly jobId: string;

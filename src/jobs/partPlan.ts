@@ -9,8 +9,8 @@
  * rest of the job (climate, terrain, EEMT maps, README). DEMs under the split threshold are one part.
  */
 import { eemtSolarShare } from '../workflows/eemt/progress.js';
-import { MAX_TILE_SLICES, type PartWork } from '../workflows/partWork.js';
-import type { WorkflowType } from '../workflows/types.js';
+import { MAX_TILE_SLICES } from '../workflows/partWork.js';
+import { WHOLE_RUN, type RunMode, type WorkflowType } from '../workflows/types.js';
 
 /** Default of `EEMT_SPLIT_MIN_CELLS`: DEMs from this many cells (about 700 × 700) are split. */
 export const DEFAULT_SPLIT_MIN_CELLS = 500_000;
@@ -28,9 +28,11 @@ export const DEFAULT_SPLIT_PARTS = 4;
  */
 export const ASSEMBLY_SHARE = 0.08;
 
-export interface PartPlan extends PartWork {
+export interface PartPlan {
   /** Unique within the job: `all`, `tiles-K-of-N`, `assemble-products[-K-of-N]` or `after-solar`. */
   readonly name: string;
+  /** What the part computes. */
+  readonly mode: RunMode;
   /** Share of the job's work, for the combined progress. */
   readonly weight: number;
   /**
@@ -52,7 +54,7 @@ export interface SplitSettings {
 
 /** Whether `part` is the last part of its job's flow: it starts once every slice has finished (it assembles them). */
 export function runsLast(part: PartPlan): boolean {
-  return part.assembleSlices !== undefined && !part.addedByLastPart;
+  return part.mode.kind === 'assemble' && !part.addedByLastPart;
 }
 
 /**
@@ -61,17 +63,16 @@ export function runsLast(part: PartPlan): boolean {
  */
 export function planParts(type: WorkflowType, cells: number, split: SplitSettings, yearCount = 1): PartPlan[] {
   const count = Math.min(MAX_TILE_SLICES, Math.floor(split.parts));
-  if (cells < split.minCells || !(count > 1)) return [{ name: 'all', weight: 1 }];
+  if (cells < split.minCells || !(count > 1)) return [{ name: 'all', weight: 1, mode: WHOLE_RUN }];
   const solarShare = type === 'eemt' ? eemtSolarShare(yearCount) : 1 - ASSEMBLY_SHARE;
   const parts: PartPlan[] = Array.from({ length: count }, (_, index) => ({
     name: `tiles-${index + 1}-of-${count}`,
     weight: solarShare / count,
-    tileSlice: { index, count },
-    ...(type === 'eemt' ? { eemtPhases: 'solar' as const } : {}),
+    mode: { kind: 'slice', slice: { index, count } },
   }));
   if (type === 'eemt') {
     // its last part assembles the solar year, then runs the rest of the job
-    parts.push({ name: AFTER_SOLAR_PART, eemtPhases: 'after-solar', weight: 1 - solarShare, assembleSlices: count });
+    parts.push({ name: AFTER_SOLAR_PART, weight: 1 - solarShare, mode: { kind: 'assemble', slices: count } });
     return parts;
   }
   // the assembly in `count` shares: the first is the flow's last part, which adds the others when it starts
@@ -79,8 +80,7 @@ export function planParts(type: WorkflowType, cells: number, split: SplitSetting
     parts.push({
       name: index === 0 ? ASSEMBLE_PART : `${ASSEMBLE_PART}-${index + 1}-of-${count}`,
       weight: ASSEMBLY_SHARE / count,
-      assembleSlices: count,
-      assemblyShare: { index, count },
+      mode: { kind: 'assemble', slices: count, share: { index, count } },
       ...(index > 0 ? { addedByLastPart: true } : {}),
     });
   }

@@ -28,7 +28,6 @@ import {
 import { isOutOfDiskSpaceMessage } from './diskSpace.js';
 import { appendJobLog } from './jobLog.js';
 import { removePartialOutputs } from './partialOutputs.js';
-import { partWorkOf } from '../workflows/partWork.js';
 import { planParts, runsLast, type PartPlan, type SplitSettings } from './partPlan.js';
 import type { JobPaths } from './paths.js';
 import { QueueUnavailableError, type JobQueue, type QueuedJob, type QueueStatus } from './queue.js';
@@ -72,13 +71,13 @@ function flowOf(job: JobRecord, parts: readonly PartPlan[]): FlowJob {
   const keep = finishedJobsKept();
   const parent: AssembleData = { jobId: job.id, workflowType: job.workflow_type, parts: parts.map((p) => ({ name: p.name, weight: p.weight })) };
   const climate = job.parameters.climate_source;
-  const helpers = parts.filter((part) => part.addedByLastPart).map((part) => ({ name: part.name, ...partWorkOf(part) }));
+  const helpers = parts.filter((part) => part.addedByLastPart).map((part) => ({ name: part.name, mode: part.mode }));
   const partFlow = (part: PartPlan, children?: FlowJob[]): FlowJob => {
     const data: PartData = {
       jobId: job.id,
       workflowType: job.workflow_type,
       params: workflowParamsOf(job),
-      part: { name: part.name, ...partWorkOf(part), ...(children && helpers.length > 0 ? { helpers } : {}) },
+      part: { name: part.name, mode: part.mode, ...(children && helpers.length > 0 ? { helpers } : {}) },
       ...(climate?.type === 'user' ? { climateFileName: climate.archive.name } : {}),
       ...(job.output_estimate_bytes !== null ? { outputEstimateBytes: job.output_estimate_bytes } : {}),
     };
@@ -177,7 +176,7 @@ export class RedisJobQueue implements JobQueue {
 
   /** A job split into tile slices keeps their tiles beside its products until it is complete. */
   splitsIntoSlices(type: WorkflowType, cells: number, params: Pick<WorkflowParams, 'start_year' | 'end_year'>): boolean {
-    return planOf(type, params, cells, this.split).some((part) => part.tileSlice !== undefined);
+    return planOf(type, params, cells, this.split).some((part) => part.mode.kind === 'slice');
   }
 
   async enqueue(queued?: QueuedJob): Promise<void> {

@@ -8,7 +8,6 @@
 import { readFileSync } from 'node:fs';
 import { format } from 'node:util';
 import { diskFullCodeOf, explainedByMessage, runWorkflow } from '../workflows/index.js';
-import { partWorkOf } from '../workflows/partWork.js';
 import { encodeMessage, PARENT_PID_VARIABLE, type ChildJobSpec, type ChildMessage } from './protocol.js';
 
 const writeProtocol = process.stdout.write.bind(process.stdout);
@@ -69,7 +68,7 @@ async function main(): Promise<number> {
       outDir: spec.outDir,
       params: spec.params,
       ...(spec.maxDemCells !== undefined ? { maxDemCells: spec.maxDemCells } : {}),
-      ...partWorkOf(spec),
+      ...(spec.mode ? { mode: spec.mode } : {}),
       signal: controller.signal,
       onProgress: (update) => {
         lastFraction = Math.max(lastFraction, Math.min(1, Math.max(0, update.fraction)));

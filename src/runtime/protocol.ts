@@ -2,8 +2,7 @@
  * Messages the job child sends to the service: one JSON object per line on the child's stdout.
  * Anything else the child prints (or writes to stderr) is log output and goes to the job's log file.
  */
-import type { PartWork } from '../workflows/partWork.js';
-import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
+import type { RunMode, WorkflowParams, WorkflowType } from '../workflows/types.js';
 
 /** The workflow has started (the DEM is about to be read). */
 export interface StartedMessage {
@@ -40,9 +39,9 @@ export type ChildMessage = StartedMessage | ProgressMessage | DoneMessage | Erro
 
 /**
  * What the job child is asked to do. Written as `job.json` into the job folder (`part-<name>.json` for a part of a split
- * job, with its `PartWork`); paths as the child sees them.
+ * job, with its mode); paths as the child sees them.
  */
-export interface ChildJobSpec extends PartWork {
+export interface ChildJobSpec {
   readonly jobId: string;
   readonly workflowType: WorkflowType;
   readonly demPath: string;
@@ -53,6 +52,8 @@ export interface ChildJobSpec extends PartWork {
   readonly params: WorkflowParams;
   /** Largest DEM the job may read [cells]; no limit when absent. */
   readonly maxDemCells?: number;
+  /** What the run computes (a part of a split job); absent for a whole job. */
+  readonly mode?: RunMode;
 }
 
 /** Environment variable with the pid of the process that started a plain-process job child (its watchdog's parent). */

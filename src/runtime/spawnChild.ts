@@ -6,7 +6,7 @@ import { nodeArgsFor, siblingModuleUrl } from '../util/modules.js';
 import { heapMegabytesFor, threadsFor } from './limits.js';
 import { lineSplitter, parseMessage, type ChildJobSpec } from './protocol.js';
 import { availableParallelism, totalmem } from 'node:os';
-import { containerName, partSpec, specFileName, type JobExit, type JobHandlers, type JobLaunch, type RunningJob, type RuntimeLimits, type RuntimeStatus } from './types.js';
+import { containerName, specFileName, type JobExit, type JobHandlers, type JobLaunch, type RunningJob, type RuntimeLimits, type RuntimeStatus } from './types.js';
 import { forwardedWorkflowSettings } from './workflowSettings.js';
 
 /** The module the child process runs: the job child, or (in tests) another script speaking the same protocol. */
@@ -35,7 +35,7 @@ function childJobSpec(launch: JobLaunch, limits: RuntimeLimits, seen: ChildPaths
     outDir: seen.outDir,
     params: { ...launch.params, num_threads: threadsFor(launch.params.num_threads, limits.cpus) },
     ...(limits.maxDemCells !== undefined ? { maxDemCells: limits.maxDemCells[launch.workflowType] } : {}),
-    ...partSpec(launch),
+    ...(launch.part ? { mode: launch.part.mode } : {}),
   };
 }
 

@@ -3,8 +3,7 @@
  * a bubblewrap sandbox or a plain process — and reports the child's messages and log lines back.
  */
 import type { DemCellLimits } from '../workflows/demLimits.js';
-import { partWorkOf, type PartWork } from '../workflows/partWork.js';
-import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
+import type { RunMode, WorkflowParams, WorkflowType } from '../workflows/types.js';
 import type { ChildJobSpec, ChildMessage } from './protocol.js';
 
 export type RuntimeName = 'docker' | 'bubblewrap' | 'process';
@@ -43,14 +42,10 @@ export interface JobLaunch {
   readonly part?: JobPart;
 }
 
-/** A part of a job: a name unique within the job and what it computes (`PartWork`). */
-export interface JobPart extends PartWork {
+/** A part of a job: a name unique within the job and what it computes. */
+export interface JobPart {
   readonly name: string;
-}
-
-/** What the child's job description says of `launch`'s part (nothing for a whole job). */
-export function partSpec(launch: JobLaunch): PartWork {
-  return partWorkOf(launch.part);
+  readonly mode: RunMode;
 }
 
 /** The job description file of `launch` in its job folder: `job.json`, or `part-<name>.json` for a part. */

@@ -34,7 +34,6 @@ import type { WorkerInfo } from '../jobs/queue.js';
 import { resultFiles } from '../jobs/results.js';
 import { CANCELLED_MESSAGE } from '../jobs/scheduler.js';
 import type { ChildMessage } from '../runtime/protocol.js';
-import { isSplitPart, partWorkOf } from '../workflows/partWork.js';
 import { removeSolarSlices } from '../workflows/sol/slices.js';
 import { containerName, type JobExit, type JobLaunch, type JobRuntime, type RunningJob } from '../runtime/types.js';
 import { formatBytes } from '../util/bytes.js';
@@ -251,7 +250,7 @@ export class PartWorker {
         lines.push(`${prefix} error: ${message.message}`);
       }
     };
-    const needsDaymet = workflowType === 'eemt' && climateFileName === undefined && part.eemtPhases !== 'solar';
+    const needsDaymet = workflowType === 'eemt' && climateFileName === undefined && part.mode.kind !== 'slice';
     const launch: JobLaunch = {
       jobId,
       workflowType,
@@ -263,7 +262,7 @@ export class PartWorker {
       // eemt jobs with their own climate grids, and the solar parts of eemt jobs, need neither the Daymet cache nor the network
       cacheDir: needsDaymet ? paths.dirs.cacheDir : null,
       network: needsDaymet,
-      ...(isSplitPart(part) ? { part: { name: part.name, ...partWorkOf(part) } } : {}),
+      ...(part.mode.kind !== 'whole' ? { part: { name: part.name, mode: part.mode } } : {}),
     };
     const timer = setInterval(() => {
       void report();

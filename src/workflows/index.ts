@@ -5,9 +5,9 @@
 import type { ClimateSource } from '../climate/climateOnDem.js';
 import type { GridSpec } from '../raster/index.js';
 import { WorkflowInputError } from './failures.js';
-import type { WorkflowResult, WorkflowRun, WorkflowType } from './types.js';
+import { WHOLE_RUN, type WorkflowResult, type WorkflowRun, type WorkflowType } from './types.js';
 
-export type { WorkflowParams, WorkflowResult, WorkflowRun, WorkflowType, ProgressUpdate } from './types.js';
+export type { RunMode, WorkflowParams, WorkflowResult, WorkflowRun, WorkflowType, ProgressUpdate } from './types.js';
 
 export const WORKFLOW_TYPES: readonly WorkflowType[] = ['sol', 'eemt'];
 
@@ -46,22 +46,23 @@ export async function checkWorkflowInputs(
   }
 }
 
-/** Runs the workflow `type` to completion (see `WorkflowRun` for progress and cancellation). */
+/**
+ * Runs the workflow `type` to completion in the run's mode (see `WorkflowRun` for progress and cancellation): the one
+ * place that picks what a mode runs. The pipelines are loaded on first use: the service process never needs them,
+ * only the job child does.
+ */
 export async function runWorkflow(type: WorkflowType, run: WorkflowRun): Promise<WorkflowResult> {
-  if (run.assemblyShare) {
-    // a share of a split job's solar products, whatever the workflow (the slices hold them)
-    const { runSolarAssembly } = await import('./sol/index.js');
-    return runSolarAssembly(run);
-  }
+  const mode = run.mode ?? WHOLE_RUN;
   switch (type) {
     case 'sol': {
-      // Loaded on first use: the service process never needs the pipeline, only the job child does.
-      const { runSolWorkflow } = await import('./sol/index.js');
-      return runSolWorkflow(run);
+      const { runSolarAssembly, runSolWorkflow } = await import('./sol/index.js');
+      if (mode.kind === 'assemble') return runSolarAssembly(run, mode);
+      if (mode.kind === 'solar-written') throw new RangeError("a sol run has nothing to do after its solar year ('solar-written')");
+      return runSolWorkflow({ ...run, mode });
     }
     case 'eemt': {
       const { runEemtSolarPhase, runEemtWorkflow } = await import('./eemt/index.js');
-      return run.eemtPhases === 'solar' ? runEemtSolarPhase(run) : runEemtWorkflow(run);
+      return mode.kind === 'slice' ? runEemtSolarPhase({ ...run, mode }) : runEemtWorkflow({ ...run, mode });
     }
   }
 }

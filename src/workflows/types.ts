@@ -9,7 +9,31 @@ export interface TileSlice {
   readonly count: number;
 }
 
-/** Phases of an `eemt` run (see `WorkflowRun.eemtPhases`). */
+/**
+ * What a run computes. A whole job is one run; a job split across workers (the job layer plans its parts,
+ * `jobs/partPlan.ts`) runs its solar year in tile slices, then assembles it:
+ * - `whole`: the whole workflow;
+ * - `slice`: only this slice of the solar year's compute tiles, for the run's days, left under the output folder for
+ *   the assembly (`sol/slices.ts`); eemt checks its inputs first and runs no other phase;
+ * - `assemble`: the solar year assembled from the `slices` slices computed before — `sol` only that, or only `share`
+ *   of its products when given (shares run side by side on several workers); `eemt` then runs every other phase;
+ * - `solar-written` (eemt): every phase but the solar one, whose whole year is already in the output folder.
+ */
+export type RunMode =
+  | { readonly kind: 'whole' }
+  | { readonly kind: 'slice'; readonly slice: TileSlice }
+  | { readonly kind: 'assemble'; readonly slices: number; readonly share?: TileSlice }
+  | { readonly kind: 'solar-written' };
+
+/** The modes of a run that computes solar-year tiles itself. */
+export type ComputingMode = Extract<RunMode, { kind: 'whole' | 'slice' }>;
+/** The mode of a run that assembles the solar year from its slices. */
+export type AssembleMode = Extract<RunMode, { kind: 'assemble' }>;
+
+/** The mode of a run that says none. */
+export const WHOLE_RUN: RunMode = { kind: 'whole' };
+
+/** Phases of an `eemt` run (see `RunMode`): everything, the solar phase alone, or everything after it. */
 export type EemtPhases = 'all' | 'solar' | 'after-solar';
 
 /** Parameters of a run, named as in the service's submit form (SERVICE_SPEC.md). */
@@ -55,27 +79,11 @@ export interface WorkflowRun {
   readonly signal?: AbortSignal;
   /**
    * The days of year to compute (default all 365; monthly sums for complete months only): for `sol` the run's days;
-   * for `eemt` the days of its solar phase when `eemtPhases` is 'solar'.
+   * for `eemt` the days of its solar phase alone (`runEemtSolarPhase`).
    */
   readonly days?: readonly number[];
-  /**
-   * `eemt` only: the phases to run. 'all' (default) is the whole workflow; 'solar' only the solar phase, for `days`
-   * (its daily maps, monthly sums and flat-surface sums); 'after-solar' every other phase, the whole solar year's
-   * products being already in `outDir` (written by 'solar' runs of the same job).
-   */
-  readonly eemtPhases?: EemtPhases;
-  /**
-   * A slice of the solar year's compute tiles (a part of a job split across workers; `sol`, or `eemt` with
-   * `eemtPhases: 'solar'`): only its tiles are computed, and left under `outDir` for the run that assembles them.
-   */
-  readonly tileSlice?: TileSlice;
-  /**
-   * The solar year was computed by this many tile slices (runs with `tileSlice`): `sol` only assembles their
-   * products; `eemt` with `eemtPhases: 'after-solar'` assembles them first.
-   */
-  readonly assembleSlices?: number;
-  /** `sol` with `assembleSlices`: assemble only this share of the products (shares run side by side on several workers). */
-  readonly assemblyShare?: TileSlice;
+  /** What the run computes (default whole). */
+  readonly mode?: RunMode;
   /** `sol` only: side of the compute tiles = GeoTIFF tiles [cells], a multiple of 16 in 16–512 (default by DEM size). */
   readonly tileSize?: number;
   /** `sol` only: the daily kernel's implementation, 'wasm' (default) or 'typescript' (same outputs, for comparison). */

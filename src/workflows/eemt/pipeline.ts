@@ -19,10 +19,10 @@
  *   5. energy  – monthly climate grids and EEMT maps, annual sums, multi-year means;
  *   6. README.txt.
  *
- * A job split across workers runs the solar phase in parts (`runEemtSolarPhase` with `eemtPhases: 'solar'` and the
- * part's tile slice, or its days: inputs and solar only), then everything else in one run with `eemtPhases:
- * 'after-solar'`, which assembles the solar year from the slices (`assembleSlices`), or checks that the whole solar
- * year is in the output folder, and uses it instead of computing it.
+ * A job split across workers runs the solar phase in parts (`runEemtSolarPhase` in mode `slice`, with the part's tile
+ * slice: inputs and solar only), then everything else in one run in mode `assemble`, which assembles the solar year
+ * from the slices and uses it instead of computing it (in mode `solar-written`: checks that the whole solar year is in
+ * the output folder, written by `runEemtSolarPhase` runs for its days).
  */
 import { access, mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -36,7 +36,7 @@ import { checkedDays } from '../sol/days.js';
 import { computeSolarYear, kernelParams, solarHorizonDirections, solarYearProductPaths } from '../solarYear/index.js';
 import { BEAM_PARTS_FOLDER, DAYS_PER_YEAR, MONTH_NAMES, monthlyGlobalPath } from '../sol/products.js';
 import { assembleSolarYear, readSliceManifests } from '../sol/slices.js';
-import type { EemtPhases, WorkflowResult, WorkflowRun } from '../types.js';
+import { WHOLE_RUN, type TileSlice, type WorkflowResult, type WorkflowRun } from '../types.js';
 import { downloadClimate, loadUserClimate, type ClimateDownloadSettings } from './climatePhase.js';
 import type { EemtDiagnostics } from './diagnostics.js';
 import { computeEnergy } from './energyPhase.js';
@@ -84,22 +84,21 @@ export interface EemtWorkflowResult extends WorkflowResult {
  * phase), or the signal's AbortError. */
 export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflowResult> {
   const started = performance.now();
-  const phases: EemtPhases = run.eemtPhases ?? 'all';
-  if (phases === 'solar') throw new RangeError("runEemtWorkflow runs 'all' or 'after-solar'; the solar phase alone is runEemtSolarPhase");
+  const mode = run.mode ?? WHOLE_RUN;
+  if (mode.kind === 'slice') throw new RangeError('runEemtWorkflow computes no tile slice; the solar phase alone is runEemtSolarPhase');
   const yearRange = eemtYearRange(run.params);
   const eemtOptions = resolveEemtOptions({ ...eemtOptionsOfParams(run.params), ...run.eemtOptions });
   const baseUrl = resolveDaymetBaseUrl(run.daymetBaseUrl);
   const cacheDir = run.cacheDir ?? (process.env['EEMT_CACHE_DIR']?.trim() || DEFAULT_EEMT_CACHE_DIR);
   const yearCount = yearRange.end - yearRange.start + 1;
-  const assembling = phases === 'after-solar' && run.assembleSlices !== undefined;
-  const progress = new EemtProgress(run.onProgress, eemtPhaseWeights(yearCount, phases, assembling));
+  const progress = new EemtProgress(run.onProgress, eemtPhaseWeights(yearCount, mode.kind === 'whole' ? 'all' : 'after-solar', mode.kind === 'assemble'));
   const signal = run.signal;
 
   // 1. Inputs: everything that can fail without network or computation.
   const { dem, years } = await checkInputs(run, progress.phase('inputs'));
   // A run after the solar parts fails here, before any download, if one of them did not write its products.
-  const solarWritten = phases === 'after-solar' && !assembling ? await solarYearWritten(run, dem) : null;
-  if (assembling) await readSliceManifests(run.outDir, run.assembleSlices!);
+  const solarWritten = mode.kind === 'solar-written' ? await solarYearWritten(run, dem) : null;
+  if (mode.kind === 'assemble') await readSliceManifests(run.outDir, mode.slices);
   signal?.throwIfAborted();
   await mkdir(run.outDir, { recursive: true });
 
@@ -138,7 +137,8 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
     }
 
     // 3. Solar year with the flat-surface monthly sums (or the products of its parts, computed before).
-    const solar = solarWritten ?? (assembling ? await assembleSolarPhase(run, dem, progress.phase('solar')) : await computeSolarPhase(run, dem, progress.phase('solar')));
+    const solar =
+      solarWritten ?? (mode.kind === 'assemble' ? await assembleSolarPhase(run, mode.slices, dem, progress.phase('solar')) : await computeSolarPhase(run, null, dem, progress.phase('solar')));
     signal?.throwIfAborted();
     const unshadedFiles = eemtOptions.topoRadiation === 'unshaded' ? await computeUnshadedMonthlySums(run, dem, progress.phase('unshaded')) : [];
     signal?.throwIfAborted();
@@ -236,8 +236,8 @@ async function checkInputs(run: EemtWorkflowRun, inputs: PhaseReporter) {
 
 type EemtDem = Awaited<ReturnType<typeof readDem>>;
 
-/** The solar phase: the run's days (default the whole year) with the flat-surface monthly sums. */
-function computeSolarPhase(run: EemtWorkflowRun, dem: EemtDem, report: PhaseReporter) {
+/** The solar phase: the run's days (default the whole year) with the flat-surface monthly sums; only `slice`'s tiles when given. */
+function computeSolarPhase(run: EemtWorkflowRun, slice: TileSlice | null, dem: EemtDem, report: PhaseReporter) {
   return computeSolarYear(dem, {
     outDir: run.outDir,
     params: kernelParams(run),
@@ -246,7 +246,7 @@ function computeSolarPhase(run: EemtWorkflowRun, dem: EemtDem, report: PhaseRepo
     // (the real-sky maps need them; they stay outside the products and go at the end of the run)
     beamParts: true,
     ...(run.days ? { days: run.days } : {}),
-    ...(run.tileSlice ? { slice: run.tileSlice } : {}),
+    ...(slice ? { slice } : {}),
     onProgress: (update) => report(update.fraction, update.message),
     signal: run.signal,
   });
@@ -286,9 +286,9 @@ async function computeUnshadedMonthlySums(run: EemtWorkflowRun, dem: EemtDem, re
   }
 }
 
-/** The solar year assembled from the tile slices computed by earlier runs of the solar phase (`run.assembleSlices`). */
-async function assembleSolarPhase(run: EemtWorkflowRun, dem: EemtDem, report: PhaseReporter) {
-  const assembled = await assembleSolarYear(run.outDir, dem.grid, run.assembleSlices!, {
+/** The solar year assembled from the `slices` tile slices computed by earlier runs of the solar phase. */
+async function assembleSolarPhase(run: EemtWorkflowRun, slices: number, dem: EemtDem, report: PhaseReporter) {
+  const assembled = await assembleSolarYear(run.outDir, dem.grid, slices, {
     onProgress: (update) => report(update.fraction, update.message),
     ...(run.signal ? { signal: run.signal } : {}),
   });
@@ -307,18 +307,20 @@ async function solarYearWritten(run: EemtWorkflowRun, dem: EemtDem): Promise<{ f
 }
 
 /**
- * The solar phase alone, for `run.days` (`eemtPhases: 'solar'`): a part of a job split across workers. Checks the
- * inputs as the whole workflow does, then writes the days' daily maps and the sums of their complete months.
+ * The solar phase alone, for `run.days`: a part of a job split across workers. Checks the inputs as the whole workflow
+ * does, then computes the tiles of the slice of mode `slice` (left for the assembly), or writes the days' daily maps
+ * and the sums of their complete months.
  */
 export async function runEemtSolarPhase(run: EemtWorkflowRun): Promise<WorkflowResult> {
+  const slice = run.mode?.kind === 'slice' ? run.mode.slice : null;
   const started = performance.now();
   checkedDays(run.days);
   const progress = new EemtProgress(run.onProgress, eemtPhaseWeights(1, 'solar'));
   const { dem } = await checkInputs(run, progress.phase('inputs'));
   run.signal?.throwIfAborted();
   await mkdir(run.outDir, { recursive: true });
-  const solar = await computeSolarPhase(run, dem, progress.phase('solar'));
-  progress.done(run.tileSlice ? `solar radiation: tile slice ${run.tileSlice.index + 1} of ${run.tileSlice.count} computed (${solar.days} days)` : `solar radiation: ${solar.days} days written`);
+  const solar = await computeSolarPhase(run, slice, dem, progress.phase('solar'));
+  progress.done(slice ? `solar radiation: tile slice ${slice.index + 1} of ${slice.count} computed (${solar.days} days)` : `solar radiation: ${solar.days} days written`);
   return { files: solar.files, cells: dem.grid.width * dem.grid.height, validCells: dem.validCount, days: solar.days, seconds: (performance.now() - started) / 1000 };
 }
 

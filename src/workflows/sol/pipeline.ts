@@ -9,31 +9,33 @@ import { demReadLimits } from '../demLimits.js';
 import type { Dem } from '../../raster/types.js';
 import { validateWorkflowParams } from '../params.js';
 import { computeSolarYear, kernelParams, type SolarYearResult } from '../solarYear/index.js';
-import type { WorkflowResult, WorkflowRun } from '../types.js';
+import type { AssembleMode, ComputingMode, TileSlice, WorkflowResult, WorkflowRun } from '../types.js';
 import { checkedDays } from './days.js';
 import { checkTileSize } from './plan.js';
 import { assembleSolarYear } from './slices.js';
 import { prestartSolWorkers, releaseSpareWorkers } from './workerPool.js';
 
 /**
- * Assembles the products of a solar year (of `sol`, or eemt's solar phase) from `run.assembleSlices` tile slices
- * computed before, or `run.assemblyShare` of them. The slices computed everything: only the DEM's grid is read.
+ * Assembles the products of a `sol` solar year from the `mode.slices` tile slices computed before, or `mode.share` of
+ * them. The slices computed everything: only the DEM's grid is read.
  */
-export async function runSolarAssembly(run: WorkflowRun): Promise<WorkflowResult> {
+export async function runSolarAssembly(run: WorkflowRun, mode: AssembleMode): Promise<WorkflowResult> {
   const started = performance.now();
-  if (run.assembleSlices === undefined) throw new RangeError('runSolarAssembly needs assembleSlices');
   const grid = await readDemGrid(run.demPath, demReadLimits(run.maxDemCells));
-  const assembled = await assembleSolarYear(run.outDir, grid, run.assembleSlices, {
+  const assembled = await assembleSolarYear(run.outDir, grid, mode.slices, {
     ...(run.onProgress ? { onProgress: run.onProgress } : {}),
     ...(run.signal ? { signal: run.signal } : {}),
-    ...(run.assemblyShare ? { share: run.assemblyShare } : {}),
+    ...(mode.share ? { share: mode.share } : {}),
   });
   run.onProgress?.({ fraction: 1, message: `${assembled.files.length} solar products assembled` });
   return { files: assembled.files, cells: grid.width * grid.height, validCells: assembled.validCells, days: assembled.days, seconds: (performance.now() - started) / 1000 };
 }
 
-/** Reads the run's DEM and computes its solar year. */
-async function solarYearOfRun(run: WorkflowRun): Promise<{ dem: Dem<Float32Array>; result: SolarYearResult }> {
+/** A `sol` run that computes: the whole solar year, or a slice of its tiles. */
+export type SolRun = WorkflowRun & { readonly mode?: ComputingMode };
+
+/** Reads the run's DEM and computes its solar year (the slice of its tiles that `slice` names, when given). */
+async function solarYearOfRun(run: SolRun, slice: TileSlice | null): Promise<{ dem: Dem<Float32Array>; result: SolarYearResult }> {
   const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
@@ -42,24 +44,24 @@ async function solarYearOfRun(run: WorkflowRun): Promise<{ dem: Dem<Float32Array
     ...(run.days ? { days: run.days } : {}),
     ...(run.tileSize !== undefined ? { tileSize: run.tileSize } : {}),
     ...(run.kernel ? { kernel: run.kernel } : {}),
-    ...(run.tileSlice ? { slice: run.tileSlice } : {}),
+    ...(slice ? { slice } : {}),
     onProgress: run.onProgress,
     signal: run.signal,
   });
   return { dem, result };
 }
 
-/** The `sol` workflow: validates the parameters, reads the DEM and writes the `sol` products. */
-export async function runSolWorkflow(run: WorkflowRun): Promise<WorkflowResult> {
+/** The `sol` workflow: validates the parameters, reads the DEM and writes the `sol` products (or a slice's tiles). */
+export async function runSolWorkflow(run: SolRun): Promise<WorkflowResult> {
   const started = performance.now();
   validateWorkflowParams(run.params);
   checkedDays(run.days);
   if (run.tileSize !== undefined) checkTileSize(run.tileSize);
-  if (run.assembleSlices !== undefined) return runSolarAssembly(run);
+  const slice = run.mode?.kind === 'slice' ? run.mode.slice : null;
   // the worker threads load their modules while the DEM is read and the run planned
   prestartSolWorkers(Math.min(run.params.num_threads, availableParallelism()));
-  const { dem, result } = await solarYearOfRun(run).finally(releaseSpareWorkers);
-  run.onProgress?.({ fraction: 1, message: run.tileSlice ? `tile slice ${run.tileSlice.index + 1} of ${run.tileSlice.count} computed` : 'sol products written' });
+  const { dem, result } = await solarYearOfRun(run, slice).finally(releaseSpareWorkers);
+  run.onProgress?.({ fraction: 1, message: slice ? `tile slice ${slice.index + 1} of ${slice.count} computed` : 'sol products written' });
   return {
     files: result.files,
     cells: dem.grid.width * dem.grid.height,

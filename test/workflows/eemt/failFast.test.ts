@@ -255,14 +255,14 @@ test('an abort during the EEMT phase stops between months: no README, not every 
 
 test('a run after the solar parts fails before any download when the solar year is incomplete', async () => {
   const before = server.requests.length;
-  const r = run(mcnCrop, { eemtPhases: 'after-solar' });
+  const r = run(mcnCrop, { mode: { kind: 'solar-written' } });
   await assert.rejects(r.promise, /^Error: The solar phase did not write global\/daily\/total_sun_day_1\.tif; the EEMT maps need the whole solar year$/);
   assert.equal(server.requests.length, before, 'no climate request');
 });
 
 test('a run after solar tile slices fails before any download when a slice did not finish', async () => {
   const before = server.requests.length;
-  const r = run(mcnCrop, { eemtPhases: 'after-solar', assembleSlices: 2 });
+  const r = run(mcnCrop, { mode: { kind: 'assemble', slices: 2 } });
   await assert.rejects(r.promise, /Tile slice [12] of 2 did not finish \(no manifest in \.solar-slices\); the solar year cannot be assembled/);
   assert.equal(server.requests.length, before, 'no climate request');
 });
