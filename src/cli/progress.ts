@@ -13,7 +13,7 @@ export interface ProgressDisplay {
 }
 
 /** Longest quiet time between progress lines when not on a terminal [ms]. */
-export const PROGRESS_LINE_INTERVAL_MS = 30_000;
+const PROGRESS_LINE_INTERVAL_MS = 30_000;
 
 export interface ProgressDisplayOptions {
   readonly intervalMs?: number;

@@ -86,7 +86,7 @@ export interface CleanupServiceOptions {
 }
 
 /** A cleanup timestamp: ISO 8601 UTC without the zone designator. */
-export function cleanupTimestamp(date: Date): string {
+function cleanupTimestamp(date: Date): string {
   return date.toISOString().replace(/Z$/, '');
 }
 

@@ -28,18 +28,18 @@ export type { ClimateVerdict } from './climateRules.js';
 /** Files up to this size are decoded completely at submission [bytes]; larger ones get the header rules. */
 export const FULL_CHECK_MAX_BYTES = 256 * 1024 * 1024;
 /** Processor time a DEM check may use before it is stopped and the file refused [s]. */
-export const DEM_CHECK_CPU_SECONDS = 60;
+const DEM_CHECK_CPU_SECONDS = 60;
 /** Processor time of a climate ZIP check, which reads every grid of the years [s]. */
-export const CLIMATE_CHECK_CPU_SECONDS = 120;
+const CLIMATE_CHECK_CPU_SECONDS = 120;
 /**
  * Wall-clock time after which a check is stopped whatever it did [ms]: for a check that hangs (waits without
  * using its processor time), far beyond what the processor-time budgets allow on a busy machine.
  */
-export const CHECK_WATCHDOG_MS = 15 * 60_000;
+const CHECK_WATCHDOG_MS = 15 * 60_000;
 /** Checks running at once. */
-export const DEM_CHECKS_AT_ONCE = 2;
+const DEM_CHECKS_AT_ONCE = 2;
 /** V8 heap of the check process [MiB] (pixel arrays live outside it, under the data limit). */
-export const DEM_CHECK_HEAP_MB = 256;
+const DEM_CHECK_HEAP_MB = 256;
 /** Memory of the check process that does not depend on the file (Node.js, code, heap) [bytes]. */
 const CHECK_BASE_BYTES = 256 * 1024 ** 2;
 /** Per cell, at most: the decoded samples (≤ 8 bytes), geotiff.js's block copies (≤ 8) and the Float64 values (8). */
@@ -92,7 +92,7 @@ function duration(ms: number): string {
  * Memory the climate check may use: the process, one member's bytes twice, its decoded cells (at most the cell
  * limit) and the DEM-sized arrays of the reprojection.
  */
-export function climateCheckMemoryBytes(maxCells: number): number {
+function climateCheckMemoryBytes(maxCells: number): number {
   return CHECK_BASE_BYTES + 2 * CLIMATE_MEMBER_BYTES + CHECK_BYTES_PER_CELL * maxCells + CLIMATE_BYTES_PER_DEM_CELL * maxCells;
 }
 

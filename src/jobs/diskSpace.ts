@@ -30,9 +30,9 @@ export async function folderSpace(path: string): Promise<FolderSpace> {
 }
 
 /** Share of a job's estimate added to it as a safety margin. */
-export const DISK_MARGIN_FRACTION = 0.05;
+const DISK_MARGIN_FRACTION = 0.05;
 /** Bytes added to every job's estimate as a safety margin (job.json, job.log, folders). */
-export const DISK_MARGIN_BYTES = 1024 ** 2;
+const DISK_MARGIN_BYTES = 1024 ** 2;
 
 /** What a job with output estimate `estimateBytes` needs free: the estimate and the safety margin. */
 export function bytesNeeded(estimateBytes: number): number {

@@ -14,8 +14,6 @@ import type { WorkerInfo } from './queue.js';
 
 export const JOBS_QUEUE = 'eemt-jobs';
 export const PARTS_QUEUE = 'eemt-parts';
-/** Pub/sub channel announcing cancelled (or deleted) job ids to the workers. */
-export const CANCEL_CHANNEL = 'eemt:cancel';
 const CANCELLED_KEY_PREFIX = 'eemt:cancelled:';
 const WORKER_KEY_PREFIX = 'eemt:worker:';
 

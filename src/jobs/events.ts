@@ -33,7 +33,7 @@ export interface JobEventSource {
   watch(id: string, onChange: () => void): () => void;
 }
 
-export function snapshotOf(job: JobRecord): JobSnapshot {
+function snapshotOf(job: JobRecord): JobSnapshot {
   return {
     id: job.id,
     status: job.status,

@@ -26,7 +26,7 @@ import { JobError, type JobRecord } from './types.js';
 import { echoed } from '../util/echoed.js';
 
 /** Longest side of a preview PNG [px]. */
-export const PREVIEW_MAX_SIDE = 1024;
+const PREVIEW_MAX_SIDE = 1024;
 
 /** The legend of a preview: what the map is, its statistics over valid cells at full resolution, its colours. */
 export interface PreviewLegend extends MapStatistics {

@@ -69,7 +69,7 @@ const ZIP64_EOCD_BYTES = 56 + 20;
  * 65 535 entries or more, or beyond 4 GiB (`>= 0xffffffff`). A year of `sol` products (742 files) crosses
  * 64 KiB, and a Content-Length 76 bytes too large makes clients see a cut-off download.
  */
-export function yazlZip64Overcount(names: readonly string[], predictedTotal: number): number {
+function yazlZip64Overcount(names: readonly string[], predictedTotal: number): number {
   // a central directory entry as yazl writes it: 46 bytes, the name and the 9-byte Info-ZIP timestamp field
   // (no ZIP64 field or comment for entries below 4 GiB)
   const centralDirectory = names.reduce((n, name) => n + 46 + Buffer.byteLength(name) + 9, 0);

@@ -45,7 +45,7 @@ export class ServiceLockedError extends Error {
 export const FOLDER_LOCK_NAME = '.eemt-service.lock';
 
 /** The lock file of a database file (`<path>.lock` beside it) or of a data folder (inside it). */
-export function lockFileFor(path: string, kind: 'file' | 'folder'): string {
+function lockFileFor(path: string, kind: 'file' | 'folder'): string {
   const absolute = resolve(path);
   return kind === 'folder' ? join(absolute, FOLDER_LOCK_NAME) : join(dirname(absolute), `${basename(absolute)}.lock`);
 }

@@ -21,7 +21,7 @@ import { openRegularFile } from './files.js';
 import type { JobRecord } from './types.js';
 
 export const STAC_VERSION = '1.0.0';
-export const STAC_EXTENSIONS = [
+const STAC_EXTENSIONS = [
   'https://stac-extensions.github.io/projection/v1.1.0/schema.json',
   'https://stac-extensions.github.io/raster/v1.1.0/schema.json',
 ] as const;
@@ -30,7 +30,7 @@ export const STAC_ITEM_MEDIA_TYPE = 'application/geo+json';
 export const JSON_MEDIA_TYPE = 'application/json';
 
 /** The Items' places in the results ZIP. */
-export const STAC_ZIP_PATHS: Readonly<Record<'job' | DailyGroup, string>> = {
+const STAC_ZIP_PATHS: Readonly<Record<'job' | DailyGroup, string>> = {
   job: 'stac.json',
   'daily-global': 'stac/daily-global.json',
   'daily-hours': 'stac/daily-hours.json',

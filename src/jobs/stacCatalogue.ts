@@ -32,7 +32,7 @@ import type { JobStore, StacItemRow } from './store.js';
 import type { JobRecord } from './types.js';
 
 /** Conformance classes of the catalogue (STAC API v1.0.0 and the OGC API – Features parts it builds on). */
-export const CONFORMANCE = [
+const CONFORMANCE = [
   'https://api.stacspec.org/v1.0.0/core',
   'https://api.stacspec.org/v1.0.0/collections',
   'https://api.stacspec.org/v1.0.0/ogcapi-features',
@@ -42,8 +42,8 @@ export const CONFORMANCE = [
   'http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson',
 ] as const;
 
-export const CATALOGUE_ID = 'eemt-service';
-export const OPENAPI_MEDIA_TYPE = 'application/vnd.oai.openapi+json;version=3.0';
+const CATALOGUE_ID = 'eemt-service';
+const OPENAPI_MEDIA_TYPE = 'application/vnd.oai.openapi+json;version=3.0';
 
 const COLLECTION_TEXTS: Readonly<Record<WorkflowType, { title: string; description: string; keywords: string[] }>> = {
   sol: {

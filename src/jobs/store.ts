@@ -64,7 +64,7 @@ export const MIGRATIONS: readonly string[] = [
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Whether `id` has the shape of a job id (a UUID). */
-export function isJobId(id: string): boolean {
+function isJobId(id: string): boolean {
   return UUID.test(id);
 }
 

@@ -3,7 +3,6 @@ import type { ClimateSource } from '../climate/climateOnDem.js';
 import type { WorkflowParams, WorkflowType } from '../workflows/types.js';
 
 export type JobStatus = 'pending' | 'running' | 'completed' | 'failed';
-export const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'completed', 'failed'];
 
 /** The error message of a job its user cancelled (a failed job with this message was cancelled, not failed). */
 export const CANCELLED_MESSAGE = 'Cancelled by user';

@@ -101,7 +101,7 @@ function layout(images: readonly CogImage[], bigTiff: boolean): CogDirectory {
 }
 
 /** The leader (size, 4 bytes LE) and trailer (last 4 bytes repeated) of a compressed tile. */
-export function blockFraming(block: Uint8Array): { leader: Buffer; trailer: Buffer } {
+function blockFraming(block: Uint8Array): { leader: Buffer; trailer: Buffer } {
   const framing = Buffer.alloc(BLOCK_LEADER_BYTES + BLOCK_TRAILER_BYTES);
   writeBlockFraming(block, framing, 0);
   return { leader: framing.subarray(0, BLOCK_LEADER_BYTES), trailer: framing.subarray(BLOCK_LEADER_BYTES) };

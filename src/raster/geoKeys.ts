@@ -25,7 +25,7 @@ export const GeoKey = {
 } as const;
 
 /** Names of the GeoKeys, as the GeoTIFF specification (and `geotiff-geokeys-to-proj4`) spells them. */
-export const GEO_KEY_NAMES: Readonly<Record<number, string>> = {
+const GEO_KEY_NAMES: Readonly<Record<number, string>> = {
   1024: 'GTModelTypeGeoKey',
   1025: 'GTRasterTypeGeoKey',
   1026: 'GTCitationGeoKey',

@@ -16,7 +16,7 @@ import { StatisticsAccumulator, type BandStatistics } from './statistics.js';
 export type TileEncoder = (tile: Float32Array) => Buffer;
 
 /** Overviews are made when either side of the raster is at least this many cells. */
-export const OVERVIEW_MIN_SIDE = 512;
+const OVERVIEW_MIN_SIDE = 512;
 
 /**
  * The tilings of the overview levels of a raster with `tiling` (same tile size), largest first: none when

@@ -138,7 +138,7 @@ export class RasterLevels {
 }
 
 /** GDAL's STATISTICS_MINIMUM, _MAXIMUM, _MEAN, _STDDEV and _VALID_PERCENT items of band 1, when all are numbers. */
-export function storedStatistics(gdalMetadataXml: string): BandStatistics | null {
+function storedStatistics(gdalMetadataXml: string): BandStatistics | null {
   const item = (name: string): number => {
     const m = new RegExp(`<Item name="STATISTICS_${name}" sample="0"[^>]*>([^<]*)</Item>`).exec(gdalMetadataXml);
     return m ? Number(m[1]) : NaN;

@@ -40,7 +40,7 @@ export interface TiffDirectory {
  * Lays out the directory for `tags` (without the block tables, which are added) and `blockCount` blocks.
  * `bigTiff` must be decided up front: use it when the blocks may not fit below CLASSIC_TIFF_LIMIT.
  */
-export function tiffDirectory(tags: readonly TiffTag[], blockCount: number, bigTiff: boolean): TiffDirectory {
+function tiffDirectory(tags: readonly TiffTag[], blockCount: number, bigTiff: boolean): TiffDirectory {
   const offsetType: TagTypeCode = bigTiff ? TagType.LONG8 : TagType.LONG;
   const zeros = new Array<number>(blockCount).fill(0);
   const allTags = [
@@ -57,7 +57,7 @@ export function tiffDirectory(tags: readonly TiffTag[], blockCount: number, bigT
 }
 
 /** The two block tables of `directory` filled in, to be written at offsetsPosition and byteCountsPosition. */
-export function blockTables(directory: TiffDirectory, offsets: ArrayLike<number>, byteCounts: ArrayLike<number>): { offsets: Buffer; byteCounts: Buffer } {
+function blockTables(directory: TiffDirectory, offsets: ArrayLike<number>, byteCounts: ArrayLike<number>): { offsets: Buffer; byteCounts: Buffer } {
   const type = directory.bigTiff ? TagType.LONG8 : TagType.LONG;
   const size = TYPE_SIZE[type] * directory.blockCount;
   const table = (values: ArrayLike<number>) => {

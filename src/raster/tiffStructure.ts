@@ -24,7 +24,7 @@ export function bytesSource(bytes: Uint8Array): ByteSource {
 }
 
 /** Opens `path` as a byte source; reads only what is asked for. */
-export async function openFileSource(path: string): Promise<ByteSource & { close(): Promise<void> }> {
+async function openFileSource(path: string): Promise<ByteSource & { close(): Promise<void> }> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
@@ -54,13 +54,13 @@ export interface TiffLimits {
 /** At most this many image directories are followed (GDAL's overviews and masks need a handful). */
 export const MAX_IMAGE_DIRECTORIES = 1024;
 /** At most this many entries in one image directory (GDAL writes about 20). */
-export const MAX_DIRECTORY_ENTRIES = 4096;
+const MAX_DIRECTORY_ENTRIES = 4096;
 /** A tag's values may take at most this many bytes (the strip/tile tables are bounded by the block count). */
-export const MAX_TAG_BYTES = 16 * 1024 * 1024;
+const MAX_TAG_BYTES = 16 * 1024 * 1024;
 /** At most this many strips or tiles (a table of 128 MiB in BigTIFF). */
-export const MAX_BLOCKS = 2 ** 24;
+const MAX_BLOCKS = 2 ** 24;
 /** A strip or tile may have more cells than the image only up to this many (e.g. 256 × 256 tiles of a 3 × 3 DEM). */
-export const SMALL_IMAGE_BLOCK_CELLS = 2 ** 20;
+const SMALL_IMAGE_BLOCK_CELLS = 2 ** 20;
 
 /** How the first image's pixels are cut into strips or tiles. */
 export interface TiffBlockLayout {

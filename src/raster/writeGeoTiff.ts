@@ -298,7 +298,7 @@ function imageTags({ width, height, tileWidth, tileHeight }: Pick<RasterTiling, 
 }
 
 /** The dataset metadata item that is also the band's unit type. */
-export const UNITS_ITEM = 'UNITS';
+const UNITS_ITEM = 'UNITS';
 
 /** GDAL_METADATA XML with dataset items and band 1's description, unit type and statistics, or null when there is nothing to say. */
 export function gdalMetadataXml(

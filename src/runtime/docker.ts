@@ -61,7 +61,7 @@ function settleWithin<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Who a job container runs as when the service runs as root: `nobody`, who owns nothing on the host. */
-export const UNPRIVILEGED_USER = { uid: 65534, gid: 65534 } as const;
+const UNPRIVILEGED_USER = { uid: 65534, gid: 65534 } as const;
 
 function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -89,7 +89,7 @@ function isLoopbackUrl(url: string | undefined): boolean {
  * or the host's network when the Daymet server is on this machine's loopback (a local mirror), which a bridged
  * container cannot reach — as much network as the bubblewrap runtime gives such jobs.
  */
-export function networkModeFor(launch: JobLaunch): 'none' | 'bridge' | 'host' {
+function networkModeFor(launch: JobLaunch): 'none' | 'bridge' | 'host' {
   if (!launch.network) return 'none';
   return isLoopbackUrl(forwardedWorkflowSettings().EEMT_DAYMET_URL) ? 'host' : 'bridge';
 }

@@ -15,7 +15,7 @@ export function defaultChildEntry(): URL {
 }
 
 /** Seconds between asking a child to stop (SIGTERM) and killing it (SIGKILL). */
-export const KILL_GRACE_MS = 3000;
+const KILL_GRACE_MS = 3000;
 
 /** Where the job child sees its inputs and output folder (host paths for a local child, mount points in a container). */
 export interface ChildPaths {

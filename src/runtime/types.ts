@@ -7,7 +7,6 @@ import type { RunMode, WorkflowParams, WorkflowType } from '../workflows/types.j
 import type { ChildJobSpec, ChildMessage } from './protocol.js';
 
 export type RuntimeName = 'docker' | 'bubblewrap' | 'process';
-export const RUNTIME_NAMES: readonly RuntimeName[] = ['docker', 'bubblewrap', 'process'];
 
 /** Resource limits applied to every job. */
 export interface RuntimeLimits {

@@ -38,7 +38,7 @@ import systemRoutes from './routes/system.js';
 import { ErrorDetail } from './schemas.js';
 
 /** API path prefixes: the unversioned paths of the specification and their /api/v1 aliases. */
-export const API_PREFIXES = ['/api', '/api/v1'] as const;
+const API_PREFIXES = ['/api', '/api/v1'] as const;
 
 export interface AppDeps {
   readonly config: ServiceConfig;

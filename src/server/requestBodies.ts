@@ -21,7 +21,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** How long the connection of a refused body stays open after its answer, unread, before it is destroyed [ms]. */
-export const REFUSED_BODY_LINGER_MS = 2000;
+const REFUSED_BODY_LINGER_MS = 2000;
 
 export interface SlowRequestLimits {
   /** Time every request body gets before the rate applies, and the limit for receiving the headers [s]. */

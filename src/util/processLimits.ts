@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 let available: Promise<boolean> | null = null;
 
 /** Whether `prlimit` can be run here (checked once). */
-export function prlimitAvailable(): Promise<boolean> {
+function prlimitAvailable(): Promise<boolean> {
   available ??= new Promise((resolve) => {
     execFile('prlimit', ['--version'], { timeout: 10_000 }, (error) => resolve(!error));
   });

@@ -18,7 +18,7 @@ export const RESERVED_BYTES = PAGE_BYTES;
 const compiled = new Map<WasmKernelName, WebAssembly.Module>();
 
 /** The compiled module `name` (read and compiled once per thread). */
-export function wasmKernelModule(name: WasmKernelName): WebAssembly.Module {
+function wasmKernelModule(name: WasmKernelName): WebAssembly.Module {
   let module = compiled.get(name);
   if (!module) {
     // relative to this file: src/util or dist/util, two folders below the repository

@@ -32,17 +32,17 @@ export const MAX_DEM_CELLS_SETTING = 'EEMT_MAX_DEM_CELLS';
 export type DemCellLimits = Readonly<Record<WorkflowType, number>>;
 
 /** The default cell limit of `workflow` for a job memory limit of `memoryBytes` (at least 3 × 3 cells). */
-export function defaultMaxDemCells(memoryBytes: number, workflow: WorkflowType): number {
+function defaultMaxDemCells(memoryBytes: number, workflow: WorkflowType): number {
   return Math.max(9, Math.floor((memoryBytes - JOB_BASE_BYTES) / JOB_BYTES_PER_DEM_CELL[workflow]));
 }
 
 /** The default cell limits of every workflow for a job memory limit of `memoryBytes`. */
-export function defaultDemCellLimits(memoryBytes: number): DemCellLimits {
+function defaultDemCellLimits(memoryBytes: number): DemCellLimits {
   return { sol: defaultMaxDemCells(memoryBytes, 'sol'), eemt: defaultMaxDemCells(memoryBytes, 'eemt') };
 }
 
 /** The same limit for every workflow (an explicit `EEMT_MAX_DEM_CELLS`). */
-export function uniformDemCellLimits(maxCells: number): DemCellLimits {
+function uniformDemCellLimits(maxCells: number): DemCellLimits {
   return { sol: maxCells, eemt: maxCells };
 }
 

@@ -69,10 +69,10 @@ export const OUTPUT_FILE_BYTES: Readonly<Record<OutputKind, number>> = {
 };
 
 /** What README.txt grows by per climate year (measured: 3 051 bytes). */
-export const README_BYTES_PER_YEAR = 4 * 1024;
+const README_BYTES_PER_YEAR = 4 * 1024;
 
 /** Bytes of a folder entry per file (a name of up to ~40 characters in ext4's directory blocks, rounded up). */
-export const FOLDER_ENTRY_BYTES = 64;
+const FOLDER_ENTRY_BYTES = 64;
 
 /** The block size files are rounded up to when the file system's own is not given [bytes]. */
 export const DEFAULT_BLOCK_BYTES = 4096;

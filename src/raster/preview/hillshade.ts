@@ -12,7 +12,7 @@
  */
 
 /** Light of the hillshade: azimuth clockwise from north and altitude above the horizon [deg]. */
-export const HILLSHADE_LIGHT = { azimuthDeg: 315, altitudeDeg: 45 } as const;
+const HILLSHADE_LIGHT = { azimuthDeg: 315, altitudeDeg: 45 } as const;
 
 /**
  * Shade in [0, 1] (0 facing away from the light, 1 facing it) of a `width` × `height` elevation grid [m]

@@ -10,7 +10,7 @@ import { VIRIDIS, VIRIDIS_SIZE } from './viridis.js';
 export const AMBIENT_LIGHT = 0.4;
 
 /** A colour of the scale for `value` between `min` and `max` (the middle colour when min = max), as #rrggbb. */
-export function scaleColour(value: number, min: number, max: number): string {
+function scaleColour(value: number, min: number, max: number): string {
   const k = scaleIndex(value, min, max) * 3;
   return `#${[VIRIDIS[k]!, VIRIDIS[k + 1]!, VIRIDIS[k + 2]!].map((b) => b.toString(16).padStart(2, '0')).join('')}`;
 }

@@ -34,7 +34,7 @@ export const DEFAULT_JSON_BOUNDS: JsonBounds = {
 export type JsonPath = readonly (string | number)[];
 
 /** `inputs.dem.value`, `items[3]`; "the top level" for the document itself; cut to a readable length. */
-export function pathText(path: JsonPath): string {
+function pathText(path: JsonPath): string {
   if (path.length === 0) return 'the top level';
   let text = '';
   for (const part of path) {

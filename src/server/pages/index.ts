@@ -14,9 +14,9 @@ import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 
-export const PUBLIC_DIR = fileURLToPath(new URL('../../../public/', import.meta.url));
+const PUBLIC_DIR = fileURLToPath(new URL('../../../public/', import.meta.url));
 /** The bundled page scripts (`npm run build`). */
-export const SCRIPTS_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
+const SCRIPTS_DIR = fileURLToPath(new URL('../../../dist/web/', import.meta.url));
 const PAGE_SCRIPTS = ['submit.js', 'monitor.js'];
 
 const CONTENT_TYPES: Record<string, string> = {

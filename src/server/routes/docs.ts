@@ -45,7 +45,7 @@ const REDOC_PAGE = `<!DOCTYPE html>
  * `upgrade-insecure-requests`: the service speaks plain http, and a browser opening `http://<host>:5000/docs` from
  * another machine would otherwise fetch the page's scripts over https and show a blank page.
  */
-export function withoutUpgradeInsecureRequests(csp: string): string {
+function withoutUpgradeInsecureRequests(csp: string): string {
   return csp
     .split(';')
     .map((directive) => directive.trim())

@@ -34,7 +34,7 @@ function resumePoint(header: string | string[] | undefined, query: string | unde
 }
 
 /** One event in the text/event-stream format. */
-export function formatEvent(event: JobEvent): string {
+function formatEvent(event: JobEvent): string {
   return `${event.id === null ? '' : `id: ${event.id}\n`}event: ${event.type}\ndata: ${JSON.stringify(event.data)}\n\n`;
 }
 

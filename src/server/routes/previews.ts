@@ -22,7 +22,7 @@ const PngQuery = Type.Object({
 
 const NullableNumber = Type.Union([Type.Number(), Type.Null()]);
 
-export const PreviewLegendSchema = Type.Object(
+const PreviewLegendSchema = Type.Object(
   {
     product: Type.String(),
     title: Type.String(),

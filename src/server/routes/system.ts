@@ -44,7 +44,7 @@ async function storageOf(folders: readonly DataFolder[]) {
   );
 }
 
-export const SystemStatus = Type.Object({
+const SystemStatus = Type.Object({
   container_available: Type.Boolean({ description: 'Whether the job runtime (on the distributed queue: any live worker) can start jobs' }),
   container_stats: Type.Optional(
     Type.Object({

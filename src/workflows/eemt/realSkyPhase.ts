@@ -27,7 +27,7 @@ import { monthlyRealSkyFlatGlobalPath, monthlyRealSkyGlobalPath } from './produc
 import type { PhaseReporter } from './progress.js';
 
 /** Units of the real-sky maps (metadata item UNITS). */
-export const REAL_SKY_UNITS = 'Wh m-2 month-1';
+const REAL_SKY_UNITS = 'Wh m-2 month-1';
 
 export interface RealSkyInputs {
   readonly dem: Dem;

@@ -35,7 +35,7 @@ const MAX_TILE_SPAN_DEG = 0.005;
 const SUN_TILE_SIZES = [64, 48, 32, 16, 8, 4] as const;
 
 /** Compute tiles: at most this side, and by default at least this many tiles when the DEM allows. */
-export const MAX_COMPUTE_TILE_SIZE = 256;
+const MAX_COMPUTE_TILE_SIZE = 256;
 const MIN_COMPUTE_TILES = 8;
 /** Largest compute tile accepted from the caller (per-tile working set grows with its square). */
 export const MAX_REQUESTED_TILE_SIZE = 512;

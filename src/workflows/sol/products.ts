@@ -1,7 +1,6 @@
 /** File names of the `sol` products, relative to the output folder (SERVICE_SPEC.md, "Output products"). */
 
 export const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] as const;
-export type MonthName = (typeof MONTH_NAMES)[number];
 
 /** Days per month of the 365-day year the model uses. */
 export const MONTH_LENGTHS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;

@@ -90,7 +90,7 @@ export interface SliceManifest {
 }
 
 /** The part file of `product` in the slice folder `folder`. */
-export function slicePartPath(folder: string, productPath: string): string {
+function slicePartPath(folder: string, productPath: string): string {
   return join(folder, `${productPath}.part`);
 }
 
