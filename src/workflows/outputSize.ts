@@ -4,7 +4,7 @@
  *     bytes = Σ over the job's files  ⌈(OUTPUT_FILE_BYTES[kind] + cells × OUTPUT_BYTES_PER_CELL[kind]) / block⌉ × block
  *
  * plus its folders and small text files. The per-cell sizes are the compressed sizes measured on real DEMs
- * (bench/output-size.bench.mjs; the numbers and how they were taken are in the README, "Disk space"), rounded up
+ * (bench/output-size.bench.mjs; the numbers and how they were taken are in docs/configuration.md, "Disk space"), rounded up
  * to a safe upper value: the estimate is meant never to be below what a job writes. A file takes whole blocks of
  * the file system, so each is rounded up to `blockBytes` (4 KiB on ext4, XFS and tmpfs): on a small DEM the
  * blocks, not the cells, are most of a job's size.
