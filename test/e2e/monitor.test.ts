@@ -193,6 +193,7 @@ describe('job monitor page', () => {
     assert.equal(facts['Progress message'], job.progress_message);
     assert.equal(facts['DEM file'], 'fails.tif');
     assert.equal(facts['Runtime'], 'process');
+    assert.match(facts['Output size (estimated)']!, /^[\d.]+ (KB|MB)$/, 'the estimate made at submission');
     assert.equal(facts['Error message'], 'DEM has no valid cells');
     assert.equal(facts['Time step step'], '15 min');
     assert.equal(facts['Linke turbidity linke_value'], '7.5');
