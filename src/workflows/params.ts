@@ -1,4 +1,4 @@
-/** Validation of workflow parameters: the ranges of SERVICE_SPEC.md ("Limits"); out of range is an error, never a clamp. */
+/** Validation of workflow parameters: the ranges of docs/service-contract.md ("Limits"); out of range is an error, never a clamp. */
 import {
   DEFAULT_EEMT_OPTIONS,
   LIETH_NPP_GATES,

@@ -12,7 +12,7 @@ export interface TileSlice {
 /** Phases of an `eemt` run (see `WorkflowRun.eemtPhases`). */
 export type EemtPhases = 'all' | 'solar' | 'after-solar';
 
-/** Parameters of a run, named as in the service's submit form (SERVICE_SPEC.md). */
+/** Parameters of a run, named as in the service's submit form (docs/service-contract.md). */
 export interface WorkflowParams {
   /** Time step of the daily integration [minutes], 3–60. */
   readonly step: number;
