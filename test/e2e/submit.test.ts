@@ -248,7 +248,7 @@ describe('web interface page', () => {
     assert.match(page.url(), new RegExp(`\\?job=${id}$`));
     assert.equal(await page.locator('#job-file').textContent(), 'small.tif');
     // The estimate made at submission, as the job detail gives it (formatBytes: KB, MB with 1–2 decimals).
-    const estimate = (await (await fetch(`${svc.base}/api/jobs/${id}`)).json()).output_estimate_bytes;
+    const estimate = ((await (await fetch(`${svc.base}/api/jobs/${id}`)).json()) as { output_estimate_bytes: number }).output_estimate_bytes;
     assert.ok(Number.isInteger(estimate) && estimate > 0, `output_estimate_bytes ${estimate}`);
     const shown = /^about ([\d.]+) (KB|MB)$/.exec((await page.locator('#job-estimate').textContent())!);
     assert.ok(shown, 'the panel shows the estimate');
