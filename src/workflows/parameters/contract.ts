@@ -25,6 +25,8 @@ export interface CliOption {
   readonly help: string;
   /** Said after the range in the help, e.g. ` (capped at the CPU count)`. */
   readonly note?: string;
+  /** The command line's default where it is not the parameter's, in words (the value is the CLI's). */
+  readonly defaultInWords?: string;
 }
 
 /** A numeric parameter: a number (or an integer) in a closed range. */
@@ -61,7 +63,7 @@ export interface ChoiceParameter {
   readonly title: string;
   /** The API description: each value with its source (docs/eemt-model.md §0.1c). */
   readonly description: string;
-  readonly cli: Omit<CliOption, 'note'>;
+  readonly cli: Omit<CliOption, 'note' | 'defaultInWords'>;
 }
 
 const SOLAR: readonly WorkflowType[] = ['sol', 'eemt'];
@@ -91,7 +93,7 @@ export const NUMERIC_PARAMETERS: Readonly<Record<NumericWorkflowParam, NumericPa
   num_threads: {
     type: 'integer', minimum: 1, maximum: 32, default: 4, workflows: SOLAR,
     what: 'number of threads', title: 'CPU threads', label: 'CPU threads', note: ' (capped at CONTAINER_CPU_LIMIT)',
-    cli: { flag: '--threads', valueName: '<n>', help: 'worker threads', note: ' (capped at the CPU count)' },
+    cli: { flag: '--threads', valueName: '<n>', help: 'worker threads', note: ' (capped at the CPU count)', defaultInWords: 'the number of CPUs, within the range' },
   },
   start_year: {
     type: 'integer', minimum: DAYMET_FIRST_YEAR, maximum: LAST_CLIMATE_YEAR, default: DEFAULT_CLIMATE_YEAR, workflows: EEMT,
