@@ -7,11 +7,11 @@
  *             [--topo-radiation unshaded|shaded|realsky] [--lieth-npp-gate temperature|none]
  *   eemt climate points <dem.tif>                      the Daymet cells the DEM needs, as CSV (lat,lon,x,y)
  *   eemt climate prefetch <dem.tif> [--start-year <year>] [--end-year <year>] [--cache <dir>] [--daymet-url <url>]
- * The options of the parameters, their help and their ranges come from the parameter contract, as the service's do
+ * The parameters' options, help, ranges and defaults come from the parameter contract, as the service's do
  * (workflows/parameters/contract.ts); a value outside its range is an error naming the flag (`--linke must be in
- * 1–8; got 9`), not a clamp. User errors
- * (bad options, unreadable DEM, DEM outside Daymet coverage or over the point limit, failed climate download)
- * print one line and exit 2; a failed run removes the output folder it created. `eemt --version` prints the version.
+ * 1–8; got 9`), not a clamp. User errors (bad options, unreadable DEM, DEM outside Daymet coverage or over the
+ * point limit, failed climate download) print one line and exit 2; a failed run removes the output folder it
+ * created. `eemt --version` prints the version.
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';

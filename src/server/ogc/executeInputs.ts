@@ -96,7 +96,7 @@ export function executeInputs(
   for (const name of Object.keys(inputs)) {
     if (name !== 'dem' && !known.includes(name)) invalid(`Unknown input ${echoed(name)}; the inputs of ${type} are dem, ${known.join(', ')}`);
   }
-  const values: { -readonly [K in keyof TypedParameterValues]: TypedParameterValues[K] } = {};
+  const values: TypedParameterValues = {};
   for (const name of numeric) if (inputs[name] !== undefined) values[name] = finiteNumber(name, inputs[name]);
   for (const name of choices) if (inputs[name] !== undefined) values[name] = text(name, inputs[name]);
   let parameters: JobParameters;
