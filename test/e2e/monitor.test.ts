@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { parseParameters } from '../../src/server/routes/submit.js';
+import { parseParameters } from '../../src/server/parameters.js';
 import { zipEntries } from '../server/zip.js';
 import { apiJob, apiSubmit, launchBrowser, smallDem, startPagesService, waitFor, watchErrors, type PagesService } from './helpers.js';
 

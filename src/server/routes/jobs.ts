@@ -12,7 +12,7 @@ import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord, JobStatus } from '../../jobs/types.js';
 import { badRequest, notFound } from '../errors.js';
 import { ErrorDetail, JobIdParams, JobStatusSchema, JobTimestamp, WorkflowTypeSchema } from '../schemas.js';
-import { RecordedModelChoices } from './submit.js';
+import { RecordedModelChoices } from '../parameters.js';
 
 const ClimateFileSchema = Type.Object({
   name: Type.String({ description: 'File name (inside the ZIP, or the uploaded ZIP as the client named it)' }),
