@@ -35,7 +35,8 @@ import { ParameterRangeError, validateWorkflowParams } from '../workflows/params
 import { DaySpecError, parseDaySpec } from '../workflows/sol/days.js';
 import { MAX_REQUESTED_TILE_SIZE, checkTileSize } from '../workflows/sol/plan.js';
 import { prestartSolWorkers } from '../workflows/sol/workerPool.js';
-import type { NumericWorkflowParam, PhaseTimings, ProgressListener, WorkflowParams } from '../workflows/types.js';
+import type { NumericWorkflowParam, PhaseTimings, ProgressListener, WorkflowParams, WorkflowType } from '../workflows/types.js';
+import { checkOutputSpace } from './outputSpace.js';
 import { progressDisplay } from './progress.js';
 
 /** A mistake on the command line, worded with the command's own flags. */
@@ -183,6 +184,7 @@ export function buildProgram(): Command {
     prestartSolWorkers(Math.min(params.num_threads, availableParallelism()));
     const { runSolWorkflow } = await solModules();
     const outDir = resolve(options.out);
+    await checkOutputSpaceOf('sol', params, dem, outDir, options.days);
     const result = await writingInto(outDir, () =>
       withProgress((listener) =>
         runSolWorkflow({
@@ -224,6 +226,7 @@ export function buildProgram(): Command {
     checkParams(params);
     const { runEemtWorkflow } = await eemtModules();
     const outDir = resolve(options.out);
+    await checkOutputSpaceOf('eemt', params, dem, outDir);
     const result = await writingInto(outDir, () =>
       withProgress((listener) =>
         runEemtWorkflow({
@@ -337,6 +340,15 @@ export async function main(argv: string[]): Promise<number> {
  */
 async function solModules() {
   return { runSolWorkflow: (await import('../workflows/sol/index.js')).runSolWorkflow };
+}
+
+/**
+ * The output estimate of a run on the DEM at `dem` (checkOutputSpace); a DEM that cannot be read is left to the
+ * workflow, which says what is wrong with it.
+ */
+async function checkOutputSpaceOf(type: WorkflowType, params: WorkflowParams, dem: string, outDir: string, days?: readonly number[]): Promise<void> {
+  const grid = await readGrid(resolve(dem)).catch(() => null);
+  if (grid) await checkOutputSpace(type, params, grid, outDir, days);
 }
 
 /** The grid of the DEM at `path`, with the DEM reader loaded by the commands that read one only. */
