@@ -8,6 +8,8 @@
  * A cell's values never depend on the tile it was computed in (on geographic grids the near and far fields
  * take the cell size of the first row of the cell's band of rows, `cellSizeBands`). With `SectorMasks`, only
  * the sectors the tile's sun can stand in are computed; the others are left open (the kernel never reads them).
+ * A run of few days leaves the near-field bounds undecided instead (`nearFieldMode`): the kernel then traces
+ * the near field at each of its samples, which costs less than bounding it.
  *
  * Arrays are tile-local and cell-major: cell (row, col) of block B has index
  * i = (row − B.rowStart)·(B.colEnd − B.colStart) + (col − B.colStart), and its values of direction k sit at
@@ -99,6 +101,37 @@ export function sectorMasks(layout: HorizonLayout, sunSectors: Uint8Array): Sect
   };
 }
 
+/**
+ * How the near field (ray steps 1 … n) is decided at the kernel's samples:
+ *  - 'bounded': per near sector an upper and a lower bound (nearHorizonBounds.ts) decide most samples, and the
+ *    kernel traces the ray only between them;
+ *  - 'traced': the bounds are stored undecided (upper +MAX_HORIZON_UNITS, lower −MAX_HORIZON_UNITS), so the
+ *    kernel traces the ray at every sample the plane and the far field leave open.
+ * The bounds only spare traces: on projected grids both give the kernel the same decisions, so the same outputs
+ * to the bit. (On geographic grids a bound can decide a sample within the candidates' cell-size slack of the
+ * near horizon differently from the trace; docs/solar-model.md, "Horizons".)
+ */
+export type NearFieldMode = 'bounded' | 'traced';
+
+/**
+ * One near sector-step of the bounds costs about this many traced ray steps: with the compiled bounds and
+ * kernel, 69 µs of bounds per cell for 73 selected near sectors of 48 steps (≈ 20 ns per sector-step) against
+ * ≈ 1 ns per traced step (a 270 × 270, 20 m DEM at 62° N, three days; bench/horizons.bench.mjs).
+ */
+const BOUND_SECTOR_STEP_IN_TRACED_STEPS = 20;
+
+/**
+ * The cheaper near field for a tile whose cells take `sunSamples` sun samples over the run's days
+ * (`sunSampleCount`): bounding costs ∝ n·(near sectors computed), tracing at most ∝ n·(samples). A year
+ * (≈ 16 000 samples at mid-latitudes against at most 128–256 sectors) is always bounded; a few days are traced.
+ */
+export function nearFieldMode(layout: HorizonLayout, masks: SectorMasks | null, sunSamples: number): NearFieldMode {
+  if (layout.nearSteps === 0) return 'bounded';
+  let sectors = layout.nearSectors;
+  if (masks) sectors = masks.nearSectors.reduce((count, on) => count + on, 0);
+  return sunSamples < sectors * BOUND_SECTOR_STEP_IN_TRACED_STEPS ? 'traced' : 'bounded';
+}
+
 /** Relative change of a row's cell size tolerated before the near-field candidates are listed again. */
 const CELL_SIZE_TOLERANCE = 5e-4;
 /**
@@ -166,9 +199,16 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout, compil
  * block's surface terms in the same tile-local order. Nodata cells get open horizons; with `masks`, so do
  * the sectors the sun never stands in.
  */
-export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons, masks: SectorMasks | null = null): void {
+export function tileHorizons(
+  tracer: HorizonTracer,
+  block: CellBlock,
+  surface: SurfaceTerms,
+  out: TileHorizons,
+  masks: SectorMasks | null = null,
+  nearField: NearFieldMode = 'bounded',
+): void {
   tileFarHorizons(tracer, block, out, masks);
-  tileNearHorizons(tracer, block, surface, out, masks);
+  tileNearHorizons(tracer, block, surface, out, masks, nearField);
 }
 
 /** The far-field horizons of the cells of `block` (swept, sweptHorizon.ts), all directions at once. */
@@ -179,15 +219,52 @@ export function tileFarHorizons(tracer: HorizonTracer, block: CellBlock, out: Ti
 }
 
 /**
- * The rest of the horizon data of the cells of `block` once their far field is in `out`: near-field bounds,
- * lit and dark bounds; nodata cells get open near-field bounds. Any band of rows of a block can be done on its own.
+ * The rest of the horizon data of the cells of `block` once their far field is in `out`: near-field bounds
+ * (undecided with `nearField` 'traced'), lit and dark bounds; nodata cells get open near-field bounds. Any band
+ * of rows of a block can be done on its own.
  */
-export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons, masks: SectorMasks | null = null): void {
+export function tileNearHorizons(
+  tracer: HorizonTracer,
+  block: CellBlock,
+  surface: SurfaceTerms,
+  out: TileHorizons,
+  masks: SectorMasks | null = null,
+  nearField: NearFieldMode = 'bounded',
+): void {
+  const { layout } = tracer;
+  const { directions } = layout;
+  const cells = checkCapacity(block, out);
+  if (nearField === 'traced') undecidedNearBounds(tracer, block, out);
+  else boundedNearHorizons(tracer, block, out, masks);
+  const fine = new Int16Array(directions);
+  const perGroup = farSectorsPerGroup(directions);
+  for (let cell = 0; cell < cells; cell++) {
+    sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
+    groupBounds(surface, out, layout, perGroup, cell, fine, masks);
+  }
+}
+
+/** Near-field bounds that decide nothing (the kernel traces every sample): upper +MAX, lower −MAX; nodata cells open. */
+function undecidedNearBounds(tracer: HorizonTracer, block: CellBlock, out: TileHorizons): void {
+  const { width, elevation } = tracer.model;
+  const { nearSectors } = tracer.layout;
+  const blockWidth = block.colEnd - block.colStart;
+  for (let row = block.rowStart; row < block.rowEnd; row++) {
+    for (let col = block.colStart; col < block.colEnd; col++) {
+      const nearBase = ((row - block.rowStart) * blockWidth + (col - block.colStart)) * nearSectors;
+      const open = Number.isNaN(elevation[row * width + col]!);
+      out.nearUpper.fill(open ? -MAX_HORIZON_UNITS : MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
+      out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
+    }
+  }
+}
+
+/** The near-field bounds of the cells of `block` (nearHorizonBounds.ts, compiled when the tracer has it). */
+function boundedNearHorizons(tracer: HorizonTracer, block: CellBlock, out: TileHorizons, masks: SectorMasks | null): void {
   const { model, layout } = tracer;
   const { width, elevation } = model;
-  const { directions, nearSectors, nearSteps } = layout;
+  const { nearSectors, nearSteps } = layout;
   const blockWidth = block.colEnd - block.colStart;
-  const cells = checkCapacity(block, out);
   let scratch = new Float64Array(0);
   let selection: SectorSelection | null = null;
   for (let row = block.rowStart; row < block.rowEnd; row++) {
@@ -213,12 +290,6 @@ export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surfac
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
       }
     }
-  }
-  const fine = new Int16Array(directions);
-  const perGroup = farSectorsPerGroup(directions);
-  for (let cell = 0; cell < cells; cell++) {
-    sunlitBounds(surface, out.far, out.nearUpper, directions, nearSectors, cell, fine, masks?.farSectors ?? null);
-    groupBounds(surface, out, layout, perGroup, cell, fine, masks);
   }
 }
 
