@@ -12,7 +12,7 @@
 //
 // Ours: bench/sol-case.mjs (the whole process: start, DEM read, horizons, kernel, GeoTIFFs written; step 15 min,
 // Linke 3, albedo 0.2). r.sun: bench/rsun.mjs (r.in.gdal, r.slope.aspect, then r.sun per day with the same
-// settings; its GRASS session's start is not counted), seconds = setup + the days' r.sun runs.
+// settings; its GRASS session's start is not counted), seconds = setup + the days' r.sun runs, wall and CPU.
 import { spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +49,12 @@ function rsun() {
   const child = spawnSync(process.execPath, [here('./rsun.mjs'), args.dem, '--days', args.days, '--nprocs', args.nprocs], { encoding: 'utf8' });
   if (child.status !== 0) throw new Error(`r.sun failed: ${child.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   const result = JSON.parse(child.stdout.trim().split('\n').at(-1));
-  return { setup_seconds: result.setup_seconds, seconds_per_day: result.seconds_per_day, seconds: result.setup_seconds + dayCount * result.seconds_per_day };
+  return {
+    setup_seconds: result.setup_seconds,
+    seconds_per_day: result.seconds_per_day,
+    seconds: result.setup_seconds + dayCount * result.seconds_per_day,
+    cpu_seconds: result.setup_cpu_seconds + dayCount * result.cpu_seconds_per_day,
+  };
 }
 
 const median = (values) => {
@@ -75,6 +80,7 @@ for (let r = 0; r < rounds; r++) {
 }
 
 const rsunSeconds = median(rsuns.map((r) => r.seconds));
+const rsunCpuSeconds = median(rsuns.map((r) => r.cpu_seconds));
 const report = {
   benchmark: 'few-day run against r.sun on the same days (step 15 min, Linke 3, albedo 0.2)',
   machine: { cpus: cpus().length, model: cpus()[0]?.model ?? null, node: process.version },
@@ -90,13 +96,16 @@ const report = {
     seconds: round3(rsunSeconds),
     setup_seconds: round3(median(rsuns.map((r) => r.setup_seconds))),
     seconds_per_day: round3(median(rsuns.map((r) => r.seconds_per_day))),
+    cpu_seconds: round3(rsunCpuSeconds),
     rounds: rsuns.map((r) => round3(r.seconds)),
   },
-  // r.sun's seconds over our whole process's (medians)
+  // r.sun's seconds over our whole process's (medians); CPU seconds likewise (less sensitive to other load)
   ratio_rsun_over_sol: Number((rsunSeconds / median(ours.map((r) => r.process_seconds))).toFixed(2)),
+  ratio_rsun_over_sol_cpu: Number((rsunCpuSeconds / median(ours.map((r) => r.cpu_seconds))).toFixed(2)),
   ...(args.baseline
     ? {
         ratio_rsun_over_baseline: Number((rsunSeconds / median(baseline.map((r) => r.process_seconds))).toFixed(2)),
+        ratio_rsun_over_baseline_cpu: Number((rsunCpuSeconds / median(baseline.map((r) => r.cpu_seconds))).toFixed(2)),
         speedup_vs_baseline: {
           process: Number((median(baseline.map((r) => r.process_seconds)) / median(ours.map((r) => r.process_seconds))).toFixed(2)),
           horizons: Number((median(baseline.map((r) => r.horizon_seconds)) / median(ours.map((r) => r.horizon_seconds))).toFixed(2)),

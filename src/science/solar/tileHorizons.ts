@@ -238,8 +238,12 @@ export function tileNearHorizons(
   else boundedNearHorizons(tracer, block, out, masks);
   const fine = new Int16Array(directions);
   const perGroup = farSectorsPerGroup(directions);
+  // traced: a sun sector's lit bound is at least the undecided near bound's +MAX, whatever the far field and
+  // the plane say (no sample is that high), so it is +MAX without computing them
+  const undecided = nearField === 'traced' ? Int16Array.from({ length: directions }, (_, k) => (!masks || masks.farSectors[k] === 1 ? MAX_HORIZON_UNITS : -MAX_HORIZON_UNITS)) : null;
   for (let cell = 0; cell < cells; cell++) {
-    sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
+    if (undecided && surface.valid[cell] === 1) fine.set(undecided);
+    else sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
     groupBounds(surface, out, layout, perGroup, cell, fine, masks);
   }
 }
@@ -249,12 +253,14 @@ function undecidedNearBounds(tracer: HorizonTracer, block: CellBlock, out: TileH
   const { width, elevation } = tracer.model;
   const { nearSectors } = tracer.layout;
   const blockWidth = block.colEnd - block.colStart;
+  const values = blockWidth * (block.rowEnd - block.rowStart) * nearSectors;
+  out.nearUpper.fill(MAX_HORIZON_UNITS, 0, values);
+  out.nearLower.fill(-MAX_HORIZON_UNITS, 0, values);
   for (let row = block.rowStart; row < block.rowEnd; row++) {
     for (let col = block.colStart; col < block.colEnd; col++) {
+      if (!Number.isNaN(elevation[row * width + col]!)) continue;
       const nearBase = ((row - block.rowStart) * blockWidth + (col - block.colStart)) * nearSectors;
-      const open = Number.isNaN(elevation[row * width + col]!);
-      out.nearUpper.fill(open ? -MAX_HORIZON_UNITS : MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
-      out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
+      out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
     }
   }
 }
