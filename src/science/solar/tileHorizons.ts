@@ -114,22 +114,24 @@ export function sectorMasks(layout: HorizonLayout, sunSectors: Uint8Array): Sect
 export type NearFieldMode = 'bounded' | 'traced';
 
 /**
- * One near sector-step of the bounds costs about this many traced ray steps: with the compiled bounds and
- * kernel, 69 µs of bounds per cell for 73 selected near sectors of 48 steps (≈ 20 ns per sector-step) against
- * ≈ 1 ns per traced step (a 270 × 270, 20 m DEM at 62° N, three days; bench/horizons.bench.mjs).
+ * One near sector-step of the bounds costs about this many traced samples (the kernel's exact test of a sample
+ * and its trace, which mostly ends early or is short): with the compiled bounds and kernel, 0.5 on a 270 × 270,
+ * 20 m DEM at 62° N (n 48; 20 ns per sector-step, 40 ns per sample) and 0.38 on mcn_10m at 2.5 m (n 16), both on
+ * a few days (bench/horizons.bench.mjs, bench/sol.bench.mjs); the smaller is taken.
  */
-const BOUND_SECTOR_STEP_IN_TRACED_STEPS = 20;
+const BOUND_SECTOR_STEP_IN_TRACED_SAMPLES = 0.4;
 
 /**
  * The cheaper near field for a tile whose cells take `sunSamples` sun samples over the run's days
- * (`sunSampleCount`): bounding costs ∝ n·(near sectors computed), tracing at most ∝ n·(samples). A year
- * (≈ 16 000 samples at mid-latitudes against at most 128–256 sectors) is always bounded; a few days are traced.
+ * (`sunSampleCount`): bounding costs ∝ n·(near sectors computed), tracing ∝ the samples. A year (≈ 16 000
+ * samples at mid-latitudes; at most 0.4 · 64 · 256 ≈ 6 600 for the largest layout) is always bounded; a few days
+ * are traced.
  */
 export function nearFieldMode(layout: HorizonLayout, masks: SectorMasks | null, sunSamples: number): NearFieldMode {
   if (layout.nearSteps === 0) return 'bounded';
   let sectors = layout.nearSectors;
   if (masks) sectors = masks.nearSectors.reduce((count, on) => count + on, 0);
-  return sunSamples < sectors * BOUND_SECTOR_STEP_IN_TRACED_STEPS ? 'traced' : 'bounded';
+  return sunSamples < BOUND_SECTOR_STEP_IN_TRACED_SAMPLES * layout.nearSteps * sectors ? 'traced' : 'bounded';
 }
 
 /** Relative change of a row's cell size tolerated before the near-field candidates are listed again. */
