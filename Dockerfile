@@ -1,7 +1,7 @@
 # Job image of the Docker runtime (EEMT_RUNTIME=docker): the job child and the workflows, nothing else.
 #   docker build -t eemt:ubuntu24.04 .        (the name is CONTAINER_IMAGE; needs a registry for node:20)
 # Without a registry, `node scripts/build-job-image.mjs` builds the same image from this machine's Node.js
-# (README, "Docker runtime"). Both stage the root filesystem with that script: /app (the compiled code, the
+# (docs/deployment.md, "The Docker runtime"). Both stage the root filesystem with that script: /app (the compiled code, the
 # packages the job child imports, native addons included), /usr/local/bin/node with its shared libraries,
 # /etc/passwd with the users node (1000) and nobody (65534), and the mount points /job, /input, /scratch, /cache.
 # The service starts one container per job: node /app/dist/runtime/jobChild.js /job/job.json.

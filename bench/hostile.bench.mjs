@@ -10,47 +10,26 @@
 //    bodies back to back, while /health is polled; reports the answers by status.
 // `--service` runs another build (e.g. an older one for a side-by-side comparison).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { freePort, serviceEnvironment, sleep, waitForHealth } from './benchService.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
 const servicePath = option('--service', fileURLToPath(new URL('../dist/server/main.js', import.meta.url)));
 const slowSeconds = Number(option('--slow-seconds', '45'));
 const floodSeconds = Number(option('--flood-seconds', '20'));
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function freePort() {
-  const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function startService() {
-  const root = mkdtempSync(join(tmpdir(), 'eemt-bench-'));
   const port = await freePort();
-  const env = { ...process.env, EEMT_HOST: '127.0.0.1', EEMT_PORT: String(port), EEMT_RUNTIME: 'process', EEMT_AUTO_CLEANUP: 'false', EEMT_LOG_LEVEL: 'warn' };
-  for (const [name, dir] of [['EEMT_DB_PATH', 'jobs.db'], ['EEMT_UPLOAD_DIR', 'uploads'], ['EEMT_RESULTS_DIR', 'results'], ['EEMT_TEMP_DIR', 'temp'], ['EEMT_CACHE_DIR', 'cache']]) {
-    env[name] = join(root, dir);
-  }
+  const { root, env } = serviceEnvironment('eemt-bench-', port);
   const child = spawn(process.execPath, [servicePath], { env, stdio: ['ignore', 'ignore', 'pipe'], cwd: root });
   let errors = '';
   child.stderr.on('data', (d) => (errors += d));
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {
-      /* not yet */
-    }
-    if (i > 200) throw new Error(`service did not start: ${errors}`);
-    await sleep(100);
-  }
+  await waitForHealth(base, () => errors, 200);
   return {
     base,
     port,

@@ -15,13 +15,11 @@
 // after --timeout-seconds is killed (its loop figures are then lower bounds: the loop was still blocked).
 // `--service` runs another build (e.g. an older one for a side-by-side comparison).
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { freePort, serviceEnvironment, sleep, waitForHealth } from './benchService.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => (args.includes(name) ? args[args.indexOf(name) + 1] : fallback);
@@ -30,37 +28,17 @@ const timeoutSeconds = Number(option('--timeout-seconds', '60'));
 const phaseNames = option('--phases', 'keys-34MB,keys-135MB,dem-100MB').split(',');
 const PROBE = new URL('./loopDelayProbe.mjs', import.meta.url).href;
 const MiB = 1024 * 1024;
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-async function freePort() {
-  const server = createServer();
-  await new Promise((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address();
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 async function startService() {
-  const root = mkdtempSync(join(tmpdir(), 'eemt-bench-json-'));
   const port = await freePort();
-  const env = { ...process.env, EEMT_HOST: '127.0.0.1', EEMT_PORT: String(port), EEMT_RUNTIME: 'process', EEMT_AUTO_CLEANUP: 'false', EEMT_LOG_LEVEL: 'warn' };
-  for (const [name, dir] of [['EEMT_DB_PATH', 'jobs.db'], ['EEMT_UPLOAD_DIR', 'uploads'], ['EEMT_RESULTS_DIR', 'results'], ['EEMT_TEMP_DIR', 'temp'], ['EEMT_CACHE_DIR', 'cache']]) {
-    env[name] = join(root, dir);
-  }
+  const { root, env } = serviceEnvironment('eemt-bench-json-', port);
   const child = fork(servicePath, [], { env, cwd: root, execArgv: ['--import', PROBE], stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   let errors = '';
   child.stderr.on('data', (d) => (errors += d));
   const exited = new Promise((r) => child.once('exit', r));
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`${base}/health`)).ok) break;
-    } catch {
-      /* not yet */
-    }
-    if (i > 300) throw new Error(`service did not start: ${errors}`);
-    await sleep(100);
-  }
+  await waitForHealth(base, () => errors);
   /** Sends {probe: what} and waits for the answer (null after `ms`: the loop is still blocked). */
   const probe = (what, ms = 5000) =>
     new Promise((resolve) => {

@@ -8,10 +8,12 @@
 // with the rest, as every r.sun workflow needs slope and aspect), then r.sun per sampled day with the settings
 // of our defaults (step 0.25 h, Linke 3, albedo 0.2) writing the global irradiation and the sunshine hours,
 // like our daily maps. The last stdout line is JSON:
-//   {dem, days_timed, nprocs, step_hours, setup_seconds, seconds_per_day, estimated_year_seconds}
-// where estimated_year_seconds = setup_seconds + 365 × seconds_per_day (the mean over the sampled days).
+//   {dem, days_timed, nprocs, step_hours, setup_seconds, seconds_per_day, estimated_year_seconds,
+//    setup_cpu_seconds, cpu_seconds_per_day}
+// where estimated_year_seconds = setup_seconds + 365 × seconds_per_day (the mean over the sampled days); the CPU
+// seconds (user + system, from /usr/bin/time around each GRASS command) are less sensitive to other load.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -41,15 +43,16 @@ try {
     'now() { date +%s.%N; }',
     '# elapsed seconds between two `now` readings',
     't0=$(now)',
-    `r.in.gdal --quiet input=${JSON.stringify(dem)} output=dem`,
-    'g.region --quiet raster=dem',
-    'r.slope.aspect --quiet elevation=dem slope=slope aspect=aspect',
+    `cpu() { /usr/bin/time -a -o ${JSON.stringify(join(work, 'cpu.txt'))} -f "$1 %U %S" "\${@:2}"; }`,
+    `cpu setup r.in.gdal --quiet input=${JSON.stringify(dem)} output=dem`,
+    'cpu setup g.region --quiet raster=dem',
+    'cpu setup r.slope.aspect --quiet elevation=dem slope=slope aspect=aspect',
     `echo "setup $(awk -v a="$(now)" -v b="$t0" 'BEGIN{print a-b}')"`,
   ];
   for (const day of days) {
     lines.push(
       't=$(now)',
-      `r.sun --quiet elevation=dem slope=slope aspect=aspect day=${day} step=${args.step} linke_value=3 albedo_value=0.2 ` +
+      `cpu day r.sun --quiet elevation=dem slope=slope aspect=aspect day=${day} step=${args.step} linke_value=3 albedo_value=0.2 ` +
         `nprocs=${args.nprocs} glob_rad=glob_${day} insol_time=hours_${day} --overwrite`,
       `echo "day ${day} $(awk -v a="$(now)" -v b="$t" 'BEGIN{print a-b}')"`,
     );
@@ -65,6 +68,8 @@ try {
   const perDay = [...result.stdout.matchAll(/^day (\d+) ([\d.]+)$/gm)].map((m) => Number(m[2]));
   if (!(setup >= 0) || perDay.length !== days.length) throw new Error(`unexpected grass output:\n${result.stdout}`);
   const secondsPerDay = perDay.reduce((a, b) => a + b, 0) / perDay.length;
+  const cpu = { setup: 0, day: 0 };
+  for (const [, what, user, system] of readFileSync(join(work, 'cpu.txt'), 'utf8').matchAll(/^(setup|day) ([\d.]+) ([\d.]+)$/gm)) cpu[what] += Number(user) + Number(system);
   console.log(
     JSON.stringify({
       dem,
@@ -74,6 +79,8 @@ try {
       setup_seconds: Number(setup.toFixed(2)),
       seconds_per_day: Number(secondsPerDay.toFixed(3)),
       estimated_year_seconds: Number((setup + 365 * secondsPerDay).toFixed(1)),
+      setup_cpu_seconds: Number(cpu.setup.toFixed(2)),
+      cpu_seconds_per_day: Number((cpu.day / days.length).toFixed(3)),
     }),
   );
 } finally {

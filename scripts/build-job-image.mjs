@@ -5,7 +5,7 @@
  *   node scripts/build-job-image.mjs [--tag eemt:ubuntu24.04]   import into the engine at DOCKER_HOST
  *                                                                (or /var/run/docker.sock), as the service
  *   node scripts/build-job-image.mjs --tar job-image.tar        write the root filesystem as a tar archive
- *                                                                (then `podman import`, see the README)
+ *                                                                (then `podman import`, see docs/deployment.md)
  *   node scripts/build-job-image.mjs --rootfs DIR                only stage the root filesystem (the Dockerfile)
  *
  * The root filesystem holds what the job child needs and nothing else:

@@ -17,6 +17,8 @@ export interface Job {
   progress: number;
   progress_message: string | null;
   runtime: string | null;
+  /** Estimated bytes of the outputs, made at submission (null for older jobs). */
+  output_estimate_bytes?: number | null;
   [extension: string]: unknown;
 }
 

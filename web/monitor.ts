@@ -387,6 +387,7 @@ const JOB_FIELDS = [
   'progress_message',
   'dem_filename',
   'runtime',
+  'output_estimate_bytes',
   'error_message',
   'created_at',
   'started_at',
@@ -420,6 +421,7 @@ function renderDetails(job: Job, logLines: string[], logError: string | null) {
     ['Progress message', job.progress_message ?? '—', { dataset: { field: 'progress_message' } }],
     ['DEM file', job.dem_filename],
     ['Runtime', job.runtime ?? '—'],
+    ['Output size (estimated)', typeof job.output_estimate_bytes === 'number' ? formatBytes(job.output_estimate_bytes) : '—', { dataset: { field: 'output_estimate_bytes' } }],
     ['Error message', job.error_message ?? 'none', job.error_message ? { class: 'error', dataset: { field: 'error_message' } } : { dataset: { field: 'error_message' } }],
   ];
   // Fields a newer service may add are shown too, as they come.

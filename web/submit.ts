@@ -306,6 +306,7 @@ function renderJob(job: Job) {
   setText(error, job.error_message ?? '');
   setText($('job-file'), job.dem_filename);
   setText($('job-type'), job.workflow_type);
+  setText($('job-estimate'), typeof job.output_estimate_bytes === 'number' ? `about ${formatBytes(job.output_estimate_bytes)}` : '—');
   setText($('job-id'), job.id);
   setText($('job-created'), formatDateTime(job.created_at));
   setText($('job-started'), formatDateTime(job.started_at));

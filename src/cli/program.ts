@@ -1,15 +1,17 @@
 /**
  * The `eemt` command line (see main.ts for the entry point):
- *   eemt sol <dem.tif> --out <dir> [--step 15] [--linke 3] [--albedo 0.2] [--threads N] [--days 1-31,172] [--tile-size N]
- *   eemt eemt <dem.tif> --out <dir> --start-year 2020 --end-year 2020 [solar options] [--cache <dir>] [--daymet-url <url>]
+ *   eemt sol <dem.tif> --out <dir> [--step <minutes>] [--linke <value>] [--albedo <value>] [--threads <n>] [--days 1-31,172]
+ *            [--tile-size N]
+ *   eemt eemt <dem.tif> --out <dir> [--start-year <year>] [--end-year <year>] [solar options] [--cache <dir>] [--daymet-url <url>]
  *             [--climate-file grids.zip] [--pet-method thornthwaite|hamon|hamon-linear] [--topo-npp regression|lieth]
  *             [--topo-radiation unshaded|shaded|realsky] [--lieth-npp-gate temperature|none]
  *   eemt climate points <dem.tif>                      the Daymet cells the DEM needs, as CSV (lat,lon,x,y)
- *   eemt climate prefetch <dem.tif> --start-year 2020 --end-year 2021 [--cache <dir>] [--daymet-url <url>]
- * Parameter ranges are those of the service (step 3–60 min, linke 1–8, albedo 0–1, threads 1–32); a value
- * outside its range is an error naming the flag (`--linke must be in 1–8; got 9`), not a clamp. User errors
- * (bad options, unreadable DEM, DEM outside Daymet coverage or over the point limit, failed climate download)
- * print one line and exit 2; a failed run removes the output folder it created. `eemt --version` prints the version.
+ *   eemt climate prefetch <dem.tif> [--start-year <year>] [--end-year <year>] [--cache <dir>] [--daymet-url <url>]
+ * The parameters' options, help, ranges and defaults come from the parameter contract, as the service's do
+ * (workflows/parameters/contract.ts); a value outside its range is an error naming the flag (`--linke must be in
+ * 1–8; got 9`), not a clamp. User errors (bad options, unreadable DEM, DEM outside Daymet coverage or over the
+ * point limit, failed climate download) print one line and exit 2; a failed run removes the output folder it
+ * created. `eemt --version` prints the version.
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -19,44 +21,58 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseDecimal } from '../util/decimal.js';
 import { PACKAGE_VERSION } from '../util/version.js';
 import { explainedByMessage } from '../workflows/failures.js';
-import { DEFAULT_PARAMS, MODEL_CHOICES, PARAMETER_RANGES, ParameterRangeError, validateWorkflowParams } from '../workflows/params.js';
+import {
+  CHOICE_PARAMETERS,
+  DEFAULT_NUMERIC_VALUES,
+  isModelChoice,
+  MODEL_CHOICE_PARAMS,
+  NUMERIC_PARAMETERS,
+  NUMERIC_PARAMS,
+  parametersOf,
+  rangeText,
+} from '../workflows/parameters/contract.js';
+import { ParameterRangeError, validateWorkflowParams } from '../workflows/params.js';
 import { DaySpecError, parseDaySpec } from '../workflows/sol/days.js';
 import { MAX_REQUESTED_TILE_SIZE, checkTileSize } from '../workflows/sol/plan.js';
 import { prestartSolWorkers } from '../workflows/sol/workerPool.js';
-import type { ModelChoiceParam, NumericWorkflowParam, PhaseTimings, ProgressListener, WorkflowParams } from '../workflows/types.js';
+import type { NumericWorkflowParam, PhaseTimings, ProgressListener, WorkflowParams, WorkflowType } from '../workflows/types.js';
+import { checkOutputSpace } from './outputSpace.js';
 import { progressDisplay } from './progress.js';
 
 /** A mistake on the command line, worded with the command's own flags. */
 class UsageError extends Error {}
 
 /** The command-line flag of each workflow parameter. */
-const FLAGS: Readonly<Record<keyof WorkflowParams, string>> = {
-  step: '--step',
-  linke_value: '--linke',
-  albedo_value: '--albedo',
-  num_threads: '--threads',
-  start_year: '--start-year',
-  end_year: '--end-year',
-  pet_method: '--pet-method',
-  topo_npp: '--topo-npp',
-  topo_radiation: '--topo-radiation',
-  lieth_npp_gate: '--lieth-npp-gate',
-};
+const FLAGS = Object.fromEntries([
+  ...NUMERIC_PARAMS.map((name) => [name, NUMERIC_PARAMETERS[name].cli.flag]),
+  ...MODEL_CHOICE_PARAMS.map((name) => [name, CHOICE_PARAMETERS[name].cli.flag]),
+]) as Readonly<Record<keyof WorkflowParams, string>>;
+
+/** The help of a numeric option: its help, range, unit and notes (`time step of the daily integration, <min>–<max> minutes`). */
+function numericHelp(name: NumericWorkflowParam): string {
+  const { cli, unit, notBefore } = NUMERIC_PARAMETERS[name];
+  const unitWord = unit === undefined || unit === '-' ? '' : ` ${unit}`;
+  return `${cli.help}, ${rangeText(name)}${unitWord}${notBefore === undefined ? '' : `, not before ${FLAGS[notBefore]}`}${cli.note ?? ''}`;
+}
+
+/** Adds the option of a numeric parameter; its default is the parameter's unless given. */
+function numericOption(command: Command, name: NumericWorkflowParam, fallback = NUMERIC_PARAMETERS[name].default): Command {
+  const { cli } = NUMERIC_PARAMETERS[name];
+  return command.option(`${cli.flag} ${cli.valueName}`, numericHelp(name), number, fallback);
+}
 
 /** The eemt model-choice options: flag, help text (with the allowed values and the default). */
 function withModelOptions(command: Command): Command {
-  const help: Readonly<Record<ModelChoiceParam, string>> = {
-    pet_method: 'PET method of EEMT-Trad: thornthwaite (Thornthwaite 1948), hamon (Haith & Shoemaker 1987), hamon-linear',
-    topo_npp: 'NPP of EEMT-Topo: regression (Rasmussen et al. 2015 Eq. 11) or lieth (Lieth 1975 on the topographic temperature)',
-    topo_radiation:
-      'S_topo of the solar ratio of EEMT-Topo: unshaded (no terrain shadows, as Rasmussen et al. 2015), shaded, or realsky ' +
-      "(real-sky sums from the climate's observed radiation: Daymet srad, or srad grids in --climate-file)",
-    lieth_npp_gate: "months in which Lieth's NPP counts: temperature (only T > 0 °C) or none (every month)",
-  };
-  for (const field of Object.keys(help) as ModelChoiceParam[]) {
-    command.option(`${FLAGS[field]} <value>`, `${help[field]}; default ${MODEL_CHOICES[field].default}`);
+  for (const field of MODEL_CHOICE_PARAMS) {
+    const { cli, default: fallback } = CHOICE_PARAMETERS[field];
+    command.option(`${cli.flag} ${cli.valueName}`, `${cli.help}; default ${fallback}`);
   }
   return command;
+}
+
+/** The options of the climate years (`eemt`, `climate prefetch`). */
+function withYearOptions(command: Command): Command {
+  return numericOption(numericOption(command, 'start_year'), 'end_year');
 }
 
 function number(value: string): number {
@@ -71,17 +87,18 @@ function checkParams(params: WorkflowParams): void {
     validateWorkflowParams(params);
   } catch (error) {
     if (!(error instanceof ParameterRangeError)) throw error;
-    if (error.field in MODEL_CHOICES) {
-      const field = error.field as ModelChoiceParam;
-      throw new UsageError(`${FLAGS[field]} must be one of ${MODEL_CHOICES[field].values.join(', ')}; got ${JSON.stringify(params[field])}`);
+    if (isModelChoice(error.field)) {
+      const field = error.field;
+      throw new UsageError(`${FLAGS[field]} must be one of ${CHOICE_PARAMETERS[field].values.join(', ')}; got ${JSON.stringify(params[field])}`);
     }
     const field = error.field as NumericWorkflowParam;
-    const range = PARAMETER_RANGES[field];
+    const range = NUMERIC_PARAMETERS[field];
     const value = params[field];
-    if (field === 'end_year' && typeof value === 'number' && value >= range.min && value <= range.max) {
-      throw new UsageError(`${FLAGS.end_year} (${value}) must not be before ${FLAGS.start_year} (${params.start_year})`);
+    const earliest = range.notBefore;
+    if (earliest !== undefined && typeof value === 'number' && value >= range.minimum && value <= range.maximum) {
+      throw new UsageError(`${FLAGS[field]} (${value}) must not be before ${FLAGS[earliest]} (${params[earliest]})`);
     }
-    throw new UsageError(`${FLAGS[field]} must be ${range.integer ? 'an integer ' : ''}in ${range.min}–${range.max}; got ${value}`);
+    throw new UsageError(`${FLAGS[field]} must be ${range.type === 'integer' ? 'an integer ' : ''}in ${rangeText(field)}; got ${value}`);
   }
 }
 
@@ -128,13 +145,12 @@ function solParams(options: { step: number; linke: number; albedo: number; threa
   return { step: options.step, linke_value: options.linke, albedo_value: options.albedo, num_threads: options.threads };
 }
 
-/** The solar options shared by `sol` and `eemt`. */
+/** The options of the parameters of `sol`, shared by `eemt`. */
 function withSolarOptions(command: Command): Command {
-  return command
-    .option('--step <minutes>', 'time step of the daily integration, 3–60 minutes', number, DEFAULT_PARAMS.step)
-    .option('--linke <value>', 'Linke turbidity, 1–8', number, DEFAULT_PARAMS.linke_value)
-    .option('--albedo <value>', 'ground albedo, 0–1', number, DEFAULT_PARAMS.albedo_value)
-    .option('--threads <n>', 'worker threads, 1–32 (capped at the CPU count)', number, Math.min(availableParallelism(), 32));
+  // the CLI's default number of threads is every core the machine has (within the range)
+  const threads = Math.min(availableParallelism(), NUMERIC_PARAMETERS.num_threads.maximum);
+  for (const name of parametersOf('sol').numeric) numericOption(command, name, name === 'num_threads' ? threads : undefined);
+  return command;
 }
 
 /** Runs `work` with the progress display, stopping the display whatever happens. */
@@ -168,6 +184,7 @@ export function buildProgram(): Command {
     prestartSolWorkers(Math.min(params.num_threads, availableParallelism()));
     const { runSolWorkflow } = await solModules();
     const outDir = resolve(options.out);
+    await checkOutputSpaceOf('sol', params, dem, outDir, options.days);
     const result = await writingInto(outDir, () =>
       withProgress((listener) =>
         runSolWorkflow({
@@ -188,13 +205,13 @@ export function buildProgram(): Command {
     );
   });
   withModelOptions(withSolarOptions(
-    program
-      .command('eemt')
-      .description('everything sol writes, plus terrain indices, Daymet climate grids and monthly, annual and multi-year EEMT maps')
-      .argument('<dem>', 'DEM GeoTIFF (inside Daymet coverage, North America, unless --climate-file is given)')
-      .requiredOption('-o, --out <dir>', 'output folder')
-      .option('--start-year <year>', 'first Daymet year, 1980–2024', number, DEFAULT_PARAMS.start_year)
-      .option('--end-year <year>', 'last Daymet year, 1980–2024, not before --start-year', number, DEFAULT_PARAMS.end_year)
+    withYearOptions(
+      program
+        .command('eemt')
+        .description('everything sol writes, plus terrain indices, Daymet climate grids and monthly, annual and multi-year EEMT maps')
+        .argument('<dem>', 'DEM GeoTIFF (inside Daymet coverage, North America, unless --climate-file is given)')
+        .requiredOption('-o, --out <dir>', 'output folder'),
+    )
       .option('--cache <dir>', 'Daymet download cache (default: $EEMT_CACHE_DIR, else ./cache)')
       .option('--daymet-url <url>', 'Daymet server (default: $EEMT_DAYMET_URL, else https://daymet.ornl.gov)')
       .option('--climate-file <zip>', 'ZIP of monthly climate grids used instead of Daymet (docs/climate-input.md)'),
@@ -209,6 +226,7 @@ export function buildProgram(): Command {
     checkParams(params);
     const { runEemtWorkflow } = await eemtModules();
     const outDir = resolve(options.out);
+    await checkOutputSpaceOf('eemt', params, dem, outDir);
     const result = await writingInto(outDir, () =>
       withProgress((listener) =>
         runEemtWorkflow({
@@ -241,16 +259,16 @@ export function buildProgram(): Command {
       const lines = ['lat,lon,x,y', ...cells.map((c) => `${c.lat.toFixed(6)},${c.lon.toFixed(6)},${Math.round(c.x)},${Math.round(c.y)}`)];
       process.stdout.write(lines.join('\n') + '\n');
     });
-  climate
-    .command('prefetch')
-    .description('download every Daymet cell-year the DEM needs into the cache (resumable: what is cached is not fetched again)')
-    .argument('<dem>', 'DEM GeoTIFF inside Daymet coverage')
-    .option('--start-year <year>', 'first Daymet year, 1980–2024', number, DEFAULT_PARAMS.start_year)
-    .option('--end-year <year>', 'last Daymet year, 1980–2024, not before --start-year', number, DEFAULT_PARAMS.end_year)
+  withYearOptions(
+    climate
+      .command('prefetch')
+      .description('download every Daymet cell-year the DEM needs into the cache (resumable: what is cached is not fetched again)')
+      .argument('<dem>', 'DEM GeoTIFF inside Daymet coverage'),
+  )
     .option('--cache <dir>', 'Daymet cache to fill (default: $EEMT_CACHE_DIR, else ./cache)')
     .option('--daymet-url <url>', 'Daymet server (default: $EEMT_DAYMET_URL, else https://daymet.ornl.gov)')
     .action(async (dem: string, options) => {
-      checkParams({ ...DEFAULT_PARAMS, start_year: options.startYear, end_year: options.endYear });
+      checkParams({ ...DEFAULT_NUMERIC_VALUES, start_year: options.startYear, end_year: options.endYear });
       const { daymetCellsForDem, prefetchDaymet, resolveDaymetBaseUrl, DEFAULT_EEMT_CACHE_DIR } = await eemtModules();
       const cells = daymetCellsForDem(await readGrid(resolve(dem)));
       const years = Array.from({ length: options.endYear - options.startYear + 1 }, (_, i) => options.startYear + i);
@@ -322,6 +340,15 @@ export async function main(argv: string[]): Promise<number> {
  */
 async function solModules() {
   return { runSolWorkflow: (await import('../workflows/sol/index.js')).runSolWorkflow };
+}
+
+/**
+ * The output estimate of a run on the DEM at `dem` (checkOutputSpace); a DEM that cannot be read is left to the
+ * workflow, which says what is wrong with it.
+ */
+async function checkOutputSpaceOf(type: WorkflowType, params: WorkflowParams, dem: string, outDir: string, days?: readonly number[]): Promise<void> {
+  const grid = await readGrid(resolve(dem)).catch(() => null);
+  if (grid) await checkOutputSpace(type, params, grid, outDir, days);
 }
 
 /** The grid of the DEM at `path`, with the DEM reader loaded by the commands that read one only. */

@@ -160,6 +160,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     hrefAllow: config.ogcHrefAllow,
   });
   await app.register(healthRoutes, { store, runtime, version: PACKAGE_VERSION });
+  // The catalogue where STAC clients look first: /stac and /stac/ lead to /api/stac.
+  for (const path of ['/stac', '/stac/']) {
+    app.route({ method: ['GET', 'HEAD'], url: path, schema: { hide: true }, handler: async (_request, reply) => reply.redirect('/api/stac', 308) });
+  }
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   return app;
 }

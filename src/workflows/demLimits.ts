@@ -12,7 +12,7 @@ import type { WorkflowType } from './types.js';
 /**
  * Memory a job needs per DEM cell [bytes], by workflow.
  * - `sol`: the tiled engine keeps only the DEM (Float32, 4 bytes) and its maximum pyramid (1.3 bytes) resident;
- *   horizons, kernel and encoders work per compute tile. Measured peak RSS with 2 threads (README, Benchmarks):
+ *   horizons, kernel and encoders work per compute tile. Measured peak RSS with 2 threads (CHANGELOG.md, "The ladder at scale"):
  *   4.8 M cells, full year: 665 MB; 99.4 M cells, day 172: 0.94 GB — about 5 bytes per cell on a working set
  *   of 0.4–0.7 GB. 32 bytes per cell leaves room for more threads and larger tiles: the default 8 GB job
  *   limit admits 260 M cells.

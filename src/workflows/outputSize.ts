@@ -4,7 +4,7 @@
  *     bytes = Σ over the job's files  ⌈(OUTPUT_FILE_BYTES[kind] + cells × OUTPUT_BYTES_PER_CELL[kind]) / block⌉ × block
  *
  * plus its folders and small text files. The per-cell sizes are the compressed sizes measured on real DEMs
- * (bench/output-size.bench.mjs; the numbers and how they were taken are in the README, "Disk space"), rounded up
+ * (bench/output-size.bench.mjs; the numbers and how they were taken are in docs/configuration.md, "Disk space"), rounded up
  * to a safe upper value: the estimate is meant never to be below what a job writes. A file takes whole blocks of
  * the file system, so each is rounded up to `blockBytes` (4 KiB on ext4, XFS and tmpfs): on a small DEM the
  * blocks, not the cells, are most of a job's size.
@@ -14,7 +14,7 @@
  */
 import { DEFAULT_EEMT_OPTIONS } from '../science/eemt/constants.js';
 import { CLIMATE_GRID_VARIABLES, EEMT_MODELS } from './eemt/products.js';
-import { DAYS_PER_YEAR } from './sol/products.js';
+import { completeMonths, DAYS_PER_YEAR } from './sol/products.js';
 import type { WorkflowParams, WorkflowType } from './types.js';
 
 /** The kinds of output file, each with its own compressed size per cell. */
@@ -93,6 +93,8 @@ export interface OutputEstimateOptions {
    * file); default true.
    */
   readonly realSky?: boolean;
+  /** sol: the days of year computed (a run of chosen days, as the CLI's --days); default all 365. */
+  readonly days?: readonly number[];
 }
 
 /** Climate years of an eemt job (1 when the parameters do not name them). */
@@ -167,6 +169,11 @@ export function estimateOutputBytes(
   const blocks = (bytes: number) => Math.ceil(bytes / block) * block;
   const realSky = options.realSky ?? true;
   const counts = outputFileCounts(type, params, daymetCells, realSky);
+  if (type === 'sol' && options.days) {
+    // daily maps of the days asked for, and the sums of the months they complete
+    counts['daily-global'] = counts['daily-hours'] = new Set(options.days).size;
+    counts['monthly-sums'] = completeMonths(options.days).length;
+  }
   const files = Object.values(counts).reduce((n, count) => n + count, 0);
   const unshaded = (params.topo_radiation ?? DEFAULT_EEMT_OPTIONS.topoRadiation) === 'unshaded';
   let total = outputFolderCount(type, daymetCells, unshaded, realSky) * block + blocks(files * FOLDER_ENTRY_BYTES);

@@ -1,12 +1,6 @@
-/** Validation of workflow parameters: the ranges of SERVICE_SPEC.md ("Limits"); out of range is an error, never a clamp. */
-import {
-  DEFAULT_EEMT_OPTIONS,
-  LIETH_NPP_GATES,
-  PET_METHODS,
-  TOPO_NPP_MODELS,
-  TOPO_RADIATIONS,
-  type EemtOptionsInput,
-} from '../science/eemt/constants.js';
+/** Validation of workflow parameters against their contract (parameters/contract.ts; the limits of docs/service-contract.md); out of range is an error, never a clamp. */
+import type { EemtOptionsInput } from '../science/eemt/constants.js';
+import { CHOICE_PARAMETERS, MODEL_CHOICE_PARAMS, NUMERIC_PARAMETERS, NUMERIC_PARAMS, rangeText } from './parameters/contract.js';
 import type { ModelChoiceParam, NumericWorkflowParam, WorkflowParams } from './types.js';
 
 /** A parameter outside its allowed range (or not a number). `field` is the submit-form name. */
@@ -20,67 +14,17 @@ export class ParameterRangeError extends Error {
   }
 }
 
-interface Range {
-  readonly min: number;
-  readonly max: number;
-  readonly integer: boolean;
-  readonly what: string;
-}
-
-export const PARAMETER_RANGES: Readonly<Record<NumericWorkflowParam, Range>> = {
-  step: { min: 3, max: 60, integer: false, what: 'time step in minutes' },
-  linke_value: { min: 1, max: 8, integer: false, what: 'Linke turbidity' },
-  albedo_value: { min: 0, max: 1, integer: false, what: 'surface albedo' },
-  num_threads: { min: 1, max: 32, integer: true, what: 'number of threads' },
-  start_year: { min: 1980, max: 2024, integer: true, what: 'first Daymet year' },
-  end_year: { min: 1980, max: 2024, integer: true, what: 'last Daymet year' },
-};
-
-/** Default values of the submit form. */
-export const DEFAULT_PARAMS = {
-  step: 15,
-  linke_value: 3,
-  albedo_value: 0.2,
-  num_threads: 4,
-  start_year: 2020,
-  end_year: 2020,
-} as const;
-
-/** One EEMT model choice: its allowed values (the default first) and what it selects. */
-export interface ModelChoice {
-  readonly values: readonly string[];
-  readonly default: string;
-  readonly what: string;
-}
-
-/**
- * The EEMT model choices of an eemt run (eemt-model.md §0.1c), named as in the submit form. The defaults are the
- * configurations of the published figures a user most likely compares with.
- */
-export const MODEL_CHOICES: Readonly<Record<ModelChoiceParam, ModelChoice>> = {
-  pet_method: { values: PET_METHODS, default: DEFAULT_EEMT_OPTIONS.petMethod, what: 'PET method of EEMT-Trad' },
-  topo_npp: { values: TOPO_NPP_MODELS, default: DEFAULT_EEMT_OPTIONS.topoNppModel, what: 'NPP model of EEMT-Topo' },
-  topo_radiation: { values: TOPO_RADIATIONS, default: DEFAULT_EEMT_OPTIONS.topoRadiation, what: 'radiation of the solar ratio of EEMT-Topo' },
-  lieth_npp_gate: { values: LIETH_NPP_GATES, default: DEFAULT_EEMT_OPTIONS.liethNppGate, what: "months in which Lieth's NPP counts" },
-};
-
-/** The model-choice fields, in the order they are shown. */
-export const MODEL_CHOICE_PARAMS = Object.keys(MODEL_CHOICES) as ModelChoiceParam[];
-
 /** The message of a model choice outside its list: the field and the allowed values. */
 export function modelChoiceMessage(field: ModelChoiceParam, value: unknown): string {
-  const choice = MODEL_CHOICES[field];
+  const choice = CHOICE_PARAMETERS[field];
   return `${field} (${choice.what}) must be one of ${choice.values.join(', ')}; got ${JSON.stringify(value)}`;
 }
 
 /** Every model choice of `params`, its default where absent (what an eemt run uses and its job records). */
 export function resolvedModelChoices(params: Pick<WorkflowParams, ModelChoiceParam>): Required<Pick<WorkflowParams, ModelChoiceParam>> {
-  return {
-    pet_method: params.pet_method ?? DEFAULT_EEMT_OPTIONS.petMethod,
-    topo_npp: params.topo_npp ?? DEFAULT_EEMT_OPTIONS.topoNppModel,
-    topo_radiation: params.topo_radiation ?? DEFAULT_EEMT_OPTIONS.topoRadiation,
-    lieth_npp_gate: params.lieth_npp_gate ?? DEFAULT_EEMT_OPTIONS.liethNppGate,
-  };
+  return Object.fromEntries(MODEL_CHOICE_PARAMS.map((name) => [name, params[name] ?? CHOICE_PARAMETERS[name].default])) as Required<
+    Pick<WorkflowParams, ModelChoiceParam>
+  >;
 }
 
 /** The EEMT library options of the model choices of `params`. */
@@ -93,25 +37,36 @@ export function eemtOptionsOfParams(params: Pick<WorkflowParams, ModelChoicePara
 export function validateWorkflowParams(params: WorkflowParams): void {
   for (const field of MODEL_CHOICE_PARAMS) {
     const value = params[field];
-    if (value !== undefined && !MODEL_CHOICES[field].values.includes(value)) throw new ParameterRangeError(field, modelChoiceMessage(field, value));
+    if (value !== undefined && !CHOICE_PARAMETERS[field].values.includes(value)) throw new ParameterRangeError(field, modelChoiceMessage(field, value));
   }
-  for (const field of Object.keys(PARAMETER_RANGES) as NumericWorkflowParam[]) {
+  for (const field of NUMERIC_PARAMS) {
     const value = params[field];
-    if (value === undefined && (field === 'start_year' || field === 'end_year')) continue;
+    // the parameters of eemt alone may be absent (a sol run)
+    if (value === undefined && !NUMERIC_PARAMETERS[field].workflows.includes('sol')) continue;
     checkRange(field, value);
   }
-  if (params.start_year !== undefined && params.end_year !== undefined && params.end_year < params.start_year) {
-    throw new ParameterRangeError('end_year', `end_year (${params.end_year}) must not be before start_year (${params.start_year})`);
+  for (const field of NUMERIC_PARAMS) {
+    const earliest = NUMERIC_PARAMETERS[field].notBefore;
+    const value = params[field];
+    if (earliest === undefined || value === undefined) continue;
+    const bound = params[earliest];
+    if (bound !== undefined && value < bound) throw new ParameterRangeError(field, notBeforeMessage(field, value, earliest, bound));
   }
 }
 
+/** The message of a parameter smaller than the one it must not be before: `end_year (2019) must not be before start_year (2020)`. */
+export function notBeforeMessage(field: string, value: number, earliest: string, bound: number | undefined): string {
+  return `${field} (${value}) must not be before ${earliest} (${bound})`;
+}
+
 function checkRange(field: NumericWorkflowParam, value: unknown): void {
-  const range = PARAMETER_RANGES[field];
-  const allowed = `${range.min}–${range.max}${range.integer ? ', an integer' : ''}`;
+  const range = NUMERIC_PARAMETERS[field];
+  const integer = range.type === 'integer';
+  const allowed = `${rangeText(field)}${integer ? ', an integer' : ''}`;
   if (typeof value !== 'number' || !Number.isFinite(value)) {
     throw new ParameterRangeError(field, `${field} (${range.what}) must be a number in ${allowed}`);
   }
-  if (value < range.min || value > range.max || (range.integer && !Number.isInteger(value))) {
+  if (value < range.minimum || value > range.maximum || (integer && !Number.isInteger(value))) {
     throw new ParameterRangeError(field, `${field} (${range.what}) must be in ${allowed}; got ${value}`);
   }
 }

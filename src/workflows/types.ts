@@ -36,20 +36,23 @@ export const WHOLE_RUN: RunMode = { kind: 'whole' };
 /** Phases of an `eemt` run (see `RunMode`): everything, the solar phase alone, or everything after it. */
 export type EemtPhases = 'all' | 'solar' | 'after-solar';
 
-/** Parameters of a run, named as in the service's submit form (SERVICE_SPEC.md). */
+/**
+ * Parameters of a run, named as in the service's submit form (docs/service-contract.md); their units, ranges and defaults
+ * are those of the parameter contract (parameters/contract.ts).
+ */
 export interface WorkflowParams {
-  /** Time step of the daily integration [minutes], 3–60. */
+  /** Time step of the daily integration [minutes]. */
   readonly step: number;
-  /** Linke atmospheric turbidity [-], 1–8. */
+  /** Linke atmospheric turbidity [-]. */
   readonly linke_value: number;
-  /** Ground albedo [-], 0–1. */
+  /** Ground albedo [-]. */
   readonly albedo_value: number;
-  /** Worker threads, 1–32 (capped at the CPU count). */
+  /** Worker threads (capped at the CPU count). */
   readonly num_threads: number;
-  /** First and last Daymet year (eemt only), 1980–2024. */
+  /** First and last Daymet year (eemt only). */
   readonly start_year?: number;
   readonly end_year?: number;
-  /** eemt only: the EEMT model choices (workflows/params.ts, MODEL_CHOICES; eemt-model.md §0.1c); defaults when absent. */
+  /** eemt only: the EEMT model choices (parameters/contract.ts, CHOICE_PARAMETERS; eemt-model.md §0.1c); defaults when absent. */
   readonly pet_method?: PetMethod;
   readonly topo_npp?: TopoNppModel;
   readonly topo_radiation?: TopoRadiation;

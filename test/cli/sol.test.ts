@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mountTmpfs, unmount } from '../helpers/tmpfs.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const eemt = join(root, 'bin/eemt.js');
@@ -20,6 +21,18 @@ after(() => rmSync(work, { recursive: true, force: true }));
 
 function run(args: string[]) {
   return spawnSync(process.execPath, [eemt, ...args], { encoding: 'utf8', cwd: work });
+}
+
+const UNIT_BYTES: Record<string, number> = { B: 1, KB: 1024, MB: 1024 ** 2, GB: 1024 ** 3 };
+
+/** The output estimate a run said on stderr, checked against what its outputs take on disk (du, whole blocks). */
+function assertEstimateCovers(stderr: string, out: string): void {
+  const said = /^eemt: sol outputs of about ([\d.]+) (B|KB|MB|GB) expected in (.+) \(([\d.]+ (?:B|KB|MB|GB|TB)) free\)$/m.exec(stderr);
+  assert.ok(said, `no estimate line in:\n${stderr}`);
+  assert.equal(said[3], out);
+  const estimate = Number(said[1]) * UNIT_BYTES[said[2]!]!;
+  const onDisk = Number(execFileSync('du', ['-s', '--block-size=1', out], { encoding: 'utf8' }).split('\t')[0]);
+  assert.ok(estimate >= 0.99 * onDisk && estimate < 1.5 * onDisk, `estimated ${said[1]} ${said[2]}, ${onDisk} bytes on disk`);
 }
 
 test('eemt sol writes the products and ends with a one-line summary', () => {
@@ -39,6 +52,7 @@ test('eemt sol writes the products and ends with a one-line summary', () => {
   assert.equal(info.metadata['']['STEP_MINUTES'], '30');
   assert.equal(info.metadata['']['LINKE_TURBIDITY'], '2.5');
   assert.equal(info.metadata['']['UNITS'], 'Wh m-2 day-1');
+  assertEstimateCovers(result.stderr, out);
 });
 
 for (const [flag, value, expected] of [
@@ -81,6 +95,23 @@ test('eemt sol --days computes those days only (monthly sums for complete months
   const info = JSON.parse(execFileSync('gdalinfo', ['-json', join(out, 'insol/daily/hours_sun_day_172.tif')], { encoding: 'utf8' }));
   assert.deepEqual(info.bands[0].block, [16, 16]);
   assert.deepEqual(info.size, [20, 16]);
+  assertEstimateCovers(result.stderr, out); // 57 days and one month, not a year
+});
+
+test('eemt sol refuses a run whose outputs cannot fit in the output folder, before computing, writing nothing', () => {
+  const small = join(work, 'small-disk');
+  mkdirSync(small);
+  mountTmpfs(small, 512 * 1024); // a year of this DEM takes 742 files of at least a 4 KiB block each
+  try {
+    const out = join(small, 'out');
+    const result = run(['sol', dem, '--out', out, '--step', '60', '--threads', '1']);
+    assert.equal(result.status, 1, result.stderr);
+    assert.match(result.stderr, new RegExp(`^eemt: Not enough disk space in ${out}: [\\d.]+ KB free, the job needs about [\\d.]+ MB$`, 'm'));
+    assert.doesNotMatch(result.stderr, /\d+% /, 'no progress: nothing was computed');
+    assert.equal(existsSync(out), false);
+  } finally {
+    unmount(small);
+  }
 });
 
 test('eemt sol explains a file that is not a GeoTIFF and leaves no output folder', () => {

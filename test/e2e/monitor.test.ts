@@ -10,7 +10,7 @@ import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { parseParameters } from '../../src/server/routes/submit.js';
+import { parseParameters } from '../../src/server/parameters.js';
 import { zipEntries } from '../server/zip.js';
 import { apiJob, apiSubmit, launchBrowser, smallDem, startPagesService, waitFor, watchErrors, type PagesService } from './helpers.js';
 
@@ -193,6 +193,7 @@ describe('job monitor page', () => {
     assert.equal(facts['Progress message'], job.progress_message);
     assert.equal(facts['DEM file'], 'fails.tif');
     assert.equal(facts['Runtime'], 'process');
+    assert.match(facts['Output size (estimated)']!, /^[\d.]+ (KB|MB)$/, 'the estimate made at submission');
     assert.equal(facts['Error message'], 'DEM has no valid cells');
     assert.equal(facts['Time step step'], '15 min');
     assert.equal(facts['Linke turbidity linke_value'], '7.5');

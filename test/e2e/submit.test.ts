@@ -238,6 +238,12 @@ describe('web interface page', () => {
     assert.match((await page.locator('#upload-text').textContent())!, /^Uploaded small\.tif \(.+\) and submitted as job /);
     assert.match(page.url(), new RegExp(`\\?job=${id}$`));
     assert.equal(await page.locator('#job-file').textContent(), 'small.tif');
+    // The estimate made at submission, as the job detail gives it (formatBytes: KB, MB with 1–2 decimals).
+    const estimate = ((await (await fetch(`${svc.base}/api/jobs/${id}`)).json()) as { output_estimate_bytes: number }).output_estimate_bytes;
+    assert.ok(Number.isInteger(estimate) && estimate > 0, `output_estimate_bytes ${estimate}`);
+    const shown = /^about ([\d.]+) (KB|MB)$/.exec((await page.locator('#job-estimate').textContent())!);
+    assert.ok(shown, 'the panel shows the estimate');
+    assert.ok(Math.abs(Number(shown[1]) * 1024 ** (shown[2] === 'KB' ? 1 : 2) - estimate) / estimate < 0.01, `${shown[0]} vs ${estimate} bytes`);
 
     const download = page.getByRole('link', { name: 'Download results (ZIP)' });
     await download.waitFor({ state: 'visible', timeout: 120_000 });

@@ -38,6 +38,23 @@ function sameValues(actual: ArrayLike<number>, expected: ArrayLike<number>): boo
   return true;
 }
 
+/**
+ * Checks the STATISTICS_* items of a band (gdalinfo -json) against the statistics of `values` computed here
+ * (population standard deviation, NaN cells left out); returns a reader of the stored items.
+ */
+function assertStoredStatistics(band: { metadata: Record<string, Record<string, string>> }, values: Float32Array): (name: string) => number {
+  const valid = Array.from(values).filter((v) => !Number.isNaN(v));
+  const mean = valid.reduce((a, b) => a + b, 0) / valid.length;
+  const stddev = Math.sqrt(valid.reduce((a, b) => a + (b - mean) ** 2, 0) / valid.length);
+  const stored = (name: string) => Number(band.metadata['']![`STATISTICS_${name}`]);
+  assert.equal(stored('MINIMUM'), valid.reduce((a, b) => Math.min(a, b)));
+  assert.equal(stored('MAXIMUM'), valid.reduce((a, b) => Math.max(a, b)));
+  assert.ok(Math.abs(stored('MEAN') - mean) < 1e-9 * Math.abs(mean), `${stored('MEAN')} vs ${mean}`);
+  assert.ok(Math.abs(stored('STDDEV') - stddev) < 1e-6 * stddev, `${stored('STDDEV')} vs ${stddev}`);
+  assert.ok(Math.abs(stored('VALID_PERCENT') - (100 * valid.length) / values.length) < 1e-9);
+  return stored;
+}
+
 describe('NaN-aware average overviews', () => {
   test('a row pair: the mean of the valid cells, NaN when none, the odd last column on its own', () => {
     const out = new Float32Array(3);
@@ -121,16 +138,8 @@ describe('Cloud Optimized GeoTIFFs', () => {
     const values = field(600, 533, 2);
     const path = join(dir, 'stats.tif');
     writeFloat32GeoTiffSync(path, gridOf(600, 533), values, { tileSize: 64 });
-    const valid = Array.from(values).filter((v) => !Number.isNaN(v));
-    const mean = valid.reduce((a, b) => a + b, 0) / valid.length;
-    const stddev = Math.sqrt(valid.reduce((a, b) => a + (b - mean) ** 2, 0) / valid.length);
     const band = JSON.parse(gdal('gdalinfo', ['-json', '-stats', path])).bands[0];
-    const stored = (name: string) => Number(band.metadata[''][`STATISTICS_${name}`]);
-    assert.equal(stored('MINIMUM'), valid.reduce((a, b) => Math.min(a, b)));
-    assert.equal(stored('MAXIMUM'), valid.reduce((a, b) => Math.max(a, b)));
-    assert.ok(Math.abs(stored('MEAN') - mean) < 1e-9 * Math.abs(mean), `${stored('MEAN')} vs ${mean}`);
-    assert.ok(Math.abs(stored('STDDEV') - stddev) < 1e-6 * stddev, `${stored('STDDEV')} vs ${stddev}`);
-    assert.ok(Math.abs(stored('VALID_PERCENT') - (100 * valid.length) / values.length) < 1e-9);
+    const stored = assertStoredStatistics(band, values);
     assert.ok(Math.abs(band.minimum - stored('MINIMUM')) < 1e-3, 'gdalinfo -stats reports them (printed to 3 decimals)');
     // GDAL computing them itself from the pixels agrees (a copy without the stored items)
     const copy = join(dir, 'stats-copy.tif');
@@ -149,15 +158,7 @@ describe('Cloud Optimized GeoTIFFs', () => {
     const band = JSON.parse(gdal('gdalinfo', ['-json', path])).bands[0];
     assert.equal(band.unit, 'Wh m-2 day-1');
     assert.equal(band.description, 'a small map');
-    const valid = Array.from(values).filter((v) => !Number.isNaN(v));
-    const mean = valid.reduce((a, b) => a + b, 0) / valid.length;
-    const stddev = Math.sqrt(valid.reduce((a, b) => a + (b - mean) ** 2, 0) / valid.length);
-    const stored = (name: string) => Number(band.metadata[''][`STATISTICS_${name}`]);
-    assert.equal(stored('MINIMUM'), valid.reduce((a, b) => Math.min(a, b)));
-    assert.equal(stored('MAXIMUM'), valid.reduce((a, b) => Math.max(a, b)));
-    assert.ok(Math.abs(stored('MEAN') - mean) < 1e-9 * Math.abs(mean), `${stored('MEAN')} vs ${mean}`);
-    assert.ok(Math.abs(stored('STDDEV') - stddev) < 1e-6 * stddev, `${stored('STDDEV')} vs ${stddev}`);
-    assert.ok(Math.abs(stored('VALID_PERCENT') - (100 * valid.length) / values.length) < 1e-9);
+    assertStoredStatistics(band, values);
   });
 
   test('small rasters (no overviews) and BigTIFF are valid COGs too', async () => {

@@ -3,7 +3,7 @@
  * (`podman system service`) on a unix socket, with its storage, run and temp folders in a temporary folder
  * of its own, and the job image built into it by `scripts/build-job-image.mjs` (no registry).
  *
- * Podman is started as the README describes for this kind of machine: runc, cgroupfs, vfs storage and a
+ * Podman is started as docs/deployment.md describes for this kind of machine: runc, cgroupfs, vfs storage and a
  * `containers.conf` with `default_ulimits = []` (raising rlimits is forbidden here).
  */
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';

@@ -9,8 +9,7 @@
  * no partial output of it remain. The system status reports the tmpfs's size and free space.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -18,41 +17,12 @@ import { getJson, submit, waitForStatus } from '../server/helpers.js';
 import { waitFor } from '../helpers/wait.js';
 import { processesMentioning, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
 import { jobEntries } from '../helpers/dataFolders.js';
+import { FIXTURE_DEM } from '../raster/gdal.js';
+import { demWindow, filesUnder, freeBytes, mountTmpfs, unmount } from '../helpers/tmpfs.js';
 
-const FIXTURE_DEM = new URL('../fixtures/mcn_10m.tif', import.meta.url).pathname;
 const ENV = { EEMT_RUNTIME: 'bubblewrap', EEMT_MAX_CONCURRENT_JOBS: '1' };
 const TMPFS_BYTES = 40 * 1024 ** 2;
 const MB = 1024 ** 2;
-
-/** A `size` × `size` window of the test DEM, as bytes. */
-function demWindow(dir: string, size: number): Buffer {
-  const path = join(dir, `dem_${size}.tif`);
-  execFileSync('gdal_translate', ['-q', '-srcwin', '20', '20', String(size), String(size), FIXTURE_DEM, path]);
-  return readFileSync(path);
-}
-
-/** Mounts a tmpfs of `bytes` at `dir`; fails with the reason when it cannot (the test needs root and mount rights). */
-function mountTmpfs(dir: string, bytes: number): void {
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${bytes},mode=0755`, 'tmpfs', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  } catch (error) {
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
-    throw new Error(`cannot mount a ${bytes}-byte tmpfs at ${dir} (the test needs root and the right to mount): ${stderr || (error as Error).message}`);
-  }
-}
-
-/** Paths of the files under `root` (relative), or [] when it does not exist. */
-function filesUnder(root: string): string[] {
-  if (!existsSync(root)) return [];
-  return (readdirSync(root, { recursive: true, withFileTypes: true }) as { name: string; parentPath: string; isFile(): boolean }[])
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1));
-}
-
-const freeBytes = (dir: string) => {
-  const fs = statfsSync(dir);
-  return fs.bavail * fs.bsize;
-};
 
 describe('a full results folder (a 40 MiB tmpfs)', () => {
   const root = mkdtempSync(join(tmpdir(), 'eemt-disk-full-'));
@@ -90,13 +60,7 @@ describe('a full results folder (a 40 MiB tmpfs)', () => {
   });
   after(async () => {
     await service?.kill9();
-    if (mounted) {
-      try {
-        execFileSync('umount', [results], { stdio: 'ignore' });
-      } catch {
-        execFileSync('umount', ['-l', results], { stdio: 'ignore' });
-      }
-    }
+    if (mounted) unmount(results);
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -259,7 +259,7 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
       [{ inputs: { dem: { value: Buffer.from('plain text, not a TIFF').toString('base64') } } }, 400, /^DEM file must be a GeoTIFF \(\.tif\): /],
       [{ inputs: { dem: { value: fixture('nogeo_20x20.tif').toString('base64') } } }, 400, /^DEM file must be a GeoTIFF \(\.tif\): .*georeferenc/i],
       [{ inputs: { dem: DEM_INLINE, step: 100 } }, 400, /^step must be a number from 3 to 60, got 100$/],
-      [{ inputs: { dem: DEM_INLINE, num_threads: 2.5 } }, 400, /num_threads must be an integer/],
+      [{ inputs: { dem: DEM_INLINE, num_threads: 2.5 } }, 400, /^num_threads must be an integer from 1 to 32, got 2.5$/],
       [{ inputs: { dem: DEM_INLINE, step: '10' } }, 400, /step must be a number/],
       [{ inputs: { dem: DEM_INLINE, start_year: 2000 } }, 400, /Unknown input start_year/],
       [{ inputs: { dem: { href: 'http://127.0.0.1:1/dem.tif' } } }, 400, /references \(href\) are not enabled/],

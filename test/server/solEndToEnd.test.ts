@@ -40,6 +40,10 @@ test('a sol job on the real DEM produces the 742 products of the spec', { timeou
   }
   assert.equal(job.progress, 100);
   assert.equal(job.runtime, 'bubblewrap');
+  // The detail carries the estimate made at submission; the outputs took no more than it, and not much less.
+  const onDisk = Number(execFileSync('du', ['-s', '--block-size=1', svc.paths.outputDir(id)], { encoding: 'utf8' }).split('\t')[0]);
+  assert.ok(Number.isInteger(job.output_estimate_bytes), `output_estimate_bytes: ${job.output_estimate_bytes}`);
+  assert.ok(job.output_estimate_bytes >= onDisk && job.output_estimate_bytes < 1.5 * onDisk, `estimated ${job.output_estimate_bytes}, on disk ${onDisk}`);
   if (process.getuid!() === 0) {
     // The service runs as root here: the job ran as the unprivileged job user and wrote its outputs as it.
     assert.equal(statSync(join(svc.paths.outputDir(id), 'global', 'daily', 'total_sun_day_1.tif')).uid, 65534);

@@ -97,6 +97,12 @@ test('landing page, conformance and collections validate against STAC and STAC A
   );
   assert.equal(href(landing, 'self'), stac);
   assert.equal((await getJson(`${stac}/`)).body.id, landing.id, 'with a trailing slash too');
+  for (const root of ['/stac', '/stac/']) {
+    const moved = await fetch(`${svc.base}${root}`, { redirect: 'manual' });
+    assert.equal(moved.status, 308, root);
+    assert.equal(moved.headers.get('location'), '/api/stac', root);
+  }
+  assert.equal((await getJson(`${svc.base}/stac`)).body.id, landing.id, 'a client following the redirect lands on the catalogue');
   // pystac-client's conformance checks: https://api.stacspec.org/v1.0.<anything>/<class>
   for (const cls of ['core', 'collections', 'ogcapi-features', 'item-search']) {
     assert.ok(landing.conformsTo.some((uri: string) => new RegExp(`^https://api\\.stacspec\\.org/v1\\.0\\.[^/]*/${cls}$`).test(uri)), cls);

@@ -49,7 +49,7 @@ function usage(root: string): { files: number; bytes: number; diskBytes: number;
   return result;
 }
 
-/** Prints a line with the test results (the numbers behind the README's table). */
+/** Prints a line with the test results (the numbers behind the table in docs/configuration.md, "Disk space"). */
 const diagnostic = (line: string) => process.stdout.write(`# ${line}\n`);
 
 describe('output estimate', () => {

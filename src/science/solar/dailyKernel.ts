@@ -225,6 +225,26 @@ export function sunSectors(days: readonly number[], tiles: readonly TileGeometry
   return sectors;
 }
 
+/**
+ * The number of sun samples (sun above the horizontal) a cell of any of `tiles` takes over `days`: the most
+ * over the tiles. It sizes the work of tracing every sample's near-field ray (`nearFieldMode` in tileHorizons.ts).
+ */
+export function sunSampleCount(days: readonly number[], tiles: readonly TileGeometry[], stepMinutes: number): number {
+  const stepHours = stepMinutes / 60;
+  let most = 0;
+  for (const tile of tiles) {
+    let count = 0;
+    for (const day of days) {
+      const declination = solarDeclination(day);
+      for (const hour of sampleHours(tile.latitudeRad, declination, stepHours)) {
+        if (sunDirection(tile.latitudeRad, declination, ((hour - 12) * Math.PI) / 12).up > 0) count++;
+      }
+    }
+    most = Math.max(most, count);
+  }
+  return most;
+}
+
 let rayScratch: NearFieldRay = allocateNearFieldRay(0);
 
 /** Room for a near-field ray of `steps` steps (one array set, reused). */

@@ -8,6 +8,8 @@
  * A cell's values never depend on the tile it was computed in (on geographic grids the near and far fields
  * take the cell size of the first row of the cell's band of rows, `cellSizeBands`). With `SectorMasks`, only
  * the sectors the tile's sun can stand in are computed; the others are left open (the kernel never reads them).
+ * A run of few days leaves the near-field bounds undecided instead (`nearFieldMode`): the kernel then traces
+ * the near field at each of its samples, which costs less than bounding it.
  *
  * Arrays are tile-local and cell-major: cell (row, col) of block B has index
  * i = (row − B.rowStart)·(B.colEnd − B.colStart) + (col − B.colStart), and its values of direction k sit at
@@ -99,6 +101,39 @@ export function sectorMasks(layout: HorizonLayout, sunSectors: Uint8Array): Sect
   };
 }
 
+/**
+ * How the near field (ray steps 1 … n) is decided at the kernel's samples:
+ *  - 'bounded': per near sector an upper and a lower bound (nearHorizonBounds.ts) decide most samples, and the
+ *    kernel traces the ray only between them;
+ *  - 'traced': the bounds are stored undecided (upper +MAX_HORIZON_UNITS, lower −MAX_HORIZON_UNITS), so the
+ *    kernel traces the ray at every sample the plane and the far field leave open.
+ * The bounds only spare traces: on projected grids both give the kernel the same decisions, so the same outputs
+ * to the bit. (On geographic grids a bound can decide a sample within the candidates' cell-size slack of the
+ * near horizon differently from the trace; docs/solar-model.md, "Horizons".)
+ */
+export type NearFieldMode = 'bounded' | 'traced';
+
+/**
+ * One near sector-step of the bounds costs about this many traced samples (the kernel's exact test of a sample
+ * and its trace, which mostly ends early or is short): with the compiled bounds and kernel, 0.5 on a 270 × 270,
+ * 20 m DEM at 62° N (n 48; 20 ns per sector-step, 40 ns per sample) and 0.38 on mcn_10m at 2.5 m (n 16), both on
+ * a few days (bench/horizons.bench.mjs, bench/sol.bench.mjs); the smaller is taken.
+ */
+const BOUND_SECTOR_STEP_IN_TRACED_SAMPLES = 0.4;
+
+/**
+ * The cheaper near field for a tile whose cells take `sunSamples` sun samples over the run's days
+ * (`sunSampleCount`): bounding costs ∝ n·(near sectors computed), tracing ∝ the samples. A year (≈ 16 000
+ * samples at mid-latitudes; at most 0.4 · 64 · 256 ≈ 6 600 for the largest layout) is always bounded; a few days
+ * are traced.
+ */
+export function nearFieldMode(layout: HorizonLayout, masks: SectorMasks | null, sunSamples: number): NearFieldMode {
+  if (layout.nearSteps === 0) return 'bounded';
+  let sectors = layout.nearSectors;
+  if (masks) sectors = masks.nearSectors.reduce((count, on) => count + on, 0);
+  return sunSamples < BOUND_SECTOR_STEP_IN_TRACED_SAMPLES * layout.nearSteps * sectors ? 'traced' : 'bounded';
+}
+
 /** Relative change of a row's cell size tolerated before the near-field candidates are listed again. */
 const CELL_SIZE_TOLERANCE = 5e-4;
 /**
@@ -166,9 +201,16 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout, compil
  * block's surface terms in the same tile-local order. Nodata cells get open horizons; with `masks`, so do
  * the sectors the sun never stands in.
  */
-export function tileHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons, masks: SectorMasks | null = null): void {
+export function tileHorizons(
+  tracer: HorizonTracer,
+  block: CellBlock,
+  surface: SurfaceTerms,
+  out: TileHorizons,
+  masks: SectorMasks | null = null,
+  nearField: NearFieldMode = 'bounded',
+): void {
   tileFarHorizons(tracer, block, out, masks);
-  tileNearHorizons(tracer, block, surface, out, masks);
+  tileNearHorizons(tracer, block, surface, out, masks, nearField);
 }
 
 /** The far-field horizons of the cells of `block` (swept, sweptHorizon.ts), all directions at once. */
@@ -179,15 +221,58 @@ export function tileFarHorizons(tracer: HorizonTracer, block: CellBlock, out: Ti
 }
 
 /**
- * The rest of the horizon data of the cells of `block` once their far field is in `out`: near-field bounds,
- * lit and dark bounds; nodata cells get open near-field bounds. Any band of rows of a block can be done on its own.
+ * The rest of the horizon data of the cells of `block` once their far field is in `out`: near-field bounds
+ * (undecided with `nearField` 'traced'), lit and dark bounds; nodata cells get open near-field bounds. Any band
+ * of rows of a block can be done on its own.
  */
-export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surface: SurfaceTerms, out: TileHorizons, masks: SectorMasks | null = null): void {
+export function tileNearHorizons(
+  tracer: HorizonTracer,
+  block: CellBlock,
+  surface: SurfaceTerms,
+  out: TileHorizons,
+  masks: SectorMasks | null = null,
+  nearField: NearFieldMode = 'bounded',
+): void {
+  const { layout } = tracer;
+  const { directions } = layout;
+  const cells = checkCapacity(block, out);
+  if (nearField === 'traced') undecidedNearBounds(tracer, block, out);
+  else boundedNearHorizons(tracer, block, out, masks);
+  const fine = new Int16Array(directions);
+  const perGroup = farSectorsPerGroup(directions);
+  // traced: a sun sector's lit bound is at least the undecided near bound's +MAX, whatever the far field and
+  // the plane say (no sample is that high), so it is +MAX without computing them
+  const undecided = nearField === 'traced' ? Int16Array.from({ length: directions }, (_, k) => (!masks || masks.farSectors[k] === 1 ? MAX_HORIZON_UNITS : -MAX_HORIZON_UNITS)) : null;
+  for (let cell = 0; cell < cells; cell++) {
+    if (undecided && surface.valid[cell] === 1) fine.set(undecided);
+    else sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
+    groupBounds(surface, out, layout, perGroup, cell, fine, masks);
+  }
+}
+
+/** Near-field bounds that decide nothing (the kernel traces every sample): upper +MAX, lower −MAX; nodata cells open. */
+function undecidedNearBounds(tracer: HorizonTracer, block: CellBlock, out: TileHorizons): void {
+  const { width, elevation } = tracer.model;
+  const { nearSectors } = tracer.layout;
+  const blockWidth = block.colEnd - block.colStart;
+  const values = blockWidth * (block.rowEnd - block.rowStart) * nearSectors;
+  out.nearUpper.fill(MAX_HORIZON_UNITS, 0, values);
+  out.nearLower.fill(-MAX_HORIZON_UNITS, 0, values);
+  for (let row = block.rowStart; row < block.rowEnd; row++) {
+    for (let col = block.colStart; col < block.colEnd; col++) {
+      if (!Number.isNaN(elevation[row * width + col]!)) continue;
+      const nearBase = ((row - block.rowStart) * blockWidth + (col - block.colStart)) * nearSectors;
+      out.nearUpper.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
+    }
+  }
+}
+
+/** The near-field bounds of the cells of `block` (nearHorizonBounds.ts, compiled when the tracer has it). */
+function boundedNearHorizons(tracer: HorizonTracer, block: CellBlock, out: TileHorizons, masks: SectorMasks | null): void {
   const { model, layout } = tracer;
   const { width, elevation } = model;
-  const { directions, nearSectors, nearSteps } = layout;
+  const { nearSectors, nearSteps } = layout;
   const blockWidth = block.colEnd - block.colStart;
-  const cells = checkCapacity(block, out);
   let scratch = new Float64Array(0);
   let selection: SectorSelection | null = null;
   for (let row = block.rowStart; row < block.rowEnd; row++) {
@@ -213,12 +298,6 @@ export function tileNearHorizons(tracer: HorizonTracer, block: CellBlock, surfac
         out.nearLower.fill(-MAX_HORIZON_UNITS, nearBase, nearBase + nearSectors);
       }
     }
-  }
-  const fine = new Int16Array(directions);
-  const perGroup = farSectorsPerGroup(directions);
-  for (let cell = 0; cell < cells; cell++) {
-    sunlitBounds(surface, out.far, out.nearUpper, directions, nearSectors, cell, fine, masks?.farSectors ?? null);
-    groupBounds(surface, out, layout, perGroup, cell, fine, masks);
   }
 }
 

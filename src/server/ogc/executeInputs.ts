@@ -1,6 +1,7 @@
 /**
  * The inputs of an execute request of `sol` or `eemt`: the DEM (an inline base64 qualified value, or an `href` when
- * references are enabled), the numeric parameters and (eemt) the model choices, checked with the rules of /api submissions.
+ * references are enabled), the numeric parameters and (eemt) the model choices, typed JSON values checked against the
+ * parameter contract with the rules of /api submissions.
  *
  * An inline DEM reaches this point already decoded into a staged file (the route's body parser streams the
  * base64 strings at `inputs.dem` and `inputs.dem.value` into files, checking the base64 and the inline limit as
@@ -9,11 +10,11 @@
 import type { JobParameters } from '../../jobs/types.js';
 import { echoed } from '../../util/echoed.js';
 import type { WorkflowType } from '../../workflows/index.js';
-import { HttpError } from '../errors.js';
+import { parametersOf } from '../../workflows/parameters/contract.js';
+import { parametersFromValues, type TypedParameterValues } from '../../workflows/parameters/values.js';
+import { ParameterRangeError } from '../../workflows/params.js';
 import { OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
-import { MODEL_CHOICE_PARAMS } from '../../workflows/params.js';
 import { InlineFile } from '../jsonBody/inlineFile.js';
-import { parseParameters, SubmitParameters } from '../routes/submit.js';
 
 export type DemInput = { readonly file: InlineFile } | { readonly href: string };
 
@@ -66,16 +67,21 @@ function demInput(raw: unknown, hrefEnabled: boolean): DemInput {
   return { file };
 }
 
-/** A JSON number written in plain decimal notation, as the /api form fields are. */
-function decimal(name: string, raw: unknown): string {
-  const value = typeof raw === 'object' && raw !== null && 'value' in raw ? (raw as { value: unknown }).value : raw;
-  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`Input ${name} must be a number`);
-  return (value as number).toLocaleString('en-US', { useGrouping: false, maximumFractionDigits: 20 });
+/** The value of an input given alone or as a qualified value {"value": …}. */
+function unqualified(raw: unknown): unknown {
+  return typeof raw === 'object' && raw !== null && 'value' in raw ? (raw as { value: unknown }).value : raw;
 }
 
-/** A string input, given alone or as a qualified value {"value": "…"}. */
+/** A numeric input: a finite JSON number. */
+function finiteNumber(name: string, raw: unknown): number {
+  const value = unqualified(raw);
+  if (typeof value !== 'number' || !Number.isFinite(value)) invalid(`Input ${name} must be a number`);
+  return value as number;
+}
+
+/** A string input. */
 function text(name: string, raw: unknown): string {
-  const value = typeof raw === 'object' && raw !== null && 'value' in raw ? (raw as { value: unknown }).value : raw;
+  const value = unqualified(raw);
   if (typeof value !== 'string') invalid(`Input ${name} must be a string`);
   return value as string;
 }
@@ -85,20 +91,19 @@ export function executeInputs(
   inputs: Record<string, unknown>,
   limits: { hrefEnabled: boolean },
 ): ExecuteInputs {
-  const numeric = Object.keys(SubmitParameters).filter((name) => type === 'eemt' || !name.endsWith('_year'));
-  const choices: readonly string[] = type === 'eemt' ? MODEL_CHOICE_PARAMS : [];
-  const known = [...numeric, ...choices];
+  const { numeric, choices } = parametersOf(type);
+  const known: readonly string[] = [...numeric, ...choices];
   for (const name of Object.keys(inputs)) {
     if (name !== 'dem' && !known.includes(name)) invalid(`Unknown input ${echoed(name)}; the inputs of ${type} are dem, ${known.join(', ')}`);
   }
-  const fields: Record<string, string> = {};
-  for (const name of numeric) if (inputs[name] !== undefined) fields[name] = decimal(name, inputs[name]);
-  for (const name of choices) if (inputs[name] !== undefined) fields[name] = text(name, inputs[name]);
+  const values: TypedParameterValues = {};
+  for (const name of numeric) if (inputs[name] !== undefined) values[name] = finiteNumber(name, inputs[name]);
+  for (const name of choices) if (inputs[name] !== undefined) values[name] = text(name, inputs[name]);
   let parameters: JobParameters;
   try {
-    parameters = parseParameters(type, fields);
+    parameters = parametersFromValues(type, values);
   } catch (error) {
-    if (error instanceof HttpError) invalid(error.detail);
+    if (error instanceof ParameterRangeError) invalid(error.message);
     throw error;
   }
   return { dem: demInput(inputs.dem, limits.hrefEnabled), parameters: parameters! };

@@ -4,6 +4,7 @@
  * transmission mode it does not offer (its `outputTransmission`), is an invalid parameter, not silently ignored.
  */
 import { OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
+import { echoed } from '../../util/echoed.js';
 import type { ProcessDescription } from './processes.js';
 
 export type TransmissionMode = 'value' | 'reference';
@@ -30,11 +31,11 @@ export function requestedOutputs(process: ProcessDescription, outputs: Record<st
   const offered = process.outputTransmission;
   const requests = outputs && Object.keys(outputs).length > 0 ? outputs : Object.fromEntries(ids.map((id) => [id, {}]));
   return Object.entries(requests).map(([id, raw]) => {
-    if (!ids.includes(id)) invalid(`No output "${id.slice(0, 60)}"; the outputs of ${process.id} are ${ids.join(', ')}`);
+    if (!ids.includes(id)) invalid(`No output "${echoed(id)}"; the outputs of ${process.id} are ${ids.join(', ')}`);
     const request = (typeof raw === 'object' && raw !== null ? raw : {}) as { transmissionMode?: unknown; format?: { mediaType?: unknown } };
     const mode = request.transmissionMode ?? offered[0];
     if (!offered.includes(mode as TransmissionMode)) {
-      invalid(`Output ${id}: transmissionMode "${String(mode).slice(0, 40)}" is not offered; ${process.id} gives its outputs by ${offered.join(' or ')}`);
+      invalid(`Output ${echoed(id)}: transmissionMode "${echoed(String(mode))}" is not offered; ${process.id} gives its outputs by ${offered.join(' or ')}`);
     }
     const mediaType = request.format?.mediaType;
     return { id, transmissionMode: mode as TransmissionMode, ...(typeof mediaType === 'string' ? { mediaType } : {}) };

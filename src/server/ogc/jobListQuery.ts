@@ -4,6 +4,7 @@
  */
 import type { JobListFilter, JobListState } from '../../jobs/jobPages.js';
 import { OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
+import { echoed } from '../../util/echoed.js';
 import type { OgcStatus } from './statusInfo.js';
 
 export interface JobListQuery {
@@ -69,7 +70,7 @@ export function createdBounds(datetime: string): { createdFrom?: string; created
   const iso = (millis: number) => new Date(millis).toISOString();
   const bound = (part: string, round: 'floor' | 'ceil'): number | null => {
     const millis = rfc3339Millis(part, round);
-    if (millis === null) invalid(`datetime: "${part.slice(0, 60)}" is not an RFC 3339 date-time (e.g. 2024-03-01T12:00:00Z)`);
+    if (millis === null) invalid(`datetime: "${echoed(part)}" is not an RFC 3339 date-time (e.g. 2024-03-01T12:00:00Z)`);
     return millis;
   };
   if (parts.length === 1) {

@@ -1,11 +1,11 @@
 /**
  * The processes of the OGC API – Processes endpoints (OGC 18-062r2): `sol` and `eemt` (the service's workflows, run
  * as jobs, asynchronously) and `echo` (returns its input at once; the standard's test suite needs such a process).
- * Input schemas come from the same TypeBox schemas that validate /api submissions, so both stay in step.
+ * Inputs are described from the parameter contract, as the /api submit form is, so both stay in step.
  */
-import { MODEL_CHOICE_PARAMS } from '../../workflows/params.js';
-import type { ModelChoiceParam } from '../../workflows/types.js';
-import { modelChoiceSchema, SubmitParameters } from '../routes/submit.js';
+import { CHOICE_PARAMETERS, NUMERIC_PARAMETERS, parametersOf } from '../../workflows/parameters/contract.js';
+import type { ModelChoiceParam, NumericWorkflowParam, WorkflowType } from '../../workflows/types.js';
+import { modelChoiceSchema, numericDescription, numericSchema } from '../parameters.js';
 
 export const DEM_MEDIA_TYPE = 'image/tiff; application=geotiff';
 
@@ -31,27 +31,22 @@ export interface ProcessDescription {
   readonly outputs: Record<string, { title: string; description: string; schema: Record<string, unknown> }>;
 }
 
-function numberInput(name: keyof typeof SubmitParameters, title: string): InputDescription {
-  const { type, minimum, maximum, default: fallback, description } = SubmitParameters[name] as unknown as {
-    type: string;
-    minimum: number;
-    maximum: number;
-    default: number;
-    description: string;
-  };
-  return { title, description, schema: { type, minimum, maximum, default: fallback }, minOccurs: 0, maxOccurs: 1 };
+function numberInput(name: NumericWorkflowParam): InputDescription {
+  return { title: NUMERIC_PARAMETERS[name].title, description: numericDescription(name), schema: numericSchema(name), minOccurs: 0, maxOccurs: 1 };
 }
-
-const MODEL_CHOICE_TITLES: Readonly<Record<ModelChoiceParam, string>> = {
-  pet_method: 'PET method of EEMT-Trad',
-  topo_npp: 'NPP model of EEMT-Topo',
-  topo_radiation: 'Radiation of the solar ratio of EEMT-Topo',
-  lieth_npp_gate: "Months in which Lieth's NPP counts",
-};
 
 function choiceInput(name: ModelChoiceParam): InputDescription {
   const { description, ...schema } = modelChoiceSchema(name);
-  return { title: MODEL_CHOICE_TITLES[name], description, schema, minOccurs: 0, maxOccurs: 1 };
+  return { title: CHOICE_PARAMETERS[name].title, description, schema, minOccurs: 0, maxOccurs: 1 };
+}
+
+/** The parameter inputs of a workflow's process: its numeric parameters, then its model choices. */
+function parameterInputs(type: WorkflowType): Record<string, InputDescription> {
+  const { numeric, choices } = parametersOf(type);
+  return {
+    ...Object.fromEntries(numeric.map((name) => [name, numberInput(name)])),
+    ...Object.fromEntries(choices.map((name) => [name, choiceInput(name)])),
+  };
 }
 
 function demInput(hrefAllowed: boolean): InputDescription {
@@ -77,13 +72,6 @@ const RESULTS_OUTPUT = {
 
 /** The three process descriptions; `hrefAllowed` says whether DEM references are enabled. */
 export function processDescriptions(version: string, hrefAllowed: boolean): Record<ProcessId, ProcessDescription> {
-  const solInputs = {
-    dem: demInput(hrefAllowed),
-    step: numberInput('step', 'Time step [minutes]'),
-    linke_value: numberInput('linke_value', 'Linke turbidity'),
-    albedo_value: numberInput('albedo_value', 'Albedo'),
-    num_threads: numberInput('num_threads', 'CPU threads'),
-  };
   const jobControl = ['async-execute', 'dismiss'] as const;
   return {
     sol: {
@@ -95,7 +83,7 @@ export function processDescriptions(version: string, hrefAllowed: boolean): Reco
       version,
       jobControlOptions: jobControl,
       outputTransmission: ['reference'],
-      inputs: solInputs,
+      inputs: { dem: demInput(hrefAllowed), ...parameterInputs('sol') },
       outputs: { results: RESULTS_OUTPUT },
     },
     eemt: {
@@ -109,12 +97,7 @@ export function processDescriptions(version: string, hrefAllowed: boolean): Reco
       version,
       jobControlOptions: jobControl,
       outputTransmission: ['reference'],
-      inputs: {
-        ...solInputs,
-        start_year: numberInput('start_year', 'First climate year'),
-        end_year: numberInput('end_year', 'Last climate year'),
-        ...Object.fromEntries(MODEL_CHOICE_PARAMS.map((name) => [name, choiceInput(name)])),
-      },
+      inputs: { dem: demInput(hrefAllowed), ...parameterInputs('eemt') },
       outputs: { results: RESULTS_OUTPUT },
     },
     echo: {

@@ -12,7 +12,7 @@ import type { JobStore } from '../../jobs/store.js';
 import type { JobRecord, JobStatus } from '../../jobs/types.js';
 import { badRequest, notFound } from '../errors.js';
 import { ErrorDetail, JobIdParams, JobStatusSchema, JobTimestamp, WorkflowTypeSchema } from '../schemas.js';
-import { RecordedModelChoices } from './submit.js';
+import { RecordedModelChoices } from '../parameters.js';
 
 const ClimateFileSchema = Type.Object({
   name: Type.String({ description: 'File name (inside the ZIP, or the uploaded ZIP as the client named it)' }),
@@ -81,6 +81,11 @@ export const JobDetail = Type.Object({
   progress: Type.Integer({ minimum: 0, maximum: 100, description: '0–10 start-up, 10–90 workflow, 90–100 results; 100 only when completed' }),
   progress_message: Type.Union([Type.String(), Type.Null()], { description: 'Last progress message (extension)' }),
   runtime: Type.Union([Type.String(), Type.Null()], { description: 'Runtime that ran the job: docker, bubblewrap or process (extension)' }),
+  output_estimate_bytes: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description:
+      'Estimated size of the outputs in bytes, made at submission from the DEM size and the parameters (cells × products × measured ' +
+      'bytes per cell, rounded to file-system blocks); null for jobs submitted before estimates were kept (extension)',
+  }),
 });
 
 const ListQuery = Type.Object({

@@ -5,79 +5,20 @@ import { mkdir, rm } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import type { MultipartFile } from '@fastify/multipart';
-import { Type, type TSchema } from 'typebox';
+import { Type } from 'typebox';
 import { admitJob, NOT_GEOTIFF } from '../../jobs/admission.js';
 import type { DemChecker } from '../../jobs/demCheck.js';
 import type { UploadsInProgress } from '../../jobs/orphans.js';
 import type { JobPaths } from '../../jobs/paths.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import type { JobStore } from '../../jobs/store.js';
-import type { JobParameters } from '../../jobs/types.js';
 import type { JobRuntime } from '../../runtime/types.js';
 import { WORKFLOW_TYPES, type WorkflowType } from '../../workflows/index.js';
-import { MODEL_CHOICES, MODEL_CHOICE_PARAMS, modelChoiceMessage } from '../../workflows/params.js';
-import type { ModelChoiceParam } from '../../workflows/types.js';
-import { parseDecimal } from '../../util/decimal.js';
-import { badRequest, HttpError, unprocessable } from '../errors.js';
+import { badRequest, HttpError } from '../errors.js';
+import { parseParameters, SubmitModelChoices, SubmitParameters } from '../parameters.js';
 import { ErrorDetail } from '../schemas.js';
 import { closedAsTooSlow } from '../requestBodies.js';
 import { echoed } from '../../util/echoed.js';
-
-/** The numeric form fields: their bounds and defaults are the validation rules and the documentation. */
-export const SubmitParameters = {
-  step: Type.Number({ minimum: 3, maximum: 60, default: 15, description: 'Time step of the daily integration [minutes], 3–60' }),
-  linke_value: Type.Number({ minimum: 1, maximum: 8, default: 3, description: 'Linke atmospheric turbidity [-], 1.0–8.0' }),
-  albedo_value: Type.Number({ minimum: 0, maximum: 1, default: 0.2, description: 'Surface albedo (reflectance) [-], 0.0–1.0' }),
-  num_threads: Type.Integer({ minimum: 1, maximum: 32, default: 4, description: 'CPU threads, 1–32 (capped at CONTAINER_CPU_LIMIT)' }),
-  start_year: Type.Integer({ minimum: 1980, maximum: 2024, default: 2020, description: 'First climate year, 1980–2024 (eemt only)' }),
-  end_year: Type.Integer({ minimum: 1980, maximum: 2024, default: 2020, description: 'Last climate year, 1980–2024, not before start_year (eemt only)' }),
-} as const;
-type ParameterName = keyof typeof SubmitParameters;
-
-/** What each EEMT model choice means, with its values' sources (docs/eemt-model.md §0.1c). */
-const MODEL_CHOICE_DESCRIPTIONS: Readonly<Record<ModelChoiceParam, string>> = {
-  pet_method:
-    'eemt only: PET of EEMT-Trad — thornthwaite (Thornthwaite 1948, heat index and day-length correction; as in Rasmussen et al. 2005 and ' +
-    'Zapata-Rios et al. 2016), hamon (Hamon in the form of Haith & Shoemaker 1987, 0.021 H² e_s/(T+273) cm/day; as cited by Rasmussen et al. 2015), ' +
-    'hamon-linear (29.8 D e_s/(T+273.2) mm/day)',
-  topo_npp:
-    'eemt only: NPP of EEMT-Topo — regression (Rasmussen et al. 2015 Eq. 11, max(0.39 z + 346 n − 187, 100) g m⁻² yr⁻¹) or ' +
-    "lieth (Lieth 1975 Miami temperature model on the month's topographic temperature)",
-  topo_radiation:
-    'eemt only: S_topo of the solar ratio of EEMT-Topo — unshaded (sloped surface without terrain shadows, as the radiation of ' +
-    'Rasmussen et al. 2015), shaded (with terrain shadows, the sol monthly sums) or realsky (the real-sky sums of the sloped, shaded ' +
-    "surface over those of a horizontal one, from the climate's observed shortwave radiation: Daymet srad, or srad grids in climate_file; " +
-    'a climate_file without them is refused)',
-  lieth_npp_gate:
-    "eemt only: months in which Lieth's NPP counts (EEMT-Trad, and EEMT-Topo with topo_npp=lieth) — temperature (mean temperature above 0 °C) or none (every month)",
-};
-
-/** The EEMT model-choice form fields: enums with their defaults. */
-export const SubmitModelChoices = Object.fromEntries(
-  MODEL_CHOICE_PARAMS.map((name) => [
-    name,
-    Type.Union(
-      MODEL_CHOICES[name].values.map((value) => Type.Literal(value)),
-      { default: MODEL_CHOICES[name].default, description: MODEL_CHOICE_DESCRIPTIONS[name] },
-    ),
-  ]),
-) as unknown as Record<ModelChoiceParam, TSchema>;
-
-/** The model choices as recorded in a job's parameters: the same enums without defaults (a response schema's default would be filled in for sol jobs). */
-export const RecordedModelChoices = Object.fromEntries(
-  MODEL_CHOICE_PARAMS.map((name) => [
-    name,
-    Type.Union(
-      MODEL_CHOICES[name].values.map((value) => Type.Literal(value)),
-      { description: `${MODEL_CHOICE_DESCRIPTIONS[name]} (eemt jobs only)` },
-    ),
-  ]),
-) as unknown as Record<ModelChoiceParam, TSchema>;
-
-/** The JSON schema of a model choice as a plain enum (OGC process inputs). */
-export function modelChoiceSchema(name: ModelChoiceParam): { type: 'string'; enum: readonly string[]; default: string; description: string } {
-  return { type: 'string', enum: MODEL_CHOICES[name].values, default: MODEL_CHOICES[name].default, description: MODEL_CHOICE_DESCRIPTIONS[name] };
-}
 
 export const SubmitForm = Type.Object({
   workflow_type: Type.Union([Type.Literal('sol'), Type.Literal('eemt')], { description: 'Workflow to run' }),
@@ -102,45 +43,6 @@ export const SubmitAck = Type.Object({
   job_id: Type.String({ description: 'Identifier of the new job' }),
   status: Type.Literal('submitted'),
 });
-
-/** Parses one numeric form field (decimal notation only) against its schema; 422 with the field and its range when it does not fit. */
-function parseNumber(name: ParameterName, raw: string | undefined): number {
-  const schema = SubmitParameters[name] as unknown as TSchema & { minimum: number; maximum: number; default: number; type: string };
-  if (raw === undefined || raw.trim() === '') return schema.default;
-  const integer = schema.type === 'integer';
-  const expected = `${integer ? 'an integer' : 'a number'} from ${schema.minimum} to ${schema.maximum}`;
-  const value = parseDecimal(raw.trim());
-  if (value === null || (integer && !Number.isInteger(value))) {
-    unprocessable(`${name} must be ${expected}, got "${echoed(raw)}"`);
-  }
-  if (value < schema.minimum || value > schema.maximum) unprocessable(`${name} must be ${expected}, got ${value}`);
-  return value;
-}
-
-/** One model-choice field (eemt): its default when absent or blank; 422 naming the field and the allowed values otherwise. */
-function parseModelChoice(name: ModelChoiceParam, raw: string | undefined): string {
-  if (raw === undefined || raw.trim() === '') return MODEL_CHOICES[name].default;
-  const value = raw.trim();
-  if (!MODEL_CHOICES[name].values.includes(value)) unprocessable(modelChoiceMessage(name, value.slice(0, 40)));
-  return value;
-}
-
-/** The job parameters of a submission (422 for bad values); the years and the model choices recorded for eemt only. */
-export function parseParameters(type: WorkflowType, fields: Record<string, string>): JobParameters {
-  const common = {
-    step: parseNumber('step', fields.step),
-    linke_value: parseNumber('linke_value', fields.linke_value),
-    albedo_value: parseNumber('albedo_value', fields.albedo_value),
-    num_threads: parseNumber('num_threads', fields.num_threads),
-  };
-  const start_year = parseNumber('start_year', fields.start_year);
-  const end_year = parseNumber('end_year', fields.end_year);
-  // checked whatever the workflow, like the years; recorded (with their defaults) for eemt jobs only
-  const choices = Object.fromEntries(MODEL_CHOICE_PARAMS.map((name) => [name, parseModelChoice(name, fields[name])]));
-  if (type !== 'eemt') return common;
-  if (end_year < start_year) unprocessable(`end_year (${end_year}) must not be before start_year (${start_year})`);
-  return { ...common, start_year, end_year, ...choices } as JobParameters;
-}
 
 export function parseWorkflowType(raw: string | undefined): WorkflowType {
   if (raw === undefined || raw.trim() === '') badRequest('workflow_type is required');

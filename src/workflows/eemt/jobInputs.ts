@@ -24,7 +24,7 @@ export interface EemtJobInputs {
 
 /**
  * The Daymet years of an eemt job from its parameters. Validates every parameter
- * (ParameterRangeError): both years are required for eemt, 1980–2024, end ≥ start.
+ * (ParameterRangeError): both years are required for eemt, each in its range, end ≥ start.
  */
 export function eemtYearRange(params: WorkflowParams): DaymetYearRange {
   validateWorkflowParams(params);

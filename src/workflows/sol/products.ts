@@ -1,4 +1,4 @@
-/** File names of the `sol` products, relative to the output folder (SERVICE_SPEC.md, "Output products"). */
+/** File names of the `sol` products, relative to the output folder (docs/service-contract.md, "Output products"). */
 
 export const MONTH_NAMES = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] as const;
 

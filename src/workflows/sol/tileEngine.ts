@@ -4,7 +4,8 @@
  * in tile-local arrays (index (row − rowStart) · tileWidth + (col − colStart)). Only the resident terrain
  * model (the DEM and its maximum pyramid) is shared and indexed globally; a cell's numbers do not depend
  * on the tile it is computed in. Horizons are computed only in the sectors the tile's sun stands in on the
- * run's days (`sunSectors`), so the engine integrates those days only.
+ * run's days (`sunSectors`), so the engine integrates those days only; with few days the near field is traced
+ * at the samples instead of bounded (`nearFieldMode`).
  *
  * The daily kernel and the near-field horizon bounds run compiled to WebAssembly (dailyKernelWasm.ts,
  * nearHorizonBoundsWasm.ts) unless the TypeScript kernel is asked for; the two give the same outputs to the
@@ -17,6 +18,7 @@ import {
   integrateBlockDays,
   integrateBlockFlat,
   sampleCapacity,
+  sunSampleCount,
   sunSamplesForDay,
   sunSectors,
   transmittanceTable,
@@ -33,6 +35,7 @@ import {
   allocateTileHorizons,
   groupSectors,
   horizonTracer,
+  nearFieldMode,
   sectorMasks,
   tileFarHorizons,
   tileNearHorizons,
@@ -125,6 +128,8 @@ export class TileEngine {
     if (this.tracer && this.layout) {
       if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells);
       const masks = sectorMasks(this.layout, sunSectors(this.days, geometries, this.params.stepMinutes, this.layout.directions));
+      // a run of few days traces the near field at its samples instead of bounding it (the same outputs)
+      const nearField = nearFieldMode(this.layout, masks, sunSampleCount(this.days, geometries, this.params.stepMinutes));
       // the far field swept for the whole tile at once, the rest in bands of rows (a cell's horizons do not
       // depend on the block it is done in), for progress
       tileFarHorizons(this.tracer, tile, this.horizons, masks);
@@ -136,7 +141,7 @@ export class TileEngine {
         const first = (rowStart - tile.rowStart) * tileWidth;
         const last = (rowEnd - tile.rowStart) * tileWidth;
         const band: CellBlock = { rowStart, rowEnd, colStart: tile.colStart, colEnd: tile.colEnd };
-        tileNearHorizons(this.tracer, band, surfaceCells(surface, first, last), horizonCells(this.horizons, this.layout, first, last), masks);
+        tileNearHorizons(this.tracer, band, surfaceCells(surface, first, last), horizonCells(this.horizons, this.layout, first, last), masks, nearField);
         if (b < bands - 1) onProgress((b + 1) / bands);
       }
     }

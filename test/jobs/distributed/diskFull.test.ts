@@ -7,31 +7,17 @@
  * job completes.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startRedis, type TestRedis } from '../../helpers/redisServer.js';
+import { demWindow, filesUnder, freeBytes, mountTmpfs, unmount } from '../../helpers/tmpfs.js';
 import { waitFor } from '../../helpers/wait.js';
-import { REPO_ROOT } from '../../server/serviceProcess.js';
 import { getJson, startTestService, submit, waitForStatus, type TestService } from '../../server/helpers.js';
 import { killWorkers, startWorker, workerEnv, type WorkerProcess } from './helpers.js';
 
 const MB = 1024 ** 2;
-
-const freeBytes = (dir: string) => {
-  const fs = statfsSync(dir);
-  return fs.bavail * fs.bsize;
-};
-
-/** Paths of the files under `root` (relative), or [] when it does not exist. */
-function filesUnder(root: string): string[] {
-  if (!existsSync(root)) return [];
-  return (readdirSync(root, { recursive: true, withFileTypes: true }) as { name: string; parentPath: string; isFile(): boolean }[])
-    .filter((entry) => entry.isFile())
-    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1));
-}
 
 describe('distributed queue: a full results folder (a 40 MiB tmpfs)', () => {
   const root = mkdtempSync(join(tmpdir(), 'eemt-dist-full-'));
@@ -45,11 +31,6 @@ describe('distributed queue: a full results folder (a 40 MiB tmpfs)', () => {
   let tiny: Buffer;
   let fitting: Buffer;
 
-  const window = (size: number) => {
-    const path = join(root, `dem_${size}.tif`);
-    execFileSync('gdal_translate', ['-q', '-srcwin', '20', '20', String(size), String(size), join(REPO_ROOT, 'test/fixtures/mcn_10m.tif'), path]);
-    return readFileSync(path);
-  };
   const fillLeaving = (bytes: number) => {
     assert.ok(freeBytes(results) > bytes, `only ${freeBytes(results)} bytes are free on the tmpfs`);
     writeFileSync(ballast, Buffer.alloc(freeBytes(results) - bytes));
@@ -57,14 +38,10 @@ describe('distributed queue: a full results folder (a 40 MiB tmpfs)', () => {
 
   before(async () => {
     mkdirSync(results, { recursive: true });
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${40 * MB},mode=0755`, 'tmpfs', results], { stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (error) {
-      throw new Error(`cannot mount a tmpfs at ${results} (the test needs root and the right to mount): ${(error as { stderr?: Buffer }).stderr?.toString().trim() || (error as Error).message}`);
-    }
+    mountTmpfs(results, 40 * MB);
     mounted = true;
-    tiny = window(8);
-    fitting = window(100);
+    tiny = demWindow(root, 8);
+    fitting = demWindow(root, 100);
     redis = await startRedis();
     service = await startTestService({ root: data, env: { EEMT_REDIS_URL: redis.url, EEMT_RUNTIME: 'process' } });
   });
@@ -72,13 +49,7 @@ describe('distributed queue: a full results folder (a 40 MiB tmpfs)', () => {
     await killWorkers(workers);
     await service?.stop();
     await redis?.close();
-    if (mounted) {
-      try {
-        execFileSync('umount', [results], { stdio: 'ignore' });
-      } catch {
-        execFileSync('umount', ['-l', results], { stdio: 'ignore' });
-      }
-    }
+    if (mounted) unmount(results);
     rmSync(root, { recursive: true, force: true });
   });
 

@@ -15,18 +15,8 @@ import {
   thornthwaiteHeatIndex,
   type EemtOptionsInput,
 } from '../../../src/science/eemt/index.js';
+import { seededRandom as rng } from '../../helpers/syntheticDaymet.js';
 
-/** Small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const CELLS = 400;
 const r = rng(2718);

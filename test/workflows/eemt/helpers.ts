@@ -5,7 +5,9 @@ import proj4 from 'proj4';
 import { DAYMET_LCC_PROJ4, daymetCellContaining } from '../../../src/climate/daymetGrid.js';
 import { readDem, readRaster, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
 import type { WorkflowParams } from '../../../src/workflows/types.js';
-import { FIXTURE_DEM, translate } from '../../raster/gdal.js';
+import { after, before } from 'node:test';
+import { startDaymetServer, type DaymetTestServer } from '../../helpers/daymetServer.js';
+import { FIXTURE_DEM, tempDir, translate } from '../../raster/gdal.js';
 
 export { FIXTURE_DEM };
 
@@ -81,3 +83,26 @@ export async function readValues(dir: string, path: string): Promise<Float64Arra
 
 /** Mean, min, max over the non-NaN values (the workflow's own summary). */
 export { summarize as stats } from '../../../src/workflows/eemt/diagnostics.js';
+
+/**
+ * A temporary folder and a local Daymet server for the tests of one file: the server starts before them, and both
+ * go after. `server()` is the running server.
+ */
+export function daymetTestBed(name: string): { dir: string; server: () => DaymetTestServer } {
+  const { dir, cleanup } = tempDir(name);
+  let server: DaymetTestServer | undefined;
+  before(async () => {
+    server = await startDaymetServer();
+  });
+  after(async () => {
+    await server?.close();
+    cleanup();
+  });
+  return {
+    dir,
+    server: () => {
+      if (!server) throw new Error('the Daymet test server is not running');
+      return server;
+    },
+  };
+}

@@ -10,7 +10,7 @@
  * - a climate file without srad: no real-sky maps (README.txt says why), and topo_radiation=realsky is refused
  *   before any solar work (the library's ClimateInputError, the CLI's exit 2).
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -20,22 +20,12 @@ import { readDem, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
 import { eemtTopoMonth } from '../../../src/science/eemt/index.js';
 import { runEemtWorkflow } from '../../../src/workflows/eemt/index.js';
 import { MONTH_LENGTHS, MONTH_NAMES } from '../../../src/workflows/sol/products.js';
-import { startDaymetServer, type DaymetTestServer } from '../../helpers/daymetServer.js';
 import { climateFiles, europeDem, zipOf } from '../../helpers/climateGrids.js';
-import { tempDir } from '../../raster/gdal.js';
-import { listFiles, readValues, stats, syntheticDem, testParams } from './helpers.js';
+import { daymetTestBed, listFiles, readValues, stats, syntheticDem, testParams } from './helpers.js';
 
 const root = new URL('../../../', import.meta.url).pathname;
-const { dir, cleanup } = tempDir('eemt-realsky');
-let server: DaymetTestServer;
-
-before(async () => {
-  server = await startDaymetServer();
-});
-after(async () => {
-  await server.close();
-  cleanup();
-});
+const bed = daymetTestBed('eemt-realsky');
+const { dir } = bed;
 
 /** First day of year of each month (365-day year). */
 const FIRST_DAY = MONTH_LENGTHS.map((_, m) => 1 + MONTH_LENGTHS.slice(0, m).reduce((a, b) => a + b, 0));
@@ -84,7 +74,7 @@ test('flat DEM with Daymet, two years: every real-sky monthly sum is the mean of
     demPath,
     outDir: out,
     cacheDir: join(dir, 'cache'),
-    daymetBaseUrl: server.url,
+    daymetBaseUrl: bed.server().url,
     params: { ...testParams(2019, 2020), topo_radiation: 'realsky' },
   });
   assert.ok(result.realSky.made);
@@ -237,7 +227,7 @@ test('real-sky maps keep the DEM grid and its nodata', async () => {
   const demPath = join(work, 'hill-nodata.tif');
   writeFloat32GeoTiffSync(demPath, grid, elevation);
   const out = join(work, 'out');
-  await runEemtWorkflow({ demPath, outDir: out, cacheDir: join(dir, 'cache'), daymetBaseUrl: server.url, params: testParams(2020) });
+  await runEemtWorkflow({ demPath, outDir: out, cacheDir: join(dir, 'cache'), daymetBaseUrl: bed.server().url, params: testParams(2020) });
   const real = await readValues(out, 'global/monthly_realsky/total_sun_jan_sum.tif');
   assert.ok(Number.isNaN(real[12]!));
   assert.ok(real.every((v, i) => i === 12 || (Number.isFinite(v) && v > 0)));

@@ -4,7 +4,7 @@
  * a flat DEM run through the CLI (S_i ≡ 1, T_topo ≡ T_lapse) and an east–west ridge (north-facing ≥
  * south-facing, aspect clockwise from true north); and a geographic (EPSG:4326) DEM with nodata.
  */
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
@@ -14,22 +14,13 @@ import { createGeodesy, readDem, writeFloat32GeoTiffSync } from '../../../src/ra
 import { eemtTopoMonth } from '../../../src/science/eemt/index.js';
 import { MONTH_NAMES } from '../../../src/workflows/sol/products.js';
 import { runEemtWorkflow } from '../../../src/workflows/eemt/index.js';
-import { startDaymetServer, type DaymetTestServer } from '../../helpers/daymetServer.js';
-import { tempDir, translate } from '../../raster/gdal.js';
-import { cropMcn, listFiles, readValues, stats, syntheticDem, testParams } from './helpers.js';
+import { translate } from '../../raster/gdal.js';
+import { cropMcn, daymetTestBed, listFiles, readValues, stats, syntheticDem, testParams } from './helpers.js';
 
 const execFileAsync = promisify(execFile);
 const CLI = new URL('../../../src/cli/main.ts', import.meta.url).pathname;
-const { dir, cleanup } = tempDir('eemt-synthetic');
-let server: DaymetTestServer;
-
-before(async () => {
-  server = await startDaymetServer();
-});
-after(async () => {
-  await server.close();
-  cleanup();
-});
+const bed = daymetTestBed('eemt-synthetic');
+const { dir } = bed;
 
 test('flat DEM through the CLI: total_sun ≡ flat_total_sun, S_i ≡ 1, so EEMT_Topo uses the lapse temperature', async () => {
   const z = 2400;
@@ -38,7 +29,7 @@ test('flat DEM through the CLI: total_sun ≡ flat_total_sun, S_i ≡ 1, so EEMT
   const { stdout } = await execFileAsync(
     process.execPath,
     ['--import', 'tsx', CLI, 'eemt', demPath, '--out', out, '--start-year', '2020', '--end-year', '2020', '--step', '60', '--threads', '2',
-      '--cache', join(dir, 'cache'), '--daymet-url', server.url],
+      '--cache', join(dir, 'cache'), '--daymet-url', bed.server().url],
     { env: { ...process.env, EEMT_DAYMET_URL: 'http://127.0.0.1:9' } },
   );
   assert.match(stdout, /^eemt: \d+ files in .* 256 cells, 2020, in [\d.]+ s; annual EEMT_Topo mean [\d.]+, EEMT_Trad mean [\d.]+ MJ m-2 yr-1 \(2020\)\n$/);
@@ -89,7 +80,7 @@ test('east–west ridge with equal climate: north-facing cells get at least the 
   const tan20 = Math.tan((20 * Math.PI) / 180);
   const demPath = await syntheticDem(dir, 'ridge', width, height, (_col, row) => 2500 - tan20 * 10 * Math.abs(row - crest));
   const out = join(dir, 'ridge-out');
-  const result = await runEemtWorkflow({ demPath, outDir: out, cacheDir: join(dir, 'cache'), daymetBaseUrl: server.url, params: testParams(2020) });
+  const result = await runEemtWorkflow({ demPath, outDir: out, cacheDir: join(dir, 'cache'), daymetBaseUrl: bed.server().url, params: testParams(2020) });
   assert.equal(result.diagnostics.negativeEnergyCellMonths, 0);
   assert.equal(result.diagnostics.aetOutOfBoundsCellMonths, 0);
 
@@ -142,7 +133,7 @@ test('a geographic (EPSG:4326) DEM with nodata cells, Thornthwaite PET for TRAD:
     demPath,
     outDir: out,
     cacheDir: join(dir, 'cache'),
-    daymetBaseUrl: server.url,
+    daymetBaseUrl: bed.server().url,
     params: testParams(2020),
     eemtOptions: { petMethod: 'thornthwaite' },
   });
