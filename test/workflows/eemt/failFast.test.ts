@@ -220,15 +220,22 @@ async function cli(args: string[]): Promise<{ code: number; stderr: string }> {
   }
 }
 
+/** stderr of a failed CLI run without the output-estimate line said before the run: the error, which must be one line. */
+function errorOf(stderr: string): string {
+  const lines = stderr.split('\n').filter((line) => line !== '' && !/^eemt: eemt outputs of about .+ expected in /.test(line));
+  assert.equal(lines.length, 1, stderr);
+  return lines[0]!;
+}
+
 test('CLI: coverage and download errors print one clean line and exit 2', async () => {
   const outside = await cli(['eemt', parisDem, '--out', join(dir, 'cli-out'), '--cache', join(dir, 'cli-cache'), '--daymet-url', server.url]);
   assert.equal(outside.code, 2);
-  assert.match(outside.stderr, /^eemt: The DEM lies outside Daymet's coverage: [^\n]*$/);
+  assert.match(errorOf(outside.stderr), /^eemt: The DEM lies outside Daymet's coverage: /);
   const refusing = await startDaymetServer({ failFirst: 1000, failStatus: 403 });
   try {
     const failed = await cli(['eemt', mcnCrop, '--out', join(dir, 'cli-out2'), '--cache', join(dir, 'cli-cache'), '--daymet-url', refusing.url]);
     assert.equal(failed.code, 2);
-    assert.match(failed.stderr, /^eemt: Climate download failed: [^\n]*HTTP 403[^\n]*$/);
+    assert.match(errorOf(failed.stderr), /^eemt: Climate download failed: .*HTTP 403/);
   } finally {
     await refusing.close();
   }
