@@ -18,20 +18,21 @@ export const DEFAULT_LAPSE_RATE_K_PER_KM = 6.49;
 export type LapseRateSpec_K_per_km = number | readonly number[];
 
 /**
- * Temperature at elevation `z_m`, moved from the reference elevation `zRef_m` along the lapse rate.
- * @param temperature_C temperature at zRef_m [°C]
- * @param z_m target elevation [m]
- * @param zRef_m elevation of the temperature value [m]
- * @param lapseRate_K_per_km Γ [K km⁻¹], positive when temperature falls with height
- * @returns T − Γ·(z − z_ref)/1000 [°C]
+ * Temperature moved from a reference elevation to a target elevation along a constant lapse rate [°C]:
+ * T' = T − Γ·(z − z_ref)/1000.
+ * @param temperatureC temperature at the reference elevation [°C]
+ * @param elevationM target elevation z [m]
+ * @param referenceElevationM elevation z_ref the temperature refers to (Daymet cell) [m]
+ * @param lapseRateKPerKm Γ [K km⁻¹], positive when temperature falls with height
+ * @see eemt-model.md §1.2 T1, §3.2 step 3; Rasmussen et al. 2015 (VZJ) Eq. 6, first two terms
  */
-export function lapseAdjustTemperature_C(
-  temperature_C: number,
-  z_m: number,
-  zRef_m: number,
-  lapseRate_K_per_km: number = DEFAULT_LAPSE_RATE_K_PER_KM,
+export function lapseRateAdjustedTemperature(
+  temperatureC: number,
+  elevationM: number,
+  referenceElevationM: number,
+  lapseRateKPerKm: number = DEFAULT_LAPSE_RATE_K_PER_KM,
 ): number {
-  return temperature_C - (lapseRate_K_per_km * (z_m - zRef_m)) / 1000;
+  return temperatureC - (lapseRateKPerKm * (elevationM - referenceElevationM)) / 1000;
 }
 
 /**

@@ -5,6 +5,7 @@
  *
  * @see eemt-model.md §2 (steps P1–P10); Rasmussen et al. 2015 (VZJ), Eqs. 6–11
  */
+import { lapseRateAdjustedTemperature } from '../climate/lapseRate.js';
 import {
   airDensity,
   atmosphericPressure,
@@ -15,6 +16,7 @@ import {
 } from './atmosphere.js';
 import {
   DAYS_IN_YEAR,
+  FAO56_LONGWAVE_KELVIN_OFFSET_K,
   LATENT_HEAT_VAPORISATION_J_PER_KG,
   SECONDS_PER_DAY,
   SECONDS_PER_HOUR,
@@ -31,7 +33,6 @@ import {
 } from './constants.js';
 import {
   biomassEnergy,
-  lapseRateAdjustedTemperature,
   liethMonthlyNetPrimaryProductivity,
   liethNppMonthCounts,
   meanAirTemperature,
@@ -103,8 +104,8 @@ export function longwaveCloudinessFactor(relativeShortwave: number): number {
  * @see FAO-56 Eq. 39
  */
 export function netLongwaveRadiation(tmaxC: number, tminC: number, eaKPa: number, cloudiness = 1): number {
-  const tx = tmaxC + 273.16;
-  const tn = tminC + 273.16;
+  const tx = tmaxC + FAO56_LONGWAVE_KELVIN_OFFSET_K;
+  const tn = tminC + FAO56_LONGWAVE_KELVIN_OFFSET_K;
   const tx2 = tx * tx;
   const tn2 = tn * tn;
   return STEFAN_BOLTZMANN_MJ_PER_K4_M2_DAY * 0.5 * (tx2 * tx2 + tn2 * tn2) * (0.34 - 0.14 * Math.sqrt(Math.max(eaKPa, 0))) * cloudiness;

@@ -4,9 +4,12 @@
  *
  * @see eemt-model.md §1 (steps T1–T8) and §0.4 (core identity EEMT = E_PPT + E_BIO)
  */
+import { lapseRateAdjustedTemperature } from '../climate/lapseRate.js';
 import { saturationVapourPressure } from './atmosphere.js';
 import {
+  BIOMASS_ENTHALPY_J_PER_KG,
   DAYS_IN_YEAR,
+  SPECIFIC_HEAT_WATER_J_PER_KG_K,
   daysInMonth,
   lapseRateForMonth,
   resolveEemtOptions,
@@ -18,24 +21,6 @@ import {
   type PetMethod,
 } from './constants.js';
 import { monthlyMeanDaylightHours } from './daylength.js';
-
-/**
- * Temperature moved from a reference elevation to the pixel elevation with a constant lapse rate [°C]:
- * T' = T − Γ·(z − z_ref)/1000.
- * @param temperatureC temperature at the reference elevation [°C]
- * @param elevationM pixel elevation z [m]
- * @param referenceElevationM elevation z_ref the temperature refers to (Daymet cell) [m]
- * @param lapseRateKPerKm Γ [K km⁻¹] (positive: cooler uphill)
- * @see eemt-model.md §1.2 T1; Rasmussen et al. 2015 (VZJ) Eq. 6, first two terms
- */
-export function lapseRateAdjustedTemperature(
-  temperatureC: number,
-  elevationM: number,
-  referenceElevationM: number,
-  lapseRateKPerKm: number,
-): number {
-  return temperatureC - (lapseRateKPerKm * (elevationM - referenceElevationM)) / 1000;
-}
 
 /** Monthly mean air temperature as the mean of the mean daily extremes, (Tmax + Tmin)/2 [°C]. @see eemt-model.md §1.2 T1 */
 export function meanAirTemperature(tmaxC: number, tminC: number): number {
@@ -280,7 +265,7 @@ export function tradMonthlyNetPrimaryProductivity(
  * @param specificHeatWaterJPerKgK c_w [J kg⁻¹ K⁻¹]
  * @see eemt-model.md §0.4; Rasmussen et al. 2015 (VZJ) Eq. 4
  */
-export function precipitationEnergy(waterFluxKgPerM2: number, temperatureC: number, specificHeatWaterJPerKgK = 4187): number {
+export function precipitationEnergy(waterFluxKgPerM2: number, temperatureC: number, specificHeatWaterJPerKgK = SPECIFIC_HEAT_WATER_J_PER_KG_K): number {
   return waterFluxKgPerM2 * specificHeatWaterJPerKgK * Math.max(temperatureC, 0);
 }
 
@@ -290,7 +275,7 @@ export function precipitationEnergy(waterFluxKgPerM2: number, temperatureC: numb
  * @param biomassEnthalpyJPerKg h_BIO [J kg⁻¹]
  * @see eemt-model.md §0.4, §1.2 T7; Rasmussen et al. 2015 (VZJ) Eq. 5
  */
-export function biomassEnergy(netPrimaryProductionGPerM2: number, biomassEnthalpyJPerKg = 22e6): number {
+export function biomassEnergy(netPrimaryProductionGPerM2: number, biomassEnthalpyJPerKg = BIOMASS_ENTHALPY_J_PER_KG): number {
   return (netPrimaryProductionGPerM2 / 1000) * biomassEnthalpyJPerKg;
 }
 

@@ -19,10 +19,9 @@
  *      applications. Proc. Open source GIS – GRASS users conference, Trento; docs/eemt-model.md §8
  */
 
-const DEG = Math.PI / 180;
+import { SOLAR_CONSTANT_W_PER_M2 } from './sunPosition.js';
 
-/** Solar constant G_sc [W m⁻²] of Duffie & Beckman (2013, §1.2), which their H₀ tables (Table 1.10.1) use. */
-export const SOLAR_CONSTANT_W_PER_M2 = 1367;
+const DEG = Math.PI / 180;
 
 /**
  * Sunset hour angle that separates the two seasons of Erbs et al.'s daily and monthly correlations [rad]: 81.4°

@@ -20,7 +20,7 @@ import { readDem, readDemGrid } from '../../raster/readGeoTiff.js';
 import { demReadLimits } from '../demLimits.js';
 import type { Dem, GridSpec } from '../../raster/types.js';
 import { rasterTiling, tileCompression, type RasterTiling } from '../../raster/writeGeoTiff.js';
-import type { KernelParams } from '../../science/solar/dailyKernel.js';
+import type { ClearSkyParams } from '../../science/solar/clearSky.js';
 import { horizonLayoutFor, type BudgetSite } from '../../science/solar/horizonBudget.js';
 import { buildTerrainModel, type TerrainModel } from '../../science/solar/terrainModel.js';
 import { validateWorkflowParams } from '../params.js';
@@ -64,7 +64,7 @@ function outputBufferBytes(files: number, tiling: RasterTiling): number | undefi
 
 export interface SolarYearOptions {
   readonly outDir: string;
-  readonly params: KernelParams;
+  readonly params: ClearSkyParams;
   /** Worker threads; capped at the CPU count and at the number of tiles. */
   readonly threads: number;
   /** 0: no terrain shadowing (default: terrain shadows, horizons laid out by the error budget). */
@@ -475,7 +475,7 @@ export async function runSolarAssembly(run: WorkflowRun): Promise<WorkflowResult
 }
 
 /** Kernel parameters from the service/CLI parameters. */
-export function kernelParams(run: WorkflowRun): KernelParams {
+export function kernelParams(run: WorkflowRun): ClearSkyParams {
   return { stepMinutes: run.params.step, linkeTurbidity: run.params.linke_value, albedo: run.params.albedo_value };
 }
 

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   DEFAULT_LAPSE_RATE_K_PER_KM,
-  lapseAdjustTemperature_C,
+  lapseRateAdjustedTemperature,
   monthlyLapseRates_K_per_km,
   resampleNearestToDem,
   lapseAdjustedTemperatureToDem,
@@ -12,12 +12,12 @@ const close = (a: number, b: number, tol = 1e-9) => assert.ok(Math.abs(a - b) <=
 
 test('lapse rate: default 6.49 K/km, T unchanged at z_ref', () => {
   assert.equal(DEFAULT_LAPSE_RATE_K_PER_KM, 6.49);
-  assert.equal(lapseAdjustTemperature_C(12.3, 2500, 2500), 12.3);
+  assert.equal(lapseRateAdjustedTemperature(12.3, 2500, 2500), 12.3);
   // 500 m above the Daymet cell: −3.245 K.
-  close(lapseAdjustTemperature_C(10, 3000, 2500), 6.755);
+  close(lapseRateAdjustedTemperature(10, 3000, 2500), 6.755);
   // 250 m below: +1.6225 K.
-  close(lapseAdjustTemperature_C(-4, 2250, 2500), -2.3775);
-  close(lapseAdjustTemperature_C(0, 1000, 0, 5), -5);
+  close(lapseRateAdjustedTemperature(-4, 2250, 2500), -2.3775);
+  close(lapseRateAdjustedTemperature(0, 1000, 0, 5), -5);
 });
 
 test('monthly lapse rates: scalar broadcast, 12 values, wrong count throws', () => {

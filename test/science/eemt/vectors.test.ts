@@ -12,7 +12,6 @@ import {
   hamonLinearDailyPotentialEvapotranspiration,
   hamonPotentialEvapotranspiration,
   hamonSaturationAveragePotentialEvapotranspiration,
-  lapseRateAdjustedTemperature,
   liethNetPrimaryProductivity,
   monthlyMeanDaylightHours,
   northness,
@@ -25,6 +24,7 @@ import {
   type TopoPixelInputs,
   type TradPixelInputs,
 } from '../../../src/science/eemt/index.js';
+import { lapseRateAdjustedTemperature } from '../../../src/science/climate/index.js';
 
 function close(actual: number, expected: number, rel = 1e-4, what = ''): void {
   const err = Math.abs(actual - expected) / Math.max(Math.abs(expected), 1e-300);
