@@ -49,14 +49,14 @@ export class DaymetCsvFormatError extends Error {
 /** What the preamble says about the point. */
 export interface DaymetCsvPreamble {
   /** Latitude and longitude the service echoes (those of the query) [degrees]. */
-  readonly latitude_deg: number | null;
-  readonly longitude_deg: number | null;
+  readonly latitudeDeg: number | null;
+  readonly longitudeDeg: number | null;
   /** The query position in Daymet's LCC projection [m], when the line is present. */
-  readonly lccX_m: number | null;
-  readonly lccY_m: number | null;
+  readonly lccXM: number | null;
+  readonly lccYM: number | null;
   readonly tile: number | null;
   /** Elevation of the Daymet 1 km cell [m] — the z_ref of the lapse-rate correction. */
-  readonly elevation_m: number;
+  readonly elevationM: number;
   /** The software/data version line, verbatim. */
   readonly versionLine: string | null;
   /** The citation line, verbatim. */
@@ -151,7 +151,7 @@ function parsePreamble(lines: readonly string[], fail: (problem: string) => neve
   if (elevation === null) {
     fail('the preamble has no "Elevation: N meters" line (the Daymet cell elevation is needed for the lapse-rate correction)');
   }
-  return { latitude_deg: latitude, longitude_deg: longitude, lccX_m: lccX, lccY_m: lccY, tile, elevation_m: elevation, versionLine, citation };
+  return { latitudeDeg: latitude, longitudeDeg: longitude, lccXM: lccX, lccYM: lccY, tile, elevationM: elevation, versionLine, citation };
 }
 
 /** Parses a single-pixel API CSV (see the module doc for the format and the checks). */

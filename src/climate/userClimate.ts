@@ -159,7 +159,7 @@ export async function openUserClimate(zipPath: string, dem: Dem, years: readonly
           };
     return {
       years,
-      referenceElevation_m: referenceElevation,
+      referenceElevationM: referenceElevation,
       lapseAdjusted: layout.elevationPath !== null,
       gridFolder: 'climate',
       layout,

@@ -15,7 +15,7 @@ import { MONTHS_PER_YEAR } from './calendar.js';
 export const DEFAULT_LAPSE_RATE_K_PER_KM = 6.49;
 
 /** A lapse rate [K km⁻¹] for every month, or 12 monthly values (January first). */
-export type LapseRateSpec_K_per_km = number | readonly number[];
+export type LapseRateSpecKPerKm = number | readonly number[];
 
 /**
  * Temperature moved from a reference elevation to a target elevation along a constant lapse rate [°C]:
@@ -39,7 +39,7 @@ export function lapseRateAdjustedTemperature(
  * The 12 monthly lapse rates [K km⁻¹] of a spec: a single number is used for every month.
  * Throws on a wrong count or a non-finite value.
  */
-export function monthlyLapseRates_K_per_km(spec: LapseRateSpec_K_per_km = DEFAULT_LAPSE_RATE_K_PER_KM): Float64Array {
+export function monthlyLapseRatesKPerKm(spec: LapseRateSpecKPerKm = DEFAULT_LAPSE_RATE_K_PER_KM): Float64Array {
   const rates =
     typeof spec === 'number' ? new Float64Array(MONTHS_PER_YEAR).fill(spec) : Float64Array.from(spec);
   if (rates.length !== MONTHS_PER_YEAR) {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import {
   DEFAULT_LAPSE_RATE_K_PER_KM,
   lapseRateAdjustedTemperature,
-  monthlyLapseRates_K_per_km,
+  monthlyLapseRatesKPerKm,
   resampleNearestToDem,
   lapseAdjustedTemperatureToDem,
 } from '../../../src/science/climate/index.js';
@@ -21,12 +21,12 @@ test('lapse rate: default 6.49 K/km, T unchanged at z_ref', () => {
 });
 
 test('monthly lapse rates: scalar broadcast, 12 values, wrong count throws', () => {
-  assert.deepEqual([...monthlyLapseRates_K_per_km()], new Array(12).fill(6.49));
-  assert.deepEqual([...monthlyLapseRates_K_per_km(5)], new Array(12).fill(5));
+  assert.deepEqual([...monthlyLapseRatesKPerKm()], new Array(12).fill(6.49));
+  assert.deepEqual([...monthlyLapseRatesKPerKm(5)], new Array(12).fill(5));
   const twelve = [4, 4.5, 5, 5.5, 6, 6.5, 7, 6.5, 6, 5.5, 5, 4.5];
-  assert.deepEqual([...monthlyLapseRates_K_per_km(twelve)], twelve);
-  assert.throws(() => monthlyLapseRates_K_per_km([1, 2, 3]), /12 values/);
-  assert.throws(() => monthlyLapseRates_K_per_km(Number.NaN), /finite/);
+  assert.deepEqual([...monthlyLapseRatesKPerKm(twelve)], twelve);
+  assert.throws(() => monthlyLapseRatesKPerKm([1, 2, 3]), /12 values/);
+  assert.throws(() => monthlyLapseRatesKPerKm(Number.NaN), /finite/);
 });
 
 test('nearest-neighbour resampling copies the cell value; −1 and nodata → NaN', () => {
