@@ -57,9 +57,9 @@ export interface TopoGridInputs {
   readonly elevationM: CellArray;
   readonly referenceElevationM: CellArray;
   /** S_topo [Wh m⁻² month⁻¹]. */
-  readonly topographicRadiationWhPerM2: CellArray;
+  readonly topographicRadiationWhM2: CellArray;
   /** S_flat [Wh m⁻² month⁻¹]. */
-  readonly flatRadiationWhPerM2: CellArray;
+  readonly flatRadiationWhM2: CellArray;
   /** α = λ/λ̄ [-]. */
   readonly wetnessRatio: CellArray;
   /** n = cos(aspect)·sin(slope) [-]. */
@@ -192,7 +192,7 @@ export function eemtTopoMonth(
   const petMm = outputArray(out.petMm, n, 'petMm');
   const aetMm = outputArray(out.aetMm, n, 'aetMm');
   const { tmaxC, tminC, prcpMm, vpPa, elevationM, referenceElevationM } = inputs;
-  const { topographicRadiationWhPerM2: sTopo, flatRadiationWhPerM2: sFlat, wetnessRatio, northness } = inputs;
+  const { topographicRadiationWhM2: sTopo, flatRadiationWhM2: sFlat, wetnessRatio, northness } = inputs;
   const scratch = new Float64Array(TOPO_SCRATCH_LENGTH);
   let clamped = 0;
   let outOfRange = 0;

@@ -124,14 +124,14 @@ export function clearSkyNetLongwaveRadiation(tmaxC: number, tminC: number, eaKPa
  * Net radiation of a month [J m⁻² month⁻¹] from the r.sun global radiation on the real surface.
  * - `net`: R_n = (1 − alb)·3600·S_topo − n·10⁶·R_nl (clear-sky FAO-56 longwave)
  * - `global`: R_n = 3600·S_topo (no albedo, no longwave; the reemt.sh intent, compatibility only)
- * @param topographicRadiationWhPerM2 S_topo [Wh m⁻² month⁻¹]
+ * @param topographicRadiationWhM2 S_topo [Wh m⁻² month⁻¹]
  * @param eaKPa actual vapour pressure [kPa]
  * @param days days in the month
  * @param cloudiness longwave cloudiness factor 1.35 R_s/R_so − 0.35 (default 1: the clear sky of the r.sun radiation)
  * @see eemt-model.md §2.2 P3; FAO-56 Eqs. 38–40
  */
 export function monthlyNetRadiation(
-  topographicRadiationWhPerM2: number,
+  topographicRadiationWhM2: number,
   tmaxC: number,
   tminC: number,
   eaKPa: number,
@@ -140,8 +140,8 @@ export function monthlyNetRadiation(
   mode: NetRadiationMode = 'net',
   cloudiness = 1,
 ): number {
-  if (mode === 'global') return topographicRadiationWhPerM2 * SECONDS_PER_HOUR;
-  const shortwave = (1 - albedo) * topographicRadiationWhPerM2 * SECONDS_PER_HOUR;
+  if (mode === 'global') return topographicRadiationWhM2 * SECONDS_PER_HOUR;
+  const shortwave = (1 - albedo) * topographicRadiationWhM2 * SECONDS_PER_HOUR;
   return shortwave - netLongwaveRadiation(tmaxC, tminC, eaKPa, cloudiness) * 1e6 * days;
 }
 
@@ -290,9 +290,9 @@ export interface TopoPixelInputs {
   /** Daymet cell elevation z_ref [m]. */
   readonly referenceElevationM: number;
   /** Monthly global radiation on the real (sloped, shaded) surface [Wh m⁻² month⁻¹]. */
-  readonly topographicRadiationWhPerM2: number;
+  readonly topographicRadiationWhM2: number;
   /** Monthly global radiation on a flat unshaded surface [Wh m⁻² month⁻¹]. */
-  readonly flatRadiationWhPerM2: number;
+  readonly flatRadiationWhM2: number;
   /** Mass-conserving wetness index α = λ/λ̄ [-]. */
   readonly wetnessRatio: number;
   /** Northness n = cos(aspect)·sin(slope) [-]. */
@@ -341,8 +341,8 @@ export function eemtTopoMonthPixel(month: number, inputs: TopoPixelInputs, optio
     inputs.vpPa,
     inputs.elevationM,
     inputs.referenceElevationM,
-    inputs.topographicRadiationWhPerM2,
-    inputs.flatRadiationWhPerM2,
+    inputs.topographicRadiationWhM2,
+    inputs.flatRadiationWhM2,
     inputs.wetnessRatio,
     inputs.northness,
   );

@@ -123,8 +123,8 @@ export async function computeEnergy(inputs: EnergyPhaseInputs, report: PhaseRepo
         {
           ...common,
           vpPa: climate.vp,
-          topographicRadiationWhPerM2: sTopo,
-          flatRadiationWhPerM2: sFlat,
+          topographicRadiationWhM2: sTopo,
+          flatRadiationWhM2: sFlat,
           wetnessRatio: terrain.wetnessRatio,
           northness: terrain.northness,
         },
