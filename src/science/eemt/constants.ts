@@ -264,3 +264,27 @@ export function lapseRateForMonth(lapseRate: number | readonly number[], month: 
   assertMonth(month);
   return typeof lapseRate === 'number' ? lapseRate : lapseRate[month - 1]!;
 }
+
+/**
+ * What every cell of one month shares in the EEMT chains: the options, the days of the month and its lapse
+ * rates. Built once per month ({@link eemtMonthSetting}) and handed to every cell by the grid kernels.
+ */
+export interface EemtMonthSetting {
+  readonly options: EemtOptions;
+  /** Days of the month n (365-day calendar). */
+  readonly days: number;
+  /** Γ applied to Tmax in this month [K km⁻¹]. */
+  readonly lapseRateTmaxKPerKm: number;
+  /** Γ applied to Tmin in this month [K km⁻¹]. */
+  readonly lapseRateTminKPerKm: number;
+}
+
+/** The {@link EemtMonthSetting} of `month` (1..12) under resolved options. */
+export function eemtMonthSetting(month: number, options: EemtOptions): EemtMonthSetting {
+  return {
+    options,
+    days: daysInMonth(month),
+    lapseRateTmaxKPerKm: lapseRateForMonth(options.lapseRateTmaxKPerKm, month),
+    lapseRateTminKPerKm: lapseRateForMonth(options.lapseRateTminKPerKm, month),
+  };
+}

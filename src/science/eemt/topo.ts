@@ -22,9 +22,9 @@ import {
   SECONDS_PER_HOUR,
   SPECIFIC_HEAT_AIR_J_PER_KG_K,
   STEFAN_BOLTZMANN_MJ_PER_K4_M2_DAY,
-  daysInMonth,
-  lapseRateForMonth,
+  eemtMonthSetting,
   resolveEemtOptions,
+  type EemtMonthSetting,
   type EemtOptions,
   type EemtOptionsInput,
   PENMAN_SURFACE_ALBEDO,
@@ -330,11 +330,7 @@ export function eemtTopoMonthPixel(month: number, inputs: TopoPixelInputs, optio
   const scratch = new Float64Array(TOPO_SCRATCH_LENGTH);
   topoCellInto(
     scratch,
-    opts,
-    daysInMonth(month),
-    lapseRateForMonth(opts.lapseRateTmaxKPerKm, month),
-    lapseRateForMonth(opts.lapseRateTminKPerKm, month),
-    openWaterAerodynamicResistance(opts.windSpeedMPerS, opts.measurementHeightM, opts.roughnessLengthM),
+    topoMonthSetting(month, opts),
     inputs.tmaxC,
     inputs.tminC,
     inputs.prcpMm,
@@ -367,18 +363,34 @@ export function eemtTopoMonthPixel(month: number, inputs: TopoPixelInputs, optio
 /** Length of the scratch buffer of {@link topoCellInto}. */
 export const TOPO_SCRATCH_LENGTH = 14;
 
+/** What every cell of one month shares in the TOPO chain: {@link EemtMonthSetting} and the aerodynamic resistance. */
+export interface TopoMonthSetting extends EemtMonthSetting {
+  /** r_a of the open-water Penman PET [s m⁻¹] (see {@link openWaterAerodynamicResistance}). */
+  readonly aerodynamicResistanceSPerM: number;
+}
+
+/** The {@link TopoMonthSetting} of `month` (1..12) under resolved options. */
+export function topoMonthSetting(month: number, options: EemtOptions): TopoMonthSetting {
+  const { days, lapseRateTmaxKPerKm, lapseRateTminKPerKm } = eemtMonthSetting(month, options);
+  const aerodynamicResistanceSPerM = openWaterAerodynamicResistance(options.windSpeedMPerS, options.measurementHeightM, options.roughnessLengthM);
+  // one object literal: a fixed shape, read fast by every cell
+  return { options, days, lapseRateTmaxKPerKm, lapseRateTminKPerKm, aerodynamicResistanceSPerM };
+}
+
 /**
  * The TOPO chain for one cell, written into `scratch`: [S_i, clamped (0/1), Tmax', Tmin', T, R_n MJ, PET, AET,
- * Peff, F, NPP_m, E_PPT MJ, E_BIO MJ, EEMT MJ]. Internal building block shared by the scalar function and the
- * kernel so both do the same arithmetic (no allocation).
+ * Peff, F, NPP_m, E_PPT MJ, E_BIO MJ, EEMT MJ]. Shared by the scalar function and the kernel so both do the same
+ * arithmetic (no allocation). What the month's cells share comes as one record built once per month; the cell's
+ * own values stay positional because the kernel calls this for every cell and month (no record to fill and read
+ * per cell).
+ * @param tmax, tmin Daymet temperatures [°C]; @param prcp [mm month⁻¹]; @param vp vapour pressure [Pa]
+ * @param z pixel elevation [m]; @param zRef Daymet cell elevation [m]
+ * @param sTopo, sFlat monthly radiation sums S_topo, S_flat [Wh m⁻² month⁻¹]
+ * @param alpha wetness ratio α [-]; @param north northness [-]
  */
 export function topoCellInto(
   scratch: Float64Array,
-  opts: EemtOptions,
-  days: number,
-  lapseTmax: number,
-  lapseTmin: number,
-  aerodynamicResistance: number,
+  month: TopoMonthSetting,
   tmax: number,
   tmin: number,
   prcp: number,
@@ -394,12 +406,13 @@ export function topoCellInto(
     scratch.fill(NaN);
     return;
   }
+  const { options: opts, days } = month;
   const ratio = solarRatio(sTopo, sFlat, opts.minimumSolarRatio);
-  const tmaxC = topographicMaxTemperature(tmax, z, zRef, lapseTmax, ratio, opts.solarTemperatureCoefficientK);
-  const tminC = lapseRateAdjustedTemperature(tmin, z, zRef, lapseTmin);
+  const tmaxC = topographicMaxTemperature(tmax, z, zRef, month.lapseRateTmaxKPerKm, ratio, opts.solarTemperatureCoefficientK);
+  const tminC = lapseRateAdjustedTemperature(tmin, z, zRef, month.lapseRateTminKPerKm);
   const t = meanAirTemperature(tmaxC, tminC);
   const rn = monthlyNetRadiation(sTopo, tmaxC, tminC, vp / 1000, days, opts.albedo, opts.rnMode);
-  const pet = penmanOpenWaterPotentialEvapotranspiration(tmaxC, tminC, vp, z, rn, days, aerodynamicResistance);
+  const pet = penmanOpenWaterPotentialEvapotranspiration(tmaxC, tminC, vp, z, rn, days, month.aerodynamicResistanceSPerM);
   const aet = fuBudykoActualEvapotranspiration(prcp, pet, opts.budykoOmega);
   const peff = budykoEffectivePrecipitation(prcp, aet);
   const flux = redistributedWaterFlux(alpha, peff);
