@@ -27,7 +27,7 @@
  * column and numeric values in the required columns, and each year must have exactly the 365 days.
  * Any problem throws a `DaymetCsvFormatError` naming the source and the problem.
  */
-import { DAYS_PER_DAYMET_YEAR } from '../science/climate/calendar.js';
+import { DAYS_IN_YEAR } from '../science/calendar.js';
 import {
   DAYMET_EEMT_VARIABLES,
   DAYMET_RADIATION_VARIABLES,
@@ -202,14 +202,14 @@ export function parseDaymetCsv(text: string, options: ParseDaymetCsvOptions): Da
     const year = parseNumberCell(cells[yearAt]!);
     const yday = parseNumberCell(cells[ydayAt]!);
     if (!Number.isInteger(year)) fail(`${where}: year "${cells[yearAt]!.trim()}" is not a whole number`);
-    if (!Number.isInteger(yday) || yday < 1 || yday > DAYS_PER_DAYMET_YEAR) {
+    if (!Number.isInteger(yday) || yday < 1 || yday > DAYS_IN_YEAR) {
       fail(`${where}: yday "${cells[ydayAt]!.trim()}" is not a day of the 365-day Daymet year (1..365)`);
     }
     let series = daily.get(year);
     let filled = dayFilled.get(year);
     if (!series || !filled) {
-      series = Object.fromEntries(read.map((v) => [v, new Float64Array(DAYS_PER_DAYMET_YEAR)]));
-      filled = new Uint8Array(DAYS_PER_DAYMET_YEAR);
+      series = Object.fromEntries(read.map((v) => [v, new Float64Array(DAYS_IN_YEAR)]));
+      filled = new Uint8Array(DAYS_IN_YEAR);
       daily.set(year, series);
       dayFilled.set(year, filled);
       rowLines.set(year, []);
@@ -227,7 +227,7 @@ export function parseDaymetCsv(text: string, options: ParseDaymetCsvOptions): Da
   if (daily.size === 0) fail('the CSV has a header but no data rows');
   for (const [year, filled] of dayFilled) {
     const count = filled.reduce((a, b) => a + b, 0);
-    if (count !== DAYS_PER_DAYMET_YEAR) {
+    if (count !== DAYS_IN_YEAR) {
       const firstMissing = filled.indexOf(0) + 1;
       fail(`year ${year} has ${count} daily rows instead of 365 (yday ${firstMissing} is missing)`);
     }

@@ -3,7 +3,11 @@
  *
  * @see eemt-model.md §0.2 (conventions), §0.3 (constants), §0.1b (decision summary)
  */
+import { DAYS_IN_MONTH, DAYS_IN_YEAR, DAY_OF_YEAR_BEFORE_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR } from '../calendar.js';
 import { DEFAULT_LAPSE_RATE_K_PER_KM } from '../climate/lapseRate.js';
+
+/** The calendar and time units of science/calendar.ts, part of the EEMT interface. */
+export { DAYS_IN_MONTH, DAYS_IN_YEAR, DAY_OF_YEAR_BEFORE_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR };
 
 /** Specific heat of liquid water c_w [J kg⁻¹ K⁻¹]. @see eemt-model.md §0.3; Zapata-Rios et al. 2016 Eq. 3 */
 export const SPECIFIC_HEAT_WATER_J_PER_KG_K = 4187;
@@ -42,19 +46,6 @@ export const STANDARD_ATMOSPHERE_PRESSURE_EXPONENT = 5.26;
 /** Psychrometric constant per unit pressure, c_p/(ε·λ) = 0.665·10⁻³ [K⁻¹]. @see FAO-56 Eq. 8 */
 export const PSYCHROMETRIC_COEFFICIENT_PER_K = 0.665e-3;
 
-/** Seconds in one day [s]. */
-export const SECONDS_PER_DAY = 86400;
-/** Seconds in one hour [s] (converts Wh to J). */
-export const SECONDS_PER_HOUR = 3600;
-
-/** Days of each month in Daymet's 365-day calendar (index 0 = January). @see eemt-model.md §0.2 */
-export const DAYS_IN_MONTH: readonly number[] = Object.freeze([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]);
-/** Day of year before the first day of each month (index 0 = January). */
-export const DAY_OF_YEAR_BEFORE_MONTH: readonly number[] = Object.freeze([
-  0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334,
-]);
-/** Days in the (365-day) year. */
-export const DAYS_IN_YEAR = 365;
 
 /** Number of days of `month` (1 = January … 12 = December) in the 365-day calendar. Throws on a bad month. */
 export function daysInMonth(month: number): number {
