@@ -46,7 +46,6 @@ export const STANDARD_ATMOSPHERE_PRESSURE_EXPONENT = 5.26;
 /** Psychrometric constant per unit pressure, c_p/(ε·λ) = 0.665·10⁻³ [K⁻¹]. @see FAO-56 Eq. 8 */
 export const PSYCHROMETRIC_COEFFICIENT_PER_K = 0.665e-3;
 
-
 /** Number of days of `month` (1 = January … 12 = December) in the 365-day calendar. Throws on a bad month. */
 export function daysInMonth(month: number): number {
   assertMonth(month);
