@@ -80,8 +80,8 @@ export interface ClimateOnDem {
    * DEM elevation along the lapse rate. Without one (user grids without elevation.tif) it is the DEM elevation
    * itself, so the adjustment is zero.
    */
-  readonly referenceElevation_m: Float32Array | Float64Array;
-  /** False when `referenceElevation_m` is the DEM itself (no lapse adjustment). */
+  readonly referenceElevationM: Float32Array | Float64Array;
+  /** False when `referenceElevationM` is the DEM itself (no lapse adjustment). */
   readonly lapseAdjusted: boolean;
   /** Folder of the job output holding the monthly grids: `daymet` or `climate`. */
   readonly gridFolder: 'daymet' | 'climate';
@@ -98,21 +98,21 @@ export const DAYMET_WITHOUT_RADIATION =
   'switched off; fetch them again (eemt climate prefetch downloads such files anew; docs/daymet-cache.md)';
 
 /** Daymet data of a DEM as `ClimateOnDem`: every DEM cell takes its nearest Daymet cell. */
-export function daymetClimateOnDem(daymet: DaymetForDem, demElevation_m: ArrayLike<number>, server: string): ClimateOnDem {
+export function daymetClimateOnDem(daymet: DaymetForDem, demElevationM: ArrayLike<number>, server: string): ClimateOnDem {
   const idx = daymet.nearestCellIndex;
   return {
     years: daymet.years,
-    referenceElevation_m: resampleNearestToDem(Float64Array.from(daymet.cells, (c) => c.zRef), idx, demElevation_m),
+    referenceElevationM: resampleNearestToDem(Float64Array.from(daymet.cells, (c) => c.zRef), idx, demElevationM),
     lapseAdjusted: true,
     gridFolder: 'daymet',
     source: { type: 'daymet', server, cells: daymet.cells.map(daymetCellKey) },
     async monthAt(year, month) {
       const fields = monthFields(year, month);
       return {
-        tmax: resampleNearestToDem(fields.tmax, idx, demElevation_m),
-        tmin: resampleNearestToDem(fields.tmin, idx, demElevation_m),
-        prcp: resampleNearestToDem(fields.prcp, idx, demElevation_m),
-        vp: resampleNearestToDem(fields.vp, idx, demElevation_m),
+        tmax: resampleNearestToDem(fields.tmax, idx, demElevationM),
+        tmin: resampleNearestToDem(fields.tmin, idx, demElevationM),
+        prcp: resampleNearestToDem(fields.prcp, idx, demElevationM),
+        vp: resampleNearestToDem(fields.vp, idx, demElevationM),
       };
     },
     radiation: daymet.radiation
@@ -124,8 +124,8 @@ export function daymetClimateOnDem(daymet: DaymetForDem, demElevation_m: ArrayLi
           async radiationAt(year, month) {
             const fields = monthFields(year, month);
             return {
-              globalWhM2: resampleNearestToDem(fields.globalWhM2!, idx, demElevation_m),
-              diffuseWhM2: resampleNearestToDem(fields.diffuseWhM2!, idx, demElevation_m),
+              globalWhM2: resampleNearestToDem(fields.globalWhM2!, idx, demElevationM),
+              diffuseWhM2: resampleNearestToDem(fields.diffuseWhM2!, idx, demElevationM),
             };
           },
         }

@@ -56,11 +56,11 @@ export interface DaymetClientOptions {
   /** Use the cache only; a missing entry is an error instead of a download. Default false. */
   readonly offline?: boolean;
   /** Time limit of one request attempt, body included [ms]; default 60 000. */
-  readonly timeout_ms?: number;
+  readonly timeoutMs?: number;
   /** Attempts per point (first try + retries); default 3. */
   readonly attempts?: number;
   /** Backoff before the first retry [ms], doubled for each further retry; default 2000. */
-  readonly retryDelay_ms?: number;
+  readonly retryDelayMs?: number;
   /** Requests in flight at once; default 4. */
   readonly concurrency?: number;
   readonly signal?: AbortSignal;
@@ -74,7 +74,7 @@ export interface DaymetPointData {
   /** The Daymet cell the point was snapped to. */
   readonly cell: DaymetCell;
   /** Elevation Daymet assigns to the cell [m] (the `Elevation` line) — z_ref for the lapse rate. */
-  readonly elevation_m: number;
+  readonly elevationM: number;
   /** The years, ascending. */
   readonly years: readonly number[];
   /**
@@ -88,7 +88,7 @@ export interface DaymetPointData {
   readonly downloadedYears: readonly number[];
 }
 
-const DEFAULTS = { timeout_ms: 60_000, attempts: 3, retryDelay_ms: 2000, concurrency: 4 } as const;
+const DEFAULTS = { timeoutMs: 60_000, attempts: 3, retryDelayMs: 2000, concurrency: 4 } as const;
 
 /** Sorted, de-duplicated years; throws ClimateDownloadError on a year Daymet cannot have. */
 export function normaliseDaymetYears(years: readonly number[]): number[] {
@@ -137,9 +137,9 @@ class ProgressTracker {
 interface RequestContext {
   readonly host: string;
   readonly pointLabel: string;
-  readonly timeout_ms: number;
+  readonly timeoutMs: number;
   readonly attempts: number;
-  readonly retryDelay_ms: number;
+  readonly retryDelayMs: number;
   readonly signal: AbortSignal | undefined;
   readonly fetch: typeof fetch;
   readonly progress: ProgressTracker;
@@ -196,7 +196,7 @@ function failureReason(f: AttemptFailure, ctx: RequestContext): string {
   const tries = `${ctx.attempts} attempt${ctx.attempts === 1 ? '' : 's'}`;
   switch (f.kind) {
     case 'timeout':
-      return `${ctx.host} did not answer within ${formatSeconds(ctx.timeout_ms)} s (${tries}) for point ${ctx.pointLabel}`;
+      return `${ctx.host} did not answer within ${formatSeconds(ctx.timeoutMs)} s (${tries}) for point ${ctx.pointLabel}`;
     case 'status':
       return `${ctx.host} answered HTTP ${f.status}${f.statusText ? ` ${f.statusText}` : ''} (${tries}) for point ${ctx.pointLabel}`;
     case 'network':
@@ -213,7 +213,7 @@ async function getWithRetries(url: string, ctx: RequestContext): Promise<string>
   let last: AttemptFailure = { kind: 'timeout' };
   for (let attempt = 1; attempt <= ctx.attempts; attempt++) {
     ctx.signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(ctx.timeout_ms);
+    const timeout = AbortSignal.timeout(ctx.timeoutMs);
     const signal = ctx.signal ? AbortSignal.any([ctx.signal, timeout]) : timeout;
     try {
       ctx.progress.report(ctx.pointLabel, `Daymet ${ctx.pointLabel}: request${attempt > 1 ? ` (attempt ${attempt} of ${ctx.attempts})` : ''}`);
@@ -235,7 +235,7 @@ async function getWithRetries(url: string, ctx: RequestContext): Promise<string>
       last = timeout.aborted ? { kind: 'timeout' } : { kind: 'network', detail: networkDetail(err) };
     }
     if (attempt < ctx.attempts) {
-      const delay = ctx.retryDelay_ms * 2 ** (attempt - 1) * (0.75 + 0.5 * Math.random());
+      const delay = ctx.retryDelayMs * 2 ** (attempt - 1) * (0.75 + 0.5 * Math.random());
       ctx.progress.report(
         ctx.pointLabel,
         `Daymet ${ctx.pointLabel}: ${failureReason(last, { ...ctx, attempts: attempt })}; retrying in ${formatSeconds(Math.round(delay))} s`,
@@ -308,7 +308,7 @@ async function fetchOnePoint(
       missing.push(year);
       continue;
     }
-    takeElevation(parsed.preamble.elevation_m, path);
+    takeElevation(parsed.preamble.elevationM, path);
     daily.set(year, series);
     csvByYear.set(year, text);
   }
@@ -325,9 +325,9 @@ async function fetchOnePoint(
     const ctx: RequestContext = {
       host: new URL(baseUrl).host,
       pointLabel,
-      timeout_ms: options.timeout_ms ?? DEFAULTS.timeout_ms,
+      timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
       attempts: Math.max(1, options.attempts ?? DEFAULTS.attempts),
-      retryDelay_ms: options.retryDelay_ms ?? DEFAULTS.retryDelay_ms,
+      retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs,
       signal,
       fetch: options.fetch ?? globalThis.fetch,
       progress,
@@ -340,15 +340,15 @@ async function fetchOnePoint(
       if (!(err instanceof DaymetCsvFormatError)) throw err;
       throw new ClimateDownloadError(`the answer of ${ctx.host} for point ${pointLabel} is not usable: ${err.problem}`, { cause: err });
     }
-    const { lccX_m, lccY_m } = parsed.preamble;
-    const half = DAYMET_NA_GRID.cellSize_m / 2;
-    if (lccX_m !== null && lccY_m !== null && (Math.abs(lccX_m - cell.x) > half || Math.abs(lccY_m - cell.y) > half)) {
+    const { lccXM, lccYM } = parsed.preamble;
+    const half = DAYMET_NA_GRID.cellSizeM / 2;
+    if (lccXM !== null && lccYM !== null && (Math.abs(lccXM - cell.x) > half || Math.abs(lccYM - cell.y) > half)) {
       throw new ClimateDownloadError(
-        `the answer of ${ctx.host} for point ${pointLabel} is for Lambert Conformal Conic position (${lccX_m}, ${lccY_m}), ` +
+        `the answer of ${ctx.host} for point ${pointLabel} is for Lambert Conformal Conic position (${lccXM}, ${lccYM}), ` +
           `outside the requested Daymet cell centred at (${cell.x}, ${cell.y})`,
       );
     }
-    takeElevation(parsed.preamble.elevation_m, `the answer of ${ctx.host}`);
+    takeElevation(parsed.preamble.elevationM, `the answer of ${ctx.host}`);
     for (const year of missing) {
       const yearText = daymetCsvForYear(parsed, year);
       daily.set(year, parsed.daily.get(year)!);
@@ -359,7 +359,7 @@ async function fetchOnePoint(
 
   return {
     cell,
-    elevation_m: elevation!,
+    elevationM: elevation!,
     years,
     daily,
     csvByYear,

@@ -27,7 +27,7 @@
  * column and numeric values in the required columns, and each year must have exactly the 365 days.
  * Any problem throws a `DaymetCsvFormatError` naming the source and the problem.
  */
-import { DAYS_PER_DAYMET_YEAR } from '../science/climate/calendar.js';
+import { DAYS_IN_YEAR } from '../science/calendar.js';
 import {
   DAYMET_EEMT_VARIABLES,
   DAYMET_RADIATION_VARIABLES,
@@ -49,14 +49,14 @@ export class DaymetCsvFormatError extends Error {
 /** What the preamble says about the point. */
 export interface DaymetCsvPreamble {
   /** Latitude and longitude the service echoes (those of the query) [degrees]. */
-  readonly latitude_deg: number | null;
-  readonly longitude_deg: number | null;
+  readonly latitudeDeg: number | null;
+  readonly longitudeDeg: number | null;
   /** The query position in Daymet's LCC projection [m], when the line is present. */
-  readonly lccX_m: number | null;
-  readonly lccY_m: number | null;
+  readonly lccXM: number | null;
+  readonly lccYM: number | null;
   readonly tile: number | null;
   /** Elevation of the Daymet 1 km cell [m] — the z_ref of the lapse-rate correction. */
-  readonly elevation_m: number;
+  readonly elevationM: number;
   /** The software/data version line, verbatim. */
   readonly versionLine: string | null;
   /** The citation line, verbatim. */
@@ -151,7 +151,7 @@ function parsePreamble(lines: readonly string[], fail: (problem: string) => neve
   if (elevation === null) {
     fail('the preamble has no "Elevation: N meters" line (the Daymet cell elevation is needed for the lapse-rate correction)');
   }
-  return { latitude_deg: latitude, longitude_deg: longitude, lccX_m: lccX, lccY_m: lccY, tile, elevation_m: elevation, versionLine, citation };
+  return { latitudeDeg: latitude, longitudeDeg: longitude, lccXM: lccX, lccYM: lccY, tile, elevationM: elevation, versionLine, citation };
 }
 
 /** Parses a single-pixel API CSV (see the module doc for the format and the checks). */
@@ -202,14 +202,14 @@ export function parseDaymetCsv(text: string, options: ParseDaymetCsvOptions): Da
     const year = parseNumberCell(cells[yearAt]!);
     const yday = parseNumberCell(cells[ydayAt]!);
     if (!Number.isInteger(year)) fail(`${where}: year "${cells[yearAt]!.trim()}" is not a whole number`);
-    if (!Number.isInteger(yday) || yday < 1 || yday > DAYS_PER_DAYMET_YEAR) {
+    if (!Number.isInteger(yday) || yday < 1 || yday > DAYS_IN_YEAR) {
       fail(`${where}: yday "${cells[ydayAt]!.trim()}" is not a day of the 365-day Daymet year (1..365)`);
     }
     let series = daily.get(year);
     let filled = dayFilled.get(year);
     if (!series || !filled) {
-      series = Object.fromEntries(read.map((v) => [v, new Float64Array(DAYS_PER_DAYMET_YEAR)]));
-      filled = new Uint8Array(DAYS_PER_DAYMET_YEAR);
+      series = Object.fromEntries(read.map((v) => [v, new Float64Array(DAYS_IN_YEAR)]));
+      filled = new Uint8Array(DAYS_IN_YEAR);
       daily.set(year, series);
       dayFilled.set(year, filled);
       rowLines.set(year, []);
@@ -227,7 +227,7 @@ export function parseDaymetCsv(text: string, options: ParseDaymetCsvOptions): Da
   if (daily.size === 0) fail('the CSV has a header but no data rows');
   for (const [year, filled] of dayFilled) {
     const count = filled.reduce((a, b) => a + b, 0);
-    if (count !== DAYS_PER_DAYMET_YEAR) {
+    if (count !== DAYS_IN_YEAR) {
       const firstMissing = filled.indexOf(0) + 1;
       fail(`year ${year} has ${count} daily rows instead of 365 (yday ${firstMissing} is missing)`);
     }

@@ -12,7 +12,7 @@
  *
  * Cell selection: by default only the Daymet cells that contain at least one DEM cell centre are
  * downloaded (nearest-neighbour resampling needs no others). `cellSelection: 'buffered'` downloads
- * the whole block covering the footprint plus `buffer_m` (default 2 km, as metget.sh; §3.1), e.g.
+ * the whole block covering the footprint plus `bufferM` (default 2 km, as metget.sh; §3.1), e.g.
  * for a later bilinear option. Either way the count is limited by `maxPoints` / env
  * `EEMT_DAYMET_MAX_POINTS` (default 400).
  */
@@ -44,7 +44,7 @@ import {
   DEFAULT_MIN_PRESENT_FRACTION,
   type DaymetEemtVariable,
 } from '../science/climate/monthlyAggregation.js';
-import { monthlyLapseRates_K_per_km, type LapseRateSpec_K_per_km } from '../science/climate/lapseRate.js';
+import { monthlyLapseRatesKPerKm, type LapseRateSpecKPerKm } from '../science/climate/lapseRate.js';
 import { lapseAdjustedTemperatureToDem, resampleNearestToDem } from '../science/climate/downscale.js';
 
 /** First and last Daymet year, inclusive. */
@@ -110,7 +110,7 @@ export interface DaymetCoverageOptions {
   /** Which cells to download; default `nearest` (see the module doc). */
   readonly cellSelection?: 'nearest' | 'buffered';
   /** Buffer around the footprint for the covering block [m]; default 2000. */
-  readonly buffer_m?: number;
+  readonly bufferM?: number;
   /** Accuracy settings of the DEM → LCC transform. */
   readonly lattice?: LccLatticeOptions;
 }
@@ -158,13 +158,13 @@ export function checkDaymetCoverage(grid: GridSpec, years: DaymetYearRange, opti
   const maxPoints = resolveDaymetMaxPoints(options.maxPoints);
   const footprint = demFootprint(grid);
   assertFootprintInsideDaymet(footprint);
-  const block = daymetBlockCoveringFootprint(footprint, options.buffer_m ?? DEFAULT_DAYMET_BUFFER_M);
+  const block = daymetBlockCoveringFootprint(footprint, options.bufferM ?? DEFAULT_DAYMET_BUFFER_M);
   const selection = options.cellSelection ?? 'nearest';
   // Refuse a huge DEM before mapping its cells: the buffered block is known, and the cells holding
   // DEM cell centres cover the footprint's LCC area but for a half-DEM-cell rim (0.9: a safety margin).
   const blockCells = block.cols * block.rows;
   if (selection === 'buffered' && blockCells > maxPoints) throw tooManyPoints(blockCells, maxPoints);
-  const leastCells = Math.floor((0.9 * footprint.lccArea_m2) / 1e6);
+  const leastCells = Math.floor((0.9 * footprint.lccAreaM2) / 1e6);
   if (selection === 'nearest' && leastCells > maxPoints) throw tooManyPoints(leastCells, maxPoints, 'at least ');
   const demCells = daymetCellOfEachDemCell(grid, options.lattice);
   const cells = selection === 'buffered' ? daymetCellsOfBlock(block) : distinctDaymetCells(demCells);
@@ -188,7 +188,7 @@ function tooManyPoints(count: number, maxPoints: number, qualifier = ''): Climat
 export async function prepareDaymetForDem(grid: GridSpec, years: DaymetYearRange, options: PrepareDaymetOptions = {}): Promise<DaymetForDem> {
   const coverage = checkDaymetCoverage(grid, years, options);
   const points = await fetchDaymetPoints(coverage.cells, coverage.years, options);
-  const cells: DaymetCellWithElevation[] = points.map((p) => ({ ...p.cell, zRef: p.elevation_m }));
+  const cells: DaymetCellWithElevation[] = points.map((p) => ({ ...p.cell, zRef: p.elevationM }));
   const minPresent = options.minPresentFraction ?? DEFAULT_MIN_PRESENT_FRACTION;
   const radiation = points.every((point) => coverage.years.every((year) => point.daily.get(year)!.srad !== undefined && point.daily.get(year)!.dayl !== undefined));
 
@@ -234,9 +234,9 @@ export async function prepareDaymetForDem(grid: GridSpec, years: DaymetYearRange
 /** Lapse rates for the temperature downscaling. */
 export interface DownscaleOptions {
   /** Γ for tmax [K km⁻¹]: one value or 12 monthly values; default 6.49. */
-  readonly lapseRateTmax_K_per_km?: LapseRateSpec_K_per_km;
+  readonly lapseRateTmaxKPerKm?: LapseRateSpecKPerKm;
   /** Γ for tmin [K km⁻¹]: one value or 12 monthly values; default 6.49. */
-  readonly lapseRateTmin_K_per_km?: LapseRateSpec_K_per_km;
+  readonly lapseRateTminKPerKm?: LapseRateSpecKPerKm;
 }
 
 /** Monthly climate on the DEM grid (Float32, row-major, NaN at DEM nodata). */
@@ -255,13 +255,13 @@ export interface DemMonthClimate {
  * Monthly tmax, tmin, prcp, vp of one year and month on the DEM grid (eemt-model.md §3.2):
  * nearest Daymet cell; temperatures lapse-adjusted from the cell's z_ref to the DEM elevation.
  * @param month 0 = January … 11 = December
- * @param demElevation_m DEM elevation per cell [m], NaN = nodata; length = grid cells
+ * @param demElevationM DEM elevation per cell [m], NaN = nodata; length = grid cells
  */
 export function downscaleDaymetMonthToDem(
   daymet: Pick<DaymetForDem, 'cells' | 'nearestCellIndex' | 'monthly'>,
   year: number,
   month: number,
-  demElevation_m: ArrayLike<number>,
+  demElevationM: ArrayLike<number>,
   options: DownscaleOptions = {},
 ): DemMonthClimate {
   const yearData = daymet.monthly.find((y) => y.year === year);
@@ -269,14 +269,14 @@ export function downscaleDaymetMonthToDem(
   if (!Number.isInteger(month) || month < 0 || month >= MONTHS_PER_YEAR) throw new RangeError(`month must be 0..11, got ${month}`);
   const fields = yearData.months[month]!;
   const zRef = Float64Array.from(daymet.cells, (c) => c.zRef);
-  const gammaMax = monthlyLapseRates_K_per_km(options.lapseRateTmax_K_per_km)[month]!;
-  const gammaMin = monthlyLapseRates_K_per_km(options.lapseRateTmin_K_per_km)[month]!;
+  const gammaMax = monthlyLapseRatesKPerKm(options.lapseRateTmaxKPerKm)[month]!;
+  const gammaMin = monthlyLapseRatesKPerKm(options.lapseRateTminKPerKm)[month]!;
   const idx = daymet.nearestCellIndex;
   return {
-    tmax: lapseAdjustedTemperatureToDem(fields.tmax, zRef, idx, demElevation_m, gammaMax),
-    tmin: lapseAdjustedTemperatureToDem(fields.tmin, zRef, idx, demElevation_m, gammaMin),
-    prcp: resampleNearestToDem(fields.prcp, idx, demElevation_m),
-    vp: resampleNearestToDem(fields.vp, idx, demElevation_m),
+    tmax: lapseAdjustedTemperatureToDem(fields.tmax, zRef, idx, demElevationM, gammaMax),
+    tmin: lapseAdjustedTemperatureToDem(fields.tmin, zRef, idx, demElevationM, gammaMin),
+    prcp: resampleNearestToDem(fields.prcp, idx, demElevationM),
+    vp: resampleNearestToDem(fields.vp, idx, demElevationM),
   };
 }
 
@@ -287,12 +287,12 @@ export function downscaleDaymetMonthToDem(
  */
 export function downscaleDaymetToDem(
   daymet: Pick<DaymetForDem, 'cells' | 'nearestCellIndex' | 'monthly'>,
-  demElevation_m: ArrayLike<number>,
+  demElevationM: ArrayLike<number>,
   options: DownscaleOptions = {},
 ): Array<{ year: number; months: DemMonthClimate[] }> {
   return daymet.monthly.map(({ year }) => ({
     year,
-    months: Array.from({ length: MONTHS_PER_YEAR }, (_, m) => downscaleDaymetMonthToDem(daymet, year, m, demElevation_m, options)),
+    months: Array.from({ length: MONTHS_PER_YEAR }, (_, m) => downscaleDaymetMonthToDem(daymet, year, m, demElevationM, options)),
   }));
 }
 

@@ -28,11 +28,11 @@ export const DAYMET_LCC_PROJ4 =
 
 /** Geometry of the Daymet V4 North America grid (cell centres; see the module doc). */
 export const DAYMET_NA_GRID = Object.freeze({
-  cellSize_m: 1000,
+  cellSizeM: 1000,
   /** x of the centre of column 0 (western column) [m]. */
-  firstColumnCentreX_m: -4_560_250,
+  firstColumnCentreXM: -4_560_250,
   /** y of the centre of row 0 (northern row) [m]. */
-  firstRowCentreY_m: 4_984_000,
+  firstRowCentreYM: 4_984_000,
   columns: 7814,
   rows: 8075,
 });
@@ -78,25 +78,25 @@ export interface LccBox {
 const lonLatToLccConverter = proj4(WGS84_LONLAT, DAYMET_LCC_PROJ4);
 
 /** LCC x, y [m] of a WGS84 longitude, latitude [degrees]. */
-export function lonLatToDaymetLcc(lon_deg: number, lat_deg: number): [number, number] {
-  const [x, y] = lonLatToLccConverter.forward([lon_deg, lat_deg]);
+export function lonLatToDaymetLcc(lonDeg: number, latDeg: number): [number, number] {
+  const [x, y] = lonLatToLccConverter.forward([lonDeg, latDeg]);
   return [x!, y!];
 }
 
 /** WGS84 longitude, latitude [degrees] of an LCC x, y [m]. */
-export function daymetLccToLonLat(x_m: number, y_m: number): [number, number] {
-  const [lon, lat] = lonLatToLccConverter.inverse([x_m, y_m]);
+export function daymetLccToLonLat(xM: number, yM: number): [number, number] {
+  const [lon, lat] = lonLatToLccConverter.inverse([xM, yM]);
   return [lon!, lat!];
 }
 
 /** Column of the Daymet cell containing LCC x [m] (may lie outside 0..columns−1). */
-export function daymetColumnOfX(x_m: number): number {
-  return Math.round((x_m - DAYMET_NA_GRID.firstColumnCentreX_m) / DAYMET_NA_GRID.cellSize_m);
+export function daymetColumnOfX(xM: number): number {
+  return Math.round((xM - DAYMET_NA_GRID.firstColumnCentreXM) / DAYMET_NA_GRID.cellSizeM);
 }
 
 /** Row of the Daymet cell containing LCC y [m] (may lie outside 0..rows−1). */
-export function daymetRowOfY(y_m: number): number {
-  return Math.round((DAYMET_NA_GRID.firstRowCentreY_m - y_m) / DAYMET_NA_GRID.cellSize_m);
+export function daymetRowOfY(yM: number): number {
+  return Math.round((DAYMET_NA_GRID.firstRowCentreYM - yM) / DAYMET_NA_GRID.cellSizeM);
 }
 
 /** True when (col, row) is a cell of the Daymet NA grid. */
@@ -106,15 +106,15 @@ export function isDaymetCellInGrid(col: number, row: number): boolean {
 
 /** The Daymet cell at grid column `col` and row `row`, with its centre in LCC and WGS84. */
 export function daymetCellAt(col: number, row: number): DaymetCell {
-  const x = DAYMET_NA_GRID.firstColumnCentreX_m + col * DAYMET_NA_GRID.cellSize_m;
-  const y = DAYMET_NA_GRID.firstRowCentreY_m - row * DAYMET_NA_GRID.cellSize_m;
+  const x = DAYMET_NA_GRID.firstColumnCentreXM + col * DAYMET_NA_GRID.cellSizeM;
+  const y = DAYMET_NA_GRID.firstRowCentreYM - row * DAYMET_NA_GRID.cellSizeM;
   const [lon, lat] = daymetLccToLonLat(x, y);
   return { col, row, x, y, lat, lon };
 }
 
 /** The Daymet cell containing a WGS84 point (its centre is where the point is snapped to). */
-export function daymetCellContaining(lon_deg: number, lat_deg: number): DaymetCell {
-  const [x, y] = lonLatToDaymetLcc(lon_deg, lat_deg);
+export function daymetCellContaining(lonDeg: number, latDeg: number): DaymetCell {
+  const [x, y] = lonLatToDaymetLcc(lonDeg, latDeg);
   return daymetCellAt(daymetColumnOfX(x), daymetRowOfY(y));
 }
 
@@ -177,7 +177,7 @@ export interface DemFootprint {
   /** Bounding box of the footprint in LCC [m] (no buffer). */
   readonly lcc: LccBox;
   /** Area of the footprint in the LCC plane [m²]; Daymet cells are 10⁶ m² in this plane (LCC scale ≠ 1: ≈0.96 at 36°N). */
-  readonly lccArea_m2: number;
+  readonly lccAreaM2: number;
   /** Geographic bounding box [degrees]. */
   readonly south: number;
   readonly north: number;
@@ -216,7 +216,7 @@ export function demFootprint(grid: GridSpec): DemFootprint {
     west = Math.min(west, lon!); east = Math.max(east, lon!);
   }
   if (prev && first) twiceArea += prev[0] * first[1] - first[0] * prev[1];
-  return { lcc: { xMin, xMax, yMin, yMax }, lccArea_m2: Math.abs(twiceArea) / 2, south, north, west, east };
+  return { lcc: { xMin, xMax, yMin, yMax }, lccAreaM2: Math.abs(twiceArea) / 2, south, north, west, east };
 }
 
 function formatLat(v: number): string {
@@ -229,12 +229,12 @@ function formatLon(v: number): string {
 /** Edges of the Daymet NA grid rectangle [m]. */
 export function daymetGridExtent(): LccBox {
   const g = DAYMET_NA_GRID;
-  const half = g.cellSize_m / 2;
+  const half = g.cellSizeM / 2;
   return {
-    xMin: g.firstColumnCentreX_m - half,
-    xMax: g.firstColumnCentreX_m + (g.columns - 1) * g.cellSize_m + half,
-    yMin: g.firstRowCentreY_m - (g.rows - 1) * g.cellSize_m - half,
-    yMax: g.firstRowCentreY_m + half,
+    xMin: g.firstColumnCentreXM - half,
+    xMax: g.firstColumnCentreXM + (g.columns - 1) * g.cellSizeM + half,
+    yMin: g.firstRowCentreYM - (g.rows - 1) * g.cellSizeM - half,
+    yMax: g.firstRowCentreYM + half,
   };
 }
 
@@ -260,16 +260,16 @@ export function assertFootprintInsideDaymet(footprint: DemFootprint): void {
 }
 
 /**
- * The block of Daymet cells that covers the DEM footprint grown by `buffer_m` on every side: every
+ * The block of Daymet cells that covers the DEM footprint grown by `bufferM` on every side: every
  * cell whose 1 km square intersects the buffered LCC bounding box of the footprint. Clipped to the grid.
  */
-export function daymetBlockCoveringFootprint(footprint: DemFootprint, buffer_m: number = DEFAULT_DAYMET_BUFFER_M): DaymetCellBlock {
+export function daymetBlockCoveringFootprint(footprint: DemFootprint, bufferM: number = DEFAULT_DAYMET_BUFFER_M): DaymetCellBlock {
   const { xMin, xMax, yMin, yMax } = footprint.lcc;
   // A cell intersects [a, b] when its centre lies within [a − 500, b + 500]; round() picks the containing cell.
-  const col0 = Math.max(0, daymetColumnOfX(xMin - buffer_m));
-  const col1 = Math.min(DAYMET_NA_GRID.columns - 1, daymetColumnOfX(xMax + buffer_m));
-  const row0 = Math.max(0, daymetRowOfY(yMax + buffer_m));
-  const row1 = Math.min(DAYMET_NA_GRID.rows - 1, daymetRowOfY(yMin - buffer_m));
+  const col0 = Math.max(0, daymetColumnOfX(xMin - bufferM));
+  const col1 = Math.min(DAYMET_NA_GRID.columns - 1, daymetColumnOfX(xMax + bufferM));
+  const row0 = Math.max(0, daymetRowOfY(yMax + bufferM));
+  const row1 = Math.min(DAYMET_NA_GRID.rows - 1, daymetRowOfY(yMin - bufferM));
   return { col0, row0, cols: col1 - col0 + 1, rows: row1 - row0 + 1 };
 }
 
@@ -281,7 +281,7 @@ export interface LccLatticeOptions {
   /** Spacing of the exactly transformed lattice [DEM cells]; default 16. 1 = transform every cell. */
   readonly latticeStep?: number;
   /** Largest accepted interpolation error at the check points [m]; default 0.01. The step is halved until met. */
-  readonly tolerance_m?: number;
+  readonly toleranceM?: number;
 }
 
 /**
@@ -291,11 +291,11 @@ export interface LccLatticeOptions {
  * of every `latticeStep`-th row and column (plus the last row and column) is transformed exactly
  * and the cells in between are interpolated bilinearly. The transform is smooth at these scales;
  * the interpolation error is checked at the centres of the lattice cells and the step halved until
- * it is below `tolerance_m`.
+ * it is below `toleranceM`.
  */
 export function demCellsInDaymetLcc(grid: GridSpec, options: LccLatticeOptions = {}): { x: Float64Array; y: Float64Array } {
   const toLcc = gridToSourceConverter(grid);
-  const tolerance = options.tolerance_m ?? 0.01;
+  const tolerance = options.toleranceM ?? 0.01;
   let step = Math.max(1, Math.floor(options.latticeStep ?? 16));
   const { width, height } = grid;
   const centre = (c: number, r: number): [number, number] => {

@@ -1,10 +1,10 @@
 /** Errors of the climate (Daymet) input stage. Both carry a message meant for the end user. */
 
 /** A geographic description of a Daymet point for messages, e.g. `35.80N 106.62W`. */
-export function describePoint(lat_deg: number, lon_deg: number): string {
-  const ns = lat_deg >= 0 ? 'N' : 'S';
-  const ew = lon_deg >= 0 ? 'E' : 'W';
-  return `${Math.abs(lat_deg).toFixed(2)}${ns} ${Math.abs(lon_deg).toFixed(2)}${ew}`;
+export function describePoint(latDeg: number, lonDeg: number): string {
+  const ns = latDeg >= 0 ? 'N' : 'S';
+  const ew = lonDeg >= 0 ? 'E' : 'W';
+  return `${Math.abs(latDeg).toFixed(2)}${ns} ${Math.abs(lonDeg).toFixed(2)}${ew}`;
 }
 
 /**

@@ -28,9 +28,9 @@ export function sameGrid(a: GridSpec, b: GridSpec): boolean {
 
 /**
  * The position of every DEM cell centre in `source` (see the module doc).
- * @param demElevation_m per DEM cell; NaN cells are skipped (position NaN)
+ * @param demElevationM per DEM cell; NaN cells are skipped (position NaN)
  */
-export function sourcePixelPositions(dem: GridSpec, source: GridSpec, demElevation_m: ArrayLike<number>): SourcePositions {
+export function sourcePixelPositions(dem: GridSpec, source: GridSpec, demElevationM: ArrayLike<number>): SourcePositions {
   const n = dem.width * dem.height;
   const col = new Float64Array(n).fill(Number.NaN);
   const row = new Float64Array(n).fill(Number.NaN);
@@ -44,7 +44,7 @@ export function sourcePixelPositions(dem: GridSpec, source: GridSpec, demElevati
     const y = dy0 + (r + 0.5) * ddy;
     for (let c = 0; c < dem.width; c++) {
       const i = r * dem.width + c;
-      if (Number.isNaN(demElevation_m[i]!)) continue;
+      if (Number.isNaN(demElevationM[i]!)) continue;
       point[0] = dx0 + (c + 0.5) * ddx;
       point[1] = y;
       let X: number, Y: number;
@@ -120,11 +120,11 @@ export interface UncoveredCells {
 }
 
 /** Which valid DEM cells `sampled` leaves without a value. */
-export function uncoveredCells(dem: GridSpec, demElevation_m: ArrayLike<number>, sampled: ArrayLike<number>): UncoveredCells {
+export function uncoveredCells(dem: GridSpec, demElevationM: ArrayLike<number>, sampled: ArrayLike<number>): UncoveredCells {
   let count = 0, validCells = 0;
   let c0 = Infinity, c1 = -Infinity, r0 = Infinity, r1 = -Infinity;
   for (let i = 0; i < sampled.length; i++) {
-    if (Number.isNaN(demElevation_m[i]!)) continue;
+    if (Number.isNaN(demElevationM[i]!)) continue;
     validCells++;
     if (!Number.isNaN(sampled[i]!)) continue;
     count++;

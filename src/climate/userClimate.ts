@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
 import { RasterFormatError, cellCentreLatitudes, readRasterFromBuffer, type Dem, type GridSpec } from '../raster/index.js';
+import { SECONDS_PER_HOUR } from '../science/calendar.js';
 import { monthGeometry, monthlyDiffuseWhM2, type MonthGeometry } from '../science/solar/realSky.js';
 import type { ReadLimits } from '../raster/readGeoTiff.js';
 import { ClimateArchive, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './climateArchive.js';
@@ -159,7 +160,7 @@ export async function openUserClimate(zipPath: string, dem: Dem, years: readonly
           };
     return {
       years,
-      referenceElevation_m: referenceElevation,
+      referenceElevationM: referenceElevation,
       lapseAdjusted: layout.elevationPath !== null,
       gridFolder: 'climate',
       layout,
@@ -238,7 +239,7 @@ async function observedRadiationOnDem(
       geometries.set(key, geometry);
     }
     // J m⁻² / 3600 = Wh m⁻²: W m⁻² × h is Wh m⁻²; kJ m⁻² day⁻¹ × 1000 / 3600 is Wh m⁻² day⁻¹
-    const h = member.unit === 'kJ m-2 day-1' ? ((value * 1000) / 3600) * geometry.days : value * geometry.daylightHours;
+    const h = member.unit === 'kJ m-2 day-1' ? ((value * 1000) / SECONDS_PER_HOUR) * geometry.days : value * geometry.daylightHours;
     globalWhM2[i] = h;
     diffuseWhM2[i] = monthlyDiffuseWhM2(h, geometry);
   }

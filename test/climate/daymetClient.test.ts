@@ -12,7 +12,7 @@ import { syntheticDaymetYear, syntheticDaymetCsv } from '../helpers/syntheticDay
 
 const POINT = { lat: 35.8057, lon: -106.6263 }; // inside Daymet cell -575250_-688000
 const CELL = daymetCellContaining(POINT.lon, POINT.lat);
-const FAST = { retryDelay_ms: 5, timeout_ms: 2000 } as const;
+const FAST = { retryDelayMs: 5, timeoutMs: 2000 } as const;
 
 const tempDirs: string[] = [];
 async function tempCache(): Promise<string> {
@@ -54,7 +54,7 @@ test('fetches a point: series, cell elevation, per-year CSV, cached atomically u
     assert.equal(data.cell.y, -688000);
     assert.deepEqual(data.years, [2018, 2019]);
     assert.deepEqual(data.downloadedYears, [2018, 2019]);
-    assert.ok(data.elevation_m > 2300 && data.elevation_m < 2700);
+    assert.ok(data.elevationM > 2300 && data.elevationM < 2700);
     const expected = syntheticDaymetYear(CELL, 2018);
     assert.deepEqual([...data.daily.get(2018)!.tmin], [...expected.tmin]);
     assert.deepEqual([...data.daily.get(2018)!.prcp], [...expected.prcp]);
@@ -179,7 +179,7 @@ test('timeout: a server that never answers → ClimateDownloadError after the at
   try {
     const t0 = performance.now();
     await assert.rejects(
-      fetchDaymetPoint(POINT, [2018], { baseUrl: server.url, timeout_ms: 150, attempts: 2, retryDelay_ms: 5 }),
+      fetchDaymetPoint(POINT, [2018], { baseUrl: server.url, timeoutMs: 150, attempts: 2, retryDelayMs: 5 }),
       isDownloadError(/^Climate download failed: 127\.0\.0\.1:\d+ did not answer within 0\.15 s \(2 attempts\) for point 35\.81N 106\.63W\. A cache pre-seeded with `eemt climate prefetch` \(EEMT_CACHE_DIR; docs\/daymet-cache\.md\) avoids the download\.$/),
     );
     assert.ok(performance.now() - t0 < 2000);
@@ -253,7 +253,7 @@ test('EEMT_DAYMET_URL is used when no baseUrl is given', async () => {
 });
 
 test('many points: bounded concurrency, progress reports, results in input order', async () => {
-  const server = await startDaymetServer({ delay_ms: 30 });
+  const server = await startDaymetServer({ delayMs: 30 });
   try {
     const points = Array.from({ length: 8 }, (_, i) => ({ lat: 35.80 + 0.01 * (i % 4), lon: -106.63 + 0.012 * Math.floor(i / 4) }));
     const reports: DaymetDownloadProgress[] = [];
@@ -279,7 +279,7 @@ test('abort: rejects with the signal reason and stops waiting on a hanging serve
     setTimeout(() => controller.abort(), 50);
     const t0 = performance.now();
     await assert.rejects(
-      fetchDaymetPoints([POINT, { lat: 35.9, lon: -106.5 }], [2018], { baseUrl: server.url, signal: controller.signal, timeout_ms: 10_000 }),
+      fetchDaymetPoints([POINT, { lat: 35.9, lon: -106.5 }], [2018], { baseUrl: server.url, signal: controller.signal, timeoutMs: 10_000 }),
       (err: unknown) => (err as Error).name === 'AbortError',
     );
     assert.ok(performance.now() - t0 < 1000);

@@ -25,11 +25,11 @@ function editRow(text: string, year: number, yday: number, column: string, value
 
 test('parses the V4 single-pixel format: preamble, columns by name, units, 365 rows per year', () => {
   const parsed = parseDaymetCsv(csv([2018, 2019]), { source: SOURCE, expectedYears: [2018, 2019] });
-  assert.equal(parsed.preamble.elevation_m, 2517);
-  assert.equal(parsed.preamble.latitude_deg, 35.814302);
-  assert.equal(parsed.preamble.longitude_deg, -106.63875);
-  assert.equal(parsed.preamble.lccX_m, -576249.96);
-  assert.equal(parsed.preamble.lccY_m, -686999.99);
+  assert.equal(parsed.preamble.elevationM, 2517);
+  assert.equal(parsed.preamble.latitudeDeg, 35.814302);
+  assert.equal(parsed.preamble.longitudeDeg, -106.63875);
+  assert.equal(parsed.preamble.lccXM, -576249.96);
+  assert.equal(parsed.preamble.lccYM, -686999.99);
   assert.ok(parsed.preamble.tile! > 0);
   assert.match(parsed.preamble.versionLine!, /Version 4/);
   assert.match(parsed.preamble.citation!, /^How to cite/);
@@ -77,7 +77,7 @@ test('liberal: V3 style (blank line before the header, "2018.0" numbers), CRLF, 
   ].join('\r\n');
   const parsed = parseDaymetCsv(text, { source: SOURCE, expectedYears: [2018] });
   const s = parsed.daily.get(2018)!;
-  assert.equal(parsed.preamble.elevation_m, 2496);
+  assert.equal(parsed.preamble.elevationM, 2496);
   assert.equal(s.vp[9], 2); // yday 10 is row index 9: 9 % 7 = 2 in the "vp" column
   assert.equal(s.tmin[0], -3.5);
   assert.equal(s.tmax[0], 2);

@@ -122,7 +122,7 @@ test('downscaling to the DEM: nearest cell, lapse-adjusted temperatures, prcp an
     }
     // Monthly, separate lapse rates for tmin and tmax.
     const gammaMax = [5, 5, 5, 5, 5, 5, 8, 5, 5, 5, 5, 5];
-    const custom = downscaleDaymetMonthToDem(daymet, 2019, 6, z, { lapseRateTmax_K_per_km: gammaMax, lapseRateTmin_K_per_km: 3 });
+    const custom = downscaleDaymetMonthToDem(daymet, 2019, 6, z, { lapseRateTmaxKPerKm: gammaMax, lapseRateTminKPerKm: 3 });
     const i = 1000, k = daymet.nearestCellIndex[i]!, zRef = daymet.cells[k]!.zRef;
     assert.ok(Math.abs(custom.tmax[i]! - (fields.tmax[k]! - (8 * (z[i]! - zRef)) / 1000)) < 1e-4);
     assert.ok(Math.abs(custom.tmin[i]! - (fields.tmin[k]! - (3 * (z[i]! - zRef)) / 1000)) < 1e-4);
@@ -171,7 +171,7 @@ test('a failing point fails the whole preparation with ClimateDownloadError', as
   const server = await startDaymetServer({ failFirst: 99 });
   try {
     await assert.rejects(
-      prepareDaymetForDem(mcn10mGrid(), YEARS, { baseUrl: server.url, attempts: 2, retryDelay_ms: 1, concurrency: 2 }),
+      prepareDaymetForDem(mcn10mGrid(), YEARS, { baseUrl: server.url, attempts: 2, retryDelayMs: 1, concurrency: 2 }),
       (err: unknown) =>
         err instanceof ClimateDownloadError &&
         /^Climate download failed: 127\.0\.0\.1:\d+ answered HTTP 500 Internal Server Error \(2 attempts\) for point 35\.8\dN 106\.6\dW\. A cache pre-seeded with `eemt climate prefetch` \(EEMT_CACHE_DIR; docs\/daymet-cache\.md\) avoids the download\.$/.test(err.message),

@@ -65,7 +65,7 @@ test('mcn_10m: footprint, 2 km buffered block of 7×7 cells, 3×3 cells under th
   // Shoelace over the corners (order NW, NE, SE, SW). LCC shrinks lengths by ~4 % at 35.8°N (scale ≈ 0.96).
   const ring = [corners[0]!, corners[1]!, corners[3]!, corners[2]!];
   const area = Math.abs(ring.reduce((a, p, i) => a + p[0]! * ring[(i + 1) % 4]![1]! - ring[(i + 1) % 4]![0]! * p[1]!, 0)) / 2;
-  assert.ok(Math.abs(fp.lccArea_m2 / area - 1) < 1e-6, `area ${fp.lccArea_m2} vs ${area}`);
+  assert.ok(Math.abs(fp.lccAreaM2 / area - 1) < 1e-6, `area ${fp.lccAreaM2} vs ${area}`);
   assert.ok(fp.south > 35.79 && fp.north < 35.82 && fp.west > -106.64 && fp.east < -106.61);
 
   // Cells whose 1 km square meets the footprint grown by 2 km: edges at −4560750 + 1000 i.

@@ -77,7 +77,7 @@ test('a time series is read month by month onto the DEM, with checksums of every
     const expected = alpineMonth(7).tmax * (1 + 0.01 * (7.7095 - 7.6) / 0.25);
     assert.ok(Math.abs(july.tmax[0]! - expected) < 0.01, `tmax ${july.tmax[0]} expected ${expected}`);
     assert.equal(climate.lapseAdjusted, false);
-    assert.equal(climate.referenceElevation_m, dem.elevation);
+    assert.equal(climate.referenceElevationM, dem.elevation);
   } finally {
     climate.close();
   }
@@ -91,7 +91,7 @@ test('WorldClim names: vapr in kPa becomes Pa, prec is precipitation, the elevat
   try {
     assert.equal(climate.layout.naming, 'worldclim');
     assert.equal(climate.lapseAdjusted, true);
-    assert.ok(Math.abs(climate.referenceElevation_m[5]! - 1500) < 1e-3);
+    assert.ok(Math.abs(climate.referenceElevationM[5]! - 1500) < 1e-3);
     const jan = await climate.monthAt(2021, 0);
     assert.ok(Math.abs(jan.vp[0]! / (alpineMonth(1).vp * (1 + 0.01 * 0.438)) - 1) < 1e-3, `vp ${jan.vp[0]} Pa`);
     assert.ok(Math.abs(jan.prcp[0]! / (alpineMonth(1).prcp * (1 + 0.01 * 0.438)) - 1) < 1e-3);

@@ -22,7 +22,7 @@ export interface DaymetServerBehaviour {
   /** Never answer (the socket stays open until the server closes). */
   hang: boolean;
   /** Delay before answering [ms]. */
-  delay_ms: number;
+  delayMs: number;
 }
 
 export interface LoggedRequest {
@@ -50,7 +50,7 @@ function insideNorthAmerica(lat: number, lon: number): boolean {
 }
 
 export async function startDaymetServer(behaviour: Partial<DaymetServerBehaviour> = {}): Promise<DaymetTestServer> {
-  const state: DaymetServerBehaviour = { failFirst: 0, failStatus: 500, hang: false, delay_ms: 0, ...behaviour };
+  const state: DaymetServerBehaviour = { failFirst: 0, failStatus: 500, hang: false, delayMs: 0, ...behaviour };
   const requests: LoggedRequest[] = [];
   const perPoint = new Map<string, number>();
 
@@ -100,7 +100,7 @@ export async function startDaymetServer(behaviour: Partial<DaymetServerBehaviour
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     res.on('close', () => inFlight--);
-    if (state.delay_ms > 0) setTimeout(() => handle(req, res), state.delay_ms);
+    if (state.delayMs > 0) setTimeout(() => handle(req, res), state.delayMs);
     else handle(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

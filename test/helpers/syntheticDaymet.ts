@@ -15,7 +15,7 @@ import {
   TMAX_NORMAL_C,
   TMIN_NORMAL_C,
   WET_DAY_FRACTION,
-  syntheticCellElevation_m,
+  syntheticCellElevationM,
 } from '../fixtures/daymet/jemezClimatology.js';
 
 const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
@@ -77,20 +77,20 @@ function smoothDaily(normals: readonly number[]): Float64Array {
 const TMAX_SMOOTH = smoothDaily(TMAX_NORMAL_C);
 const TMIN_SMOOTH = smoothDaily(TMIN_NORMAL_C);
 
-function saturationVapourPressure_Pa(t_C: number): number {
-  return 610.78 * Math.exp((17.27 * t_C) / (t_C + 237.3));
+function saturationVapourPressurePa(temperatureC: number): number {
+  return 610.78 * Math.exp((17.27 * temperatureC) / (temperatureC + 237.3));
 }
 
-function dayLength_s(lat_deg: number, yday: number): number {
-  const phi = (lat_deg * Math.PI) / 180;
+function dayLengthSeconds(latDeg: number, yday: number): number {
+  const phi = (latDeg * Math.PI) / 180;
   const dec = 0.409 * Math.sin((2 * Math.PI * yday) / 365 - 1.39);
   const x = Math.max(-1, Math.min(1, -Math.tan(phi) * Math.tan(dec)));
   return (24 / Math.PI) * Math.acos(x) * 3600;
 }
 
 /** Daily extraterrestrial radiation on a horizontal surface [J m⁻² day⁻¹] (FAO-56 Eq. 21, G_sc 0.0820 MJ m⁻² min⁻¹). */
-function extraterrestrial_J(lat_deg: number, yday: number): number {
-  const phi = (lat_deg * Math.PI) / 180;
+function extraterrestrialJPerM2(latDeg: number, yday: number): number {
+  const phi = (latDeg * Math.PI) / 180;
   const dec = 0.409 * Math.sin((2 * Math.PI * yday) / 365 - 1.39);
   const dr = 1 + 0.033 * Math.cos((2 * Math.PI * yday) / 365);
   const ws = Math.acos(Math.max(-1, Math.min(1, -Math.tan(phi) * Math.tan(dec))));
@@ -107,7 +107,7 @@ const round2 = (v: number) => Math.round(v * 100) / 100;
  * @param cell LCC centre [m] (sets the elevation) and latitude [degrees] (sets the day length)
  */
 export function syntheticDaymetYear(cell: { x: number; y: number; lat: number }, year: number): Record<SyntheticVariable, Float64Array> {
-  const z = syntheticCellElevation_m(cell.x, cell.y);
+  const z = syntheticCellElevationM(cell.x, cell.y);
   const dT = (-SYNTHETIC_LAPSE_RATE_K_PER_KM * (z - REFERENCE_ELEVATION_M)) / 1000;
   const pFactor = 1 + PRCP_ELEVATION_GRADIENT_PER_M * (z - REFERENCE_ELEVATION_M);
   const rand = seededRandom(year * 7919 + 17);
@@ -123,10 +123,10 @@ export function syntheticDaymetYear(cell: { x: number; y: number; lat: number },
     let tmax = TMAX_SMOOTH[d]! + dT + anomaly + 1.0 * gaussian(rand) - (wet ? 2 : 0);
     const tmin = TMIN_SMOOTH[d]! + dT + 0.8 * anomaly + 1.0 * gaussian(rand);
     if (tmax < tmin + 1) tmax = tmin + 1;
-    const vp = saturationVapourPressure_Pa(tmin - (wet ? 0.5 : 2.0));
-    const dayl = dayLength_s(cell.lat, d + 1);
+    const vp = saturationVapourPressurePa(tmin - (wet ? 0.5 : 2.0));
+    const dayl = dayLengthSeconds(cell.lat, d + 1);
     // the daylight-average flux of a day whose global irradiation is the clearness index × the extraterrestrial
-    const srad = ((wet ? CLEARNESS.wet : CLEARNESS.dry) * extraterrestrial_J(cell.lat, d + 1)) / dayl;
+    const srad = ((wet ? CLEARNESS.wet : CLEARNESS.dry) * extraterrestrialJPerM2(cell.lat, d + 1)) / dayl;
     if (wet && tmax < 3) swe += prcp;
     swe = Math.max(0, swe - Math.max(0, tmax) * 1.5);
     out.dayl[d] = round2(dayl);
@@ -141,7 +141,7 @@ export function syntheticDaymetYear(cell: { x: number; y: number; lat: number },
 }
 
 /** Elevation line value of a synthetic cell [m]. */
-export { syntheticCellElevation_m };
+export { syntheticCellElevationM };
 
 /**
  * A complete single-pixel CSV, as the API writes it for `lat`/`lon` (echoed verbatim), the cell
@@ -163,7 +163,7 @@ export function syntheticDaymetCsv(query: {
     `Latitude: ${query.latText}  Longitude: ${query.lonText}`,
     `X & Y on Lambert Conformal Conic: ${query.queryX.toFixed(2)} ${query.queryY.toFixed(2)}`,
     `Tile: ${11000 + (Math.floor(query.cell.x / 200000) & 0xff)}`,
-    `Elevation: ${syntheticCellElevation_m(query.cell.x, query.cell.y)} meters`,
+    `Elevation: ${syntheticCellElevationM(query.cell.x, query.cell.y)} meters`,
     'All years; all variables; Daymet Software Version 4.0; Daymet Data Version 4.0.',
     'How to cite: Thornton; M.M.; R. Shrestha; Y. Wei; P.E. Thornton; S-C. Kao; and B.E. Wilson. 2022. Daymet: Daily Surface Weather Data on a 1-km Grid for North America; Version 4 R1. ORNL DAAC; Oak Ridge; Tennessee; USA. https://doi.org/10.3334/ORNLDAAC/2129',
     ['year', 'yday', ...columns.map(([v, u]) => `${v} (${u})`)].join(','),

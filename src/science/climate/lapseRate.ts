@@ -15,30 +15,31 @@ import { MONTHS_PER_YEAR } from './calendar.js';
 export const DEFAULT_LAPSE_RATE_K_PER_KM = 6.49;
 
 /** A lapse rate [K km⁻¹] for every month, or 12 monthly values (January first). */
-export type LapseRateSpec_K_per_km = number | readonly number[];
+export type LapseRateSpecKPerKm = number | readonly number[];
 
 /**
- * Temperature at elevation `z_m`, moved from the reference elevation `zRef_m` along the lapse rate.
- * @param temperature_C temperature at zRef_m [°C]
- * @param z_m target elevation [m]
- * @param zRef_m elevation of the temperature value [m]
- * @param lapseRate_K_per_km Γ [K km⁻¹], positive when temperature falls with height
- * @returns T − Γ·(z − z_ref)/1000 [°C]
+ * Temperature moved from a reference elevation to a target elevation along a constant lapse rate [°C]:
+ * T' = T − Γ·(z − z_ref)/1000.
+ * @param temperatureC temperature at the reference elevation [°C]
+ * @param elevationM target elevation z [m]
+ * @param referenceElevationM elevation z_ref the temperature refers to (Daymet cell) [m]
+ * @param lapseRateKPerKm Γ [K km⁻¹], positive when temperature falls with height
+ * @see eemt-model.md §1.2 T1, §3.2 step 3; Rasmussen et al. 2015 (VZJ) Eq. 6, first two terms
  */
-export function lapseAdjustTemperature_C(
-  temperature_C: number,
-  z_m: number,
-  zRef_m: number,
-  lapseRate_K_per_km: number = DEFAULT_LAPSE_RATE_K_PER_KM,
+export function lapseRateAdjustedTemperature(
+  temperatureC: number,
+  elevationM: number,
+  referenceElevationM: number,
+  lapseRateKPerKm: number = DEFAULT_LAPSE_RATE_K_PER_KM,
 ): number {
-  return temperature_C - (lapseRate_K_per_km * (z_m - zRef_m)) / 1000;
+  return temperatureC - (lapseRateKPerKm * (elevationM - referenceElevationM)) / 1000;
 }
 
 /**
  * The 12 monthly lapse rates [K km⁻¹] of a spec: a single number is used for every month.
  * Throws on a wrong count or a non-finite value.
  */
-export function monthlyLapseRates_K_per_km(spec: LapseRateSpec_K_per_km = DEFAULT_LAPSE_RATE_K_PER_KM): Float64Array {
+export function monthlyLapseRatesKPerKm(spec: LapseRateSpecKPerKm = DEFAULT_LAPSE_RATE_K_PER_KM): Float64Array {
   const rates =
     typeof spec === 'number' ? new Float64Array(MONTHS_PER_YEAR).fill(spec) : Float64Array.from(spec);
   if (rates.length !== MONTHS_PER_YEAR) {

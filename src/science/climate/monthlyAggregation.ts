@@ -15,7 +15,7 @@
  * appears for whole series (e.g. a water cell), which therefore yields NaN for every month.
  */
 import { dailyDiffuseWhM2 } from '../solar/realSky.js';
-import { DAYS_IN_MONTH_365, DAYS_PER_DAYMET_YEAR, MONTH_START_DAY_INDEX, MONTHS_PER_YEAR } from './calendar.js';
+import { DAYS_IN_MONTH, DAYS_IN_YEAR, DAY_OF_YEAR_BEFORE_MONTH, MONTHS_PER_YEAR, SECONDS_PER_HOUR } from '../calendar.js';
 
 /** Daymet's marker for a missing value. */
 export const DAYMET_MISSING_VALUE = -9999;
@@ -43,7 +43,7 @@ export function aggregateDailyToMonthly(
   how: MonthlyAggregation,
   minPresentFraction: number = DEFAULT_MIN_PRESENT_FRACTION,
 ): Float64Array {
-  if (daily.length !== DAYS_PER_DAYMET_YEAR) {
+  if (daily.length !== DAYS_IN_YEAR) {
     throw new RangeError(`a Daymet year has 365 daily values, got ${daily.length}`);
   }
   if (!(minPresentFraction > 0 && minPresentFraction <= 1)) {
@@ -51,8 +51,8 @@ export function aggregateDailyToMonthly(
   }
   const monthly = new Float64Array(MONTHS_PER_YEAR);
   for (let m = 0; m < MONTHS_PER_YEAR; m++) {
-    const start = MONTH_START_DAY_INDEX[m]!;
-    const days = DAYS_IN_MONTH_365[m]!;
+    const start = DAY_OF_YEAR_BEFORE_MONTH[m]!;
+    const days = DAYS_IN_MONTH[m]!;
     let sum = 0;
     let present = 0;
     for (let d = start; d < start + days; d++) {
@@ -124,8 +124,6 @@ export function aggregateDaymetYearToMonthly(
   };
 }
 
-/** Seconds per hour: Daymet's srad [W m⁻²] × dayl [s] is J m⁻², / 3600 Wh m⁻². */
-const SECONDS_PER_HOUR = 3600;
 
 /** Monthly observed horizontal irradiation of one cell and year, January first. */
 export interface DaymetMonthlyRadiation {
@@ -148,12 +146,12 @@ export function aggregateDaymetRadiationToMonthly(
   latitudeRad: number,
   minPresentFraction: number = DEFAULT_MIN_PRESENT_FRACTION,
 ): DaymetMonthlyRadiation {
-  if (srad.length !== DAYS_PER_DAYMET_YEAR || dayl.length !== DAYS_PER_DAYMET_YEAR) {
+  if (srad.length !== DAYS_IN_YEAR || dayl.length !== DAYS_IN_YEAR) {
     throw new RangeError(`a Daymet year has 365 daily values, got srad ${srad.length}, dayl ${dayl.length}`);
   }
-  const global = new Float64Array(DAYS_PER_DAYMET_YEAR);
-  const diffuse = new Float64Array(DAYS_PER_DAYMET_YEAR);
-  for (let d = 0; d < DAYS_PER_DAYMET_YEAR; d++) {
+  const global = new Float64Array(DAYS_IN_YEAR);
+  const diffuse = new Float64Array(DAYS_IN_YEAR);
+  for (let d = 0; d < DAYS_IN_YEAR; d++) {
     const flux = srad[d]!;
     const seconds = dayl[d]!;
     if (isMissingDaymetValue(flux) || isMissingDaymetValue(seconds)) {

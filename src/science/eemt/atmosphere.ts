@@ -4,7 +4,21 @@
  *
  * @see eemt-model.md §1.2 T3, §2.2 P3; Allen et al. (1998) FAO Irrigation and Drainage Paper 56 (FAO-56)
  */
-import { GAS_CONSTANT_DRY_AIR_J_PER_KG_K, OPEN_WATER_ROUGHNESS_LENGTH_M, PENMAN_MEASUREMENT_HEIGHT_M } from './constants.js';
+import {
+  CELSIUS_ZERO_K,
+  GAS_CONSTANT_DRY_AIR_J_PER_KG_K,
+  OPEN_WATER_ROUGHNESS_LENGTH_M,
+  PENMAN_MEASUREMENT_HEIGHT_M,
+  PSYCHROMETRIC_COEFFICIENT_PER_K,
+  STANDARD_ATMOSPHERE_LAPSE_RATE_K_PER_M,
+  STANDARD_ATMOSPHERE_PRESSURE_EXPONENT,
+  STANDARD_SEA_LEVEL_PRESSURE_KPA,
+  STANDARD_SEA_LEVEL_TEMPERATURE_K,
+  TETENS_COEFFICIENT_A,
+  TETENS_SLOPE_COEFFICIENT_C,
+  TETENS_TEMPERATURE_B_C,
+  TETENS_VAPOUR_PRESSURE_AT_ZERO_KPA,
+} from './constants.js';
 
 /**
  * Saturation vapour pressure over water e_s(T) [kPa] (Tetens form).
@@ -12,7 +26,7 @@ import { GAS_CONSTANT_DRY_AIR_J_PER_KG_K, OPEN_WATER_ROUGHNESS_LENGTH_M, PENMAN_
  * @see eemt-model.md §1.2 T3; FAO-56 Eq. 11
  */
 export function saturationVapourPressure(temperatureC: number): number {
-  return 0.6108 * Math.exp((17.27 * temperatureC) / (temperatureC + 237.3));
+  return TETENS_VAPOUR_PRESSURE_AT_ZERO_KPA * Math.exp((TETENS_COEFFICIENT_A * temperatureC) / (temperatureC + TETENS_TEMPERATURE_B_C));
 }
 
 /**
@@ -21,8 +35,8 @@ export function saturationVapourPressure(temperatureC: number): number {
  * @see eemt-model.md §2.2 P3; FAO-56 Eq. 13
  */
 export function saturationVapourPressureSlope(temperatureC: number): number {
-  const t = temperatureC + 237.3;
-  return (4098 * saturationVapourPressure(temperatureC)) / (t * t);
+  const t = temperatureC + TETENS_TEMPERATURE_B_C;
+  return (TETENS_SLOPE_COEFFICIENT_C * saturationVapourPressure(temperatureC)) / (t * t);
 }
 
 /**
@@ -40,7 +54,13 @@ export function meanSaturationVapourPressure(tmaxC: number, tminC: number): numb
  */
 export function atmosphericPressure(elevationM: number): number {
   // x^5.26 as exp(5.26·ln x): same value to ~1e-15, twice as fast as Math.pow in V8
-  return 101.3 * Math.exp(5.26 * Math.log((293 - 0.0065 * elevationM) / 293));
+  return (
+    STANDARD_SEA_LEVEL_PRESSURE_KPA *
+    Math.exp(
+      STANDARD_ATMOSPHERE_PRESSURE_EXPONENT *
+        Math.log((STANDARD_SEA_LEVEL_TEMPERATURE_K - STANDARD_ATMOSPHERE_LAPSE_RATE_K_PER_M * elevationM) / STANDARD_SEA_LEVEL_TEMPERATURE_K),
+    )
+  );
 }
 
 /**
@@ -49,7 +69,7 @@ export function atmosphericPressure(elevationM: number): number {
  * @see eemt-model.md §2.2 P3; FAO-56 Eq. 8
  */
 export function psychrometricConstant(pressureKPa: number): number {
-  return 0.665e-3 * pressureKPa;
+  return PSYCHROMETRIC_COEFFICIENT_PER_K * pressureKPa;
 }
 
 /**
@@ -59,7 +79,7 @@ export function psychrometricConstant(pressureKPa: number): number {
  * @see eemt-model.md §2.2 P3; FAO-56 Annex 3 (Eqs. 3-5)
  */
 export function airDensity(pressureKPa: number, temperatureC: number): number {
-  return (pressureKPa * 1000) / (GAS_CONSTANT_DRY_AIR_J_PER_KG_K * 1.01 * (temperatureC + 273.15));
+  return (pressureKPa * 1000) / (GAS_CONSTANT_DRY_AIR_J_PER_KG_K * 1.01 * (temperatureC + CELSIUS_ZERO_K));
 }
 
 /**

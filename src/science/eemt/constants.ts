@@ -3,6 +3,11 @@
  *
  * @see eemt-model.md §0.2 (conventions), §0.3 (constants), §0.1b (decision summary)
  */
+import { DAYS_IN_MONTH, DAYS_IN_YEAR, DAY_OF_YEAR_BEFORE_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR } from '../calendar.js';
+import { DEFAULT_LAPSE_RATE_K_PER_KM } from '../climate/lapseRate.js';
+
+/** The calendar and time units of science/calendar.ts, part of the EEMT interface. */
+export { DAYS_IN_MONTH, DAYS_IN_YEAR, DAY_OF_YEAR_BEFORE_MONTH, SECONDS_PER_DAY, SECONDS_PER_HOUR };
 
 /** Specific heat of liquid water c_w [J kg⁻¹ K⁻¹]. @see eemt-model.md §0.3; Zapata-Rios et al. 2016 Eq. 3 */
 export const SPECIFIC_HEAT_WATER_J_PER_KG_K = 4187;
@@ -16,19 +21,30 @@ export const SPECIFIC_HEAT_AIR_J_PER_KG_K = 1013;
 export const GAS_CONSTANT_DRY_AIR_J_PER_KG_K = 287;
 /** Stefan–Boltzmann constant expressed per day [MJ K⁻⁴ m⁻² day⁻¹]. @see FAO-56 Eq. 39 */
 export const STEFAN_BOLTZMANN_MJ_PER_K4_M2_DAY = 4.903e-9;
-/** Seconds in one day [s]. */
-export const SECONDS_PER_DAY = 86400;
-/** Seconds in one hour [s] (converts Wh to J). */
-export const SECONDS_PER_HOUR = 3600;
+/** Offset between the Celsius and the Kelvin scale, T[K] = T[°C] + 273.15 [K]. @see BIPM SI Brochure (2019) §2.3.1 */
+export const CELSIUS_ZERO_K = 273.15;
+/** The Kelvin offset FAO-56 writes in its net longwave radiation, T + 273.16 [K]. @see FAO-56 Eq. 39 */
+export const FAO56_LONGWAVE_KELVIN_OFFSET_K = 273.16;
 
-/** Days of each month in Daymet's 365-day calendar (index 0 = January). @see eemt-model.md §0.2 */
-export const DAYS_IN_MONTH: readonly number[] = Object.freeze([31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]);
-/** Day of year before the first day of each month (index 0 = January). */
-export const DAY_OF_YEAR_BEFORE_MONTH: readonly number[] = Object.freeze([
-  0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334,
-]);
-/** Days in the (365-day) year. */
-export const DAYS_IN_YEAR = 365;
+/** Saturation vapour pressure at 0 °C of the Tetens form e_s(T) = 0.6108·exp(17.27 T/(T + 237.3)) [kPa]. @see FAO-56 Eq. 11 */
+export const TETENS_VAPOUR_PRESSURE_AT_ZERO_KPA = 0.6108;
+/** Coefficient a of the Tetens form exp(a·T/(T + b)) [-]. @see FAO-56 Eq. 11 */
+export const TETENS_COEFFICIENT_A = 17.27;
+/** Temperature b of the Tetens form exp(a·T/(T + b)) [°C]; also in its slope Δ = 4098 e_s/(T + b)² (FAO-56 Eq. 13). @see FAO-56 Eq. 11 */
+export const TETENS_TEMPERATURE_B_C = 237.3;
+/** The product a·b of the Tetens form (17.27 × 237.3, rounded) in the slope Δ = 4098·e_s/(T + 237.3)² [°C]. @see FAO-56 Eq. 13 */
+export const TETENS_SLOPE_COEFFICIENT_C = 4098;
+
+/** Sea-level pressure of FAO-56's standard atmosphere P₀ [kPa]. @see FAO-56 Eq. 7 */
+export const STANDARD_SEA_LEVEL_PRESSURE_KPA = 101.3;
+/** Sea-level temperature of FAO-56's standard atmosphere T₀ [K] (20 °C). @see FAO-56 Eq. 7 */
+export const STANDARD_SEA_LEVEL_TEMPERATURE_K = 293;
+/** Temperature lapse rate of FAO-56's standard atmosphere [K m⁻¹] (6.5 K km⁻¹; not the EEMT downscaling lapse rate). @see FAO-56 Eq. 7 */
+export const STANDARD_ATMOSPHERE_LAPSE_RATE_K_PER_M = 0.0065;
+/** Exponent g/(R·Γ) of FAO-56's standard-atmosphere pressure P = P₀·((T₀ − Γz)/T₀)^5.26 [-]. @see FAO-56 Eq. 7 */
+export const STANDARD_ATMOSPHERE_PRESSURE_EXPONENT = 5.26;
+/** Psychrometric constant per unit pressure, c_p/(ε·λ) = 0.665·10⁻³ [K⁻¹]. @see FAO-56 Eq. 8 */
+export const PSYCHROMETRIC_COEFFICIENT_PER_K = 0.665e-3;
 
 /** Number of days of `month` (1 = January … 12 = December) in the 365-day calendar. Throws on a bad month. */
 export function daysInMonth(month: number): number {
@@ -145,9 +161,9 @@ export interface EemtOptions {
   readonly topoRadiation: TopoRadiation;
   /** Months in which Lieth's NPP counts. Default `temperature`. */
   readonly liethNppGate: LiethNppGate;
-  /** Lapse rate Γ applied to Tmax [K km⁻¹]: one value, or 12 monthly values (January first). Default 6.49. */
+  /** Lapse rate Γ applied to Tmax [K km⁻¹]: one value, or 12 monthly values (January first). Default {@link DEFAULT_LAPSE_RATE_K_PER_KM}. */
   readonly lapseRateTmaxKPerKm: number | readonly number[];
-  /** Lapse rate Γ applied to Tmin [K km⁻¹]: one value, or 12 monthly values (January first). Default 6.49. */
+  /** Lapse rate Γ applied to Tmin [K km⁻¹]: one value, or 12 monthly values (January first). Default {@link DEFAULT_LAPSE_RATE_K_PER_KM}. */
   readonly lapseRateTminKPerKm: number | readonly number[];
   /** Constant C of VZJ15 Eq. 6 [K]. Default 1. */
   readonly solarTemperatureCoefficientK: number;
@@ -181,8 +197,8 @@ export const DEFAULT_EEMT_OPTIONS: EemtOptions = Object.freeze({
   topoNppModel: 'regression',
   topoRadiation: 'unshaded',
   liethNppGate: 'temperature',
-  lapseRateTmaxKPerKm: 6.49,
-  lapseRateTminKPerKm: 6.49,
+  lapseRateTmaxKPerKm: DEFAULT_LAPSE_RATE_K_PER_KM,
+  lapseRateTminKPerKm: DEFAULT_LAPSE_RATE_K_PER_KM,
   solarTemperatureCoefficientK: 1,
   minimumSolarRatio: 0.1,
   windSpeedMPerS: PENMAN_WIND_SPEED_M_PER_S,
@@ -237,4 +253,28 @@ function checkChoice(key: string, value: string, allowed: readonly string[]): vo
 export function lapseRateForMonth(lapseRate: number | readonly number[], month: number): number {
   assertMonth(month);
   return typeof lapseRate === 'number' ? lapseRate : lapseRate[month - 1]!;
+}
+
+/**
+ * What every cell of one month shares in the EEMT chains: the options, the days of the month and its lapse
+ * rates. Built once per month ({@link eemtMonthSetting}) and handed to every cell by the grid kernels.
+ */
+export interface EemtMonthSetting {
+  readonly options: EemtOptions;
+  /** Days of the month n (365-day calendar). */
+  readonly days: number;
+  /** Γ applied to Tmax in this month [K km⁻¹]. */
+  readonly lapseRateTmaxKPerKm: number;
+  /** Γ applied to Tmin in this month [K km⁻¹]. */
+  readonly lapseRateTminKPerKm: number;
+}
+
+/** The {@link EemtMonthSetting} of `month` (1..12) under resolved options. */
+export function eemtMonthSetting(month: number, options: EemtOptions): EemtMonthSetting {
+  return {
+    options,
+    days: daysInMonth(month),
+    lapseRateTmaxKPerKm: lapseRateForMonth(options.lapseRateTmaxKPerKm, month),
+    lapseRateTminKPerKm: lapseRateForMonth(options.lapseRateTminKPerKm, month),
+  };
 }

@@ -6,10 +6,9 @@
  *
  * @see eemt-model.md §1.2, §2.2
  */
-import { openWaterAerodynamicResistance } from './atmosphere.js';
-import { daysInMonth, lapseRateForMonth, resolveEemtOptions, type EemtOptionsInput } from './constants.js';
+import { eemtMonthSetting, resolveEemtOptions, type EemtOptionsInput } from './constants.js';
 import { monthlyMeanDaylightHours } from './daylength.js';
-import { TOPO_SCRATCH_LENGTH, topoCellInto } from './topo.js';
+import { TOPO_SCRATCH_LENGTH, topoCellInto, topoMonthSetting } from './topo.js';
 import { TRAD_SCRATCH_LENGTH, tradCellInto } from './trad.js';
 
 /** A per-cell array of numbers. */
@@ -57,9 +56,9 @@ export interface TopoGridInputs {
   readonly elevationM: CellArray;
   readonly referenceElevationM: CellArray;
   /** S_topo [Wh m⁻² month⁻¹]. */
-  readonly topographicRadiationWhPerM2: CellArray;
+  readonly topographicRadiationWhM2: CellArray;
   /** S_flat [Wh m⁻² month⁻¹]. */
-  readonly flatRadiationWhPerM2: CellArray;
+  readonly flatRadiationWhM2: CellArray;
   /** α = λ/λ̄ [-]. */
   readonly wetnessRatio: CellArray;
   /** n = cos(aspect)·sin(slope) [-]. */
@@ -116,9 +115,7 @@ export function eemtTradMonth(
   out: Partial<TradGridMonth> = {},
 ): TradGridMonth {
   const opts = resolveEemtOptions(options);
-  const days = daysInMonth(month);
-  const lapseTmax = lapseRateForMonth(opts.lapseRateTmaxKPerKm, month);
-  const lapseTmin = lapseRateForMonth(opts.lapseRateTminKPerKm, month);
+  const setting = eemtMonthSetting(month, opts);
   const { tmaxC, tminC, prcpMm, elevationM, referenceElevationM, latitudeDeg, daylightHours, heatIndex } = inputs;
   const n = cellCount({ tmaxC, tminC, prcpMm, elevationM, referenceElevationM, latitudeDeg, daylightHours, heatIndex });
   if (daylightHours === undefined && latitudeDeg === undefined) {
@@ -148,10 +145,7 @@ export function eemtTradMonth(
     }
     tradCellInto(
       scratch,
-      opts,
-      days,
-      lapseTmax,
-      lapseTmin,
+      setting,
       tmaxC[i]!,
       tminC[i]!,
       prcpMm[i]!,
@@ -181,10 +175,7 @@ export function eemtTopoMonth(
   out: Partial<Omit<TopoGridMonth, 'clampedSolarRatioCount' | 'nppElevationOutOfRangeCount'>> = {},
 ): TopoGridMonth {
   const opts = resolveEemtOptions(options);
-  const days = daysInMonth(month);
-  const lapseTmax = lapseRateForMonth(opts.lapseRateTmaxKPerKm, month);
-  const lapseTmin = lapseRateForMonth(opts.lapseRateTminKPerKm, month);
-  const ra = openWaterAerodynamicResistance(opts.windSpeedMPerS, opts.measurementHeightM, opts.roughnessLengthM);
+  const setting = topoMonthSetting(month, opts);
   const n = cellCount({ ...inputs });
   const ePptMJ = outputArray(out.ePptMJ, n, 'ePptMJ');
   const eBioMJ = outputArray(out.eBioMJ, n, 'eBioMJ');
@@ -192,7 +183,7 @@ export function eemtTopoMonth(
   const petMm = outputArray(out.petMm, n, 'petMm');
   const aetMm = outputArray(out.aetMm, n, 'aetMm');
   const { tmaxC, tminC, prcpMm, vpPa, elevationM, referenceElevationM } = inputs;
-  const { topographicRadiationWhPerM2: sTopo, flatRadiationWhPerM2: sFlat, wetnessRatio, northness } = inputs;
+  const { topographicRadiationWhM2: sTopo, flatRadiationWhM2: sFlat, wetnessRatio, northness } = inputs;
   const scratch = new Float64Array(TOPO_SCRATCH_LENGTH);
   let clamped = 0;
   let outOfRange = 0;
@@ -201,11 +192,7 @@ export function eemtTopoMonth(
   for (let i = 0; i < n; i++) {
     topoCellInto(
       scratch,
-      opts,
-      days,
-      lapseTmax,
-      lapseTmin,
-      ra,
+      setting,
       tmaxC[i]!,
       tminC[i]!,
       prcpMm[i]!,

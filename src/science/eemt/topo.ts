@@ -5,6 +5,7 @@
  *
  * @see eemt-model.md §2 (steps P1–P10); Rasmussen et al. 2015 (VZJ), Eqs. 6–11
  */
+import { lapseRateAdjustedTemperature } from '../climate/lapseRate.js';
 import {
   airDensity,
   atmosphericPressure,
@@ -15,14 +16,15 @@ import {
 } from './atmosphere.js';
 import {
   DAYS_IN_YEAR,
+  FAO56_LONGWAVE_KELVIN_OFFSET_K,
   LATENT_HEAT_VAPORISATION_J_PER_KG,
   SECONDS_PER_DAY,
   SECONDS_PER_HOUR,
   SPECIFIC_HEAT_AIR_J_PER_KG_K,
   STEFAN_BOLTZMANN_MJ_PER_K4_M2_DAY,
-  daysInMonth,
-  lapseRateForMonth,
+  eemtMonthSetting,
   resolveEemtOptions,
+  type EemtMonthSetting,
   type EemtOptions,
   type EemtOptionsInput,
   PENMAN_SURFACE_ALBEDO,
@@ -31,7 +33,6 @@ import {
 } from './constants.js';
 import {
   biomassEnergy,
-  lapseRateAdjustedTemperature,
   liethMonthlyNetPrimaryProductivity,
   liethNppMonthCounts,
   meanAirTemperature,
@@ -103,8 +104,8 @@ export function longwaveCloudinessFactor(relativeShortwave: number): number {
  * @see FAO-56 Eq. 39
  */
 export function netLongwaveRadiation(tmaxC: number, tminC: number, eaKPa: number, cloudiness = 1): number {
-  const tx = tmaxC + 273.16;
-  const tn = tminC + 273.16;
+  const tx = tmaxC + FAO56_LONGWAVE_KELVIN_OFFSET_K;
+  const tn = tminC + FAO56_LONGWAVE_KELVIN_OFFSET_K;
   const tx2 = tx * tx;
   const tn2 = tn * tn;
   return STEFAN_BOLTZMANN_MJ_PER_K4_M2_DAY * 0.5 * (tx2 * tx2 + tn2 * tn2) * (0.34 - 0.14 * Math.sqrt(Math.max(eaKPa, 0))) * cloudiness;
@@ -123,14 +124,14 @@ export function clearSkyNetLongwaveRadiation(tmaxC: number, tminC: number, eaKPa
  * Net radiation of a month [J m⁻² month⁻¹] from the r.sun global radiation on the real surface.
  * - `net`: R_n = (1 − alb)·3600·S_topo − n·10⁶·R_nl (clear-sky FAO-56 longwave)
  * - `global`: R_n = 3600·S_topo (no albedo, no longwave; the reemt.sh intent, compatibility only)
- * @param topographicRadiationWhPerM2 S_topo [Wh m⁻² month⁻¹]
+ * @param topographicRadiationWhM2 S_topo [Wh m⁻² month⁻¹]
  * @param eaKPa actual vapour pressure [kPa]
  * @param days days in the month
  * @param cloudiness longwave cloudiness factor 1.35 R_s/R_so − 0.35 (default 1: the clear sky of the r.sun radiation)
  * @see eemt-model.md §2.2 P3; FAO-56 Eqs. 38–40
  */
 export function monthlyNetRadiation(
-  topographicRadiationWhPerM2: number,
+  topographicRadiationWhM2: number,
   tmaxC: number,
   tminC: number,
   eaKPa: number,
@@ -139,8 +140,8 @@ export function monthlyNetRadiation(
   mode: NetRadiationMode = 'net',
   cloudiness = 1,
 ): number {
-  if (mode === 'global') return topographicRadiationWhPerM2 * SECONDS_PER_HOUR;
-  const shortwave = (1 - albedo) * topographicRadiationWhPerM2 * SECONDS_PER_HOUR;
+  if (mode === 'global') return topographicRadiationWhM2 * SECONDS_PER_HOUR;
+  const shortwave = (1 - albedo) * topographicRadiationWhM2 * SECONDS_PER_HOUR;
   return shortwave - netLongwaveRadiation(tmaxC, tminC, eaKPa, cloudiness) * 1e6 * days;
 }
 
@@ -289,9 +290,9 @@ export interface TopoPixelInputs {
   /** Daymet cell elevation z_ref [m]. */
   readonly referenceElevationM: number;
   /** Monthly global radiation on the real (sloped, shaded) surface [Wh m⁻² month⁻¹]. */
-  readonly topographicRadiationWhPerM2: number;
+  readonly topographicRadiationWhM2: number;
   /** Monthly global radiation on a flat unshaded surface [Wh m⁻² month⁻¹]. */
-  readonly flatRadiationWhPerM2: number;
+  readonly flatRadiationWhM2: number;
   /** Mass-conserving wetness index α = λ/λ̄ [-]. */
   readonly wetnessRatio: number;
   /** Northness n = cos(aspect)·sin(slope) [-]. */
@@ -329,19 +330,15 @@ export function eemtTopoMonthPixel(month: number, inputs: TopoPixelInputs, optio
   const scratch = new Float64Array(TOPO_SCRATCH_LENGTH);
   topoCellInto(
     scratch,
-    opts,
-    daysInMonth(month),
-    lapseRateForMonth(opts.lapseRateTmaxKPerKm, month),
-    lapseRateForMonth(opts.lapseRateTminKPerKm, month),
-    openWaterAerodynamicResistance(opts.windSpeedMPerS, opts.measurementHeightM, opts.roughnessLengthM),
+    topoMonthSetting(month, opts),
     inputs.tmaxC,
     inputs.tminC,
     inputs.prcpMm,
     inputs.vpPa,
     inputs.elevationM,
     inputs.referenceElevationM,
-    inputs.topographicRadiationWhPerM2,
-    inputs.flatRadiationWhPerM2,
+    inputs.topographicRadiationWhM2,
+    inputs.flatRadiationWhM2,
     inputs.wetnessRatio,
     inputs.northness,
   );
@@ -366,18 +363,34 @@ export function eemtTopoMonthPixel(month: number, inputs: TopoPixelInputs, optio
 /** Length of the scratch buffer of {@link topoCellInto}. */
 export const TOPO_SCRATCH_LENGTH = 14;
 
+/** What every cell of one month shares in the TOPO chain: {@link EemtMonthSetting} and the aerodynamic resistance. */
+export interface TopoMonthSetting extends EemtMonthSetting {
+  /** r_a of the open-water Penman PET [s m⁻¹] (see {@link openWaterAerodynamicResistance}). */
+  readonly aerodynamicResistanceSPerM: number;
+}
+
+/** The {@link TopoMonthSetting} of `month` (1..12) under resolved options. */
+export function topoMonthSetting(month: number, options: EemtOptions): TopoMonthSetting {
+  const { days, lapseRateTmaxKPerKm, lapseRateTminKPerKm } = eemtMonthSetting(month, options);
+  const aerodynamicResistanceSPerM = openWaterAerodynamicResistance(options.windSpeedMPerS, options.measurementHeightM, options.roughnessLengthM);
+  // one object literal: a fixed shape, read fast by every cell
+  return { options, days, lapseRateTmaxKPerKm, lapseRateTminKPerKm, aerodynamicResistanceSPerM };
+}
+
 /**
  * The TOPO chain for one cell, written into `scratch`: [S_i, clamped (0/1), Tmax', Tmin', T, R_n MJ, PET, AET,
- * Peff, F, NPP_m, E_PPT MJ, E_BIO MJ, EEMT MJ]. Internal building block shared by the scalar function and the
- * kernel so both do the same arithmetic (no allocation).
+ * Peff, F, NPP_m, E_PPT MJ, E_BIO MJ, EEMT MJ]. Shared by the scalar function and the kernel so both do the same
+ * arithmetic (no allocation). What the month's cells share comes as one record built once per month; the cell's
+ * own values stay positional because the kernel calls this for every cell and month (no record to fill and read
+ * per cell).
+ * @param tmax, tmin Daymet temperatures [°C]; @param prcp [mm month⁻¹]; @param vp vapour pressure [Pa]
+ * @param z pixel elevation [m]; @param zRef Daymet cell elevation [m]
+ * @param sTopo, sFlat monthly radiation sums S_topo, S_flat [Wh m⁻² month⁻¹]
+ * @param alpha wetness ratio α [-]; @param north northness [-]
  */
 export function topoCellInto(
   scratch: Float64Array,
-  opts: EemtOptions,
-  days: number,
-  lapseTmax: number,
-  lapseTmin: number,
-  aerodynamicResistance: number,
+  month: TopoMonthSetting,
   tmax: number,
   tmin: number,
   prcp: number,
@@ -393,12 +406,13 @@ export function topoCellInto(
     scratch.fill(NaN);
     return;
   }
+  const { options: opts, days } = month;
   const ratio = solarRatio(sTopo, sFlat, opts.minimumSolarRatio);
-  const tmaxC = topographicMaxTemperature(tmax, z, zRef, lapseTmax, ratio, opts.solarTemperatureCoefficientK);
-  const tminC = lapseRateAdjustedTemperature(tmin, z, zRef, lapseTmin);
+  const tmaxC = topographicMaxTemperature(tmax, z, zRef, month.lapseRateTmaxKPerKm, ratio, opts.solarTemperatureCoefficientK);
+  const tminC = lapseRateAdjustedTemperature(tmin, z, zRef, month.lapseRateTminKPerKm);
   const t = meanAirTemperature(tmaxC, tminC);
   const rn = monthlyNetRadiation(sTopo, tmaxC, tminC, vp / 1000, days, opts.albedo, opts.rnMode);
-  const pet = penmanOpenWaterPotentialEvapotranspiration(tmaxC, tminC, vp, z, rn, days, aerodynamicResistance);
+  const pet = penmanOpenWaterPotentialEvapotranspiration(tmaxC, tminC, vp, z, rn, days, month.aerodynamicResistanceSPerM);
   const aet = fuBudykoActualEvapotranspiration(prcp, pet, opts.budykoOmega);
   const peff = budykoEffectivePrecipitation(prcp, aet);
   const flux = redistributedWaterFlux(alpha, peff);

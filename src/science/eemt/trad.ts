@@ -4,13 +4,15 @@
  *
  * @see eemt-model.md §1 (steps T1–T8) and §0.4 (core identity EEMT = E_PPT + E_BIO)
  */
+import { lapseRateAdjustedTemperature } from '../climate/lapseRate.js';
 import { saturationVapourPressure } from './atmosphere.js';
 import {
+  BIOMASS_ENTHALPY_J_PER_KG,
   DAYS_IN_YEAR,
-  daysInMonth,
-  lapseRateForMonth,
+  SPECIFIC_HEAT_WATER_J_PER_KG_K,
+  eemtMonthSetting,
   resolveEemtOptions,
-  type EemtOptions,
+  type EemtMonthSetting,
   type EemtOptionsInput,
   LIETH_MIAMI_COEFFICIENTS,
   type LiethCoefficients,
@@ -18,24 +20,6 @@ import {
   type PetMethod,
 } from './constants.js';
 import { monthlyMeanDaylightHours } from './daylength.js';
-
-/**
- * Temperature moved from a reference elevation to the pixel elevation with a constant lapse rate [°C]:
- * T' = T − Γ·(z − z_ref)/1000.
- * @param temperatureC temperature at the reference elevation [°C]
- * @param elevationM pixel elevation z [m]
- * @param referenceElevationM elevation z_ref the temperature refers to (Daymet cell) [m]
- * @param lapseRateKPerKm Γ [K km⁻¹] (positive: cooler uphill)
- * @see eemt-model.md §1.2 T1; Rasmussen et al. 2015 (VZJ) Eq. 6, first two terms
- */
-export function lapseRateAdjustedTemperature(
-  temperatureC: number,
-  elevationM: number,
-  referenceElevationM: number,
-  lapseRateKPerKm: number,
-): number {
-  return temperatureC - (lapseRateKPerKm * (elevationM - referenceElevationM)) / 1000;
-}
 
 /** Monthly mean air temperature as the mean of the mean daily extremes, (Tmax + Tmin)/2 [°C]. @see eemt-model.md §1.2 T1 */
 export function meanAirTemperature(tmaxC: number, tminC: number): number {
@@ -280,7 +264,7 @@ export function tradMonthlyNetPrimaryProductivity(
  * @param specificHeatWaterJPerKgK c_w [J kg⁻¹ K⁻¹]
  * @see eemt-model.md §0.4; Rasmussen et al. 2015 (VZJ) Eq. 4
  */
-export function precipitationEnergy(waterFluxKgPerM2: number, temperatureC: number, specificHeatWaterJPerKgK = 4187): number {
+export function precipitationEnergy(waterFluxKgPerM2: number, temperatureC: number, specificHeatWaterJPerKgK = SPECIFIC_HEAT_WATER_J_PER_KG_K): number {
   return waterFluxKgPerM2 * specificHeatWaterJPerKgK * Math.max(temperatureC, 0);
 }
 
@@ -290,7 +274,7 @@ export function precipitationEnergy(waterFluxKgPerM2: number, temperatureC: numb
  * @param biomassEnthalpyJPerKg h_BIO [J kg⁻¹]
  * @see eemt-model.md §0.4, §1.2 T7; Rasmussen et al. 2015 (VZJ) Eq. 5
  */
-export function biomassEnergy(netPrimaryProductionGPerM2: number, biomassEnthalpyJPerKg = 22e6): number {
+export function biomassEnergy(netPrimaryProductionGPerM2: number, biomassEnthalpyJPerKg = BIOMASS_ENTHALPY_J_PER_KG): number {
   return (netPrimaryProductionGPerM2 / 1000) * biomassEnthalpyJPerKg;
 }
 
@@ -339,13 +323,12 @@ export interface TradPixelMonth {
 export function eemtTradMonthPixel(month: number, inputs: TradPixelInputs, options: EemtOptionsInput = {}): TradPixelMonth {
   const opts = resolveEemtOptions(options);
   if (opts.petMethod === 'thornthwaite' && inputs.heatIndex === undefined) throw new TypeError("petMethod 'thornthwaite' needs the heatIndex input");
-  const days = daysInMonth(month);
+  const setting = eemtMonthSetting(month, opts);
   const daylight = inputs.daylightHours ?? monthlyMeanDaylightHours(inputs.latitudeDeg, month);
-  return tradCell(
-    opts,
-    days,
-    lapseRateForMonth(opts.lapseRateTmaxKPerKm, month),
-    lapseRateForMonth(opts.lapseRateTminKPerKm, month),
+  const scratch = new Float64Array(TRAD_SCRATCH_LENGTH);
+  tradCellInto(
+    scratch,
+    setting,
     inputs.tmaxC,
     inputs.tminC,
     inputs.prcpMm,
@@ -354,27 +337,6 @@ export function eemtTradMonthPixel(month: number, inputs: TradPixelInputs, optio
     daylight,
     inputs.heatIndex ?? NaN,
   );
-}
-
-/**
- * The TRAD chain for one cell, shared by {@link eemtTradMonthPixel} and the grid kernel so that both do the
- * same arithmetic. Returns a fresh object; the kernel uses {@link tradCellInto} instead.
- */
-function tradCell(
-  opts: EemtOptions,
-  days: number,
-  lapseTmax: number,
-  lapseTmin: number,
-  tmax: number,
-  tmin: number,
-  prcp: number,
-  z: number,
-  zRef: number,
-  daylight: number,
-  heatIndex: number,
-): TradPixelMonth {
-  const scratch = new Float64Array(TRAD_SCRATCH_LENGTH);
-  tradCellInto(scratch, opts, days, lapseTmax, lapseTmin, tmax, tmin, prcp, z, zRef, daylight, heatIndex);
   return {
     tmaxC: scratch[0]!,
     tminC: scratch[1]!,
@@ -394,14 +356,16 @@ export const TRAD_SCRATCH_LENGTH = 9;
 
 /**
  * The TRAD chain for one cell, written into `scratch`: [Tmax', Tmin', T, PET, Peff, NPP, E_PPT MJ, E_BIO MJ, EEMT MJ].
- * Internal building block of the scalar function and the kernel (no allocation).
+ * Shared by the scalar function and the grid kernel so that both do the same arithmetic (no allocation). What
+ * the month's cells share comes as one record built once per month; the cell's own values stay positional
+ * because the kernel calls this for every cell and month (no record to fill and read per cell).
+ * @param tmax Tmax at the Daymet cell [°C]; @param tmin Tmin at the Daymet cell [°C]; @param prcp [mm month⁻¹]
+ * @param z pixel elevation [m]; @param zRef Daymet cell elevation [m]; @param daylight day length [h]
+ * @param heatIndex Thornthwaite heat index I (NaN unless `thornthwaite`)
  */
 export function tradCellInto(
   scratch: Float64Array,
-  opts: EemtOptions,
-  days: number,
-  lapseTmax: number,
-  lapseTmin: number,
+  month: EemtMonthSetting,
   tmax: number,
   tmin: number,
   prcp: number,
@@ -414,8 +378,9 @@ export function tradCellInto(
     scratch.fill(NaN);
     return;
   }
-  const tmaxC = lapseRateAdjustedTemperature(tmax, z, zRef, lapseTmax);
-  const tminC = lapseRateAdjustedTemperature(tmin, z, zRef, lapseTmin);
+  const { options: opts, days } = month;
+  const tmaxC = lapseRateAdjustedTemperature(tmax, z, zRef, month.lapseRateTmaxKPerKm);
+  const tminC = lapseRateAdjustedTemperature(tmin, z, zRef, month.lapseRateTminKPerKm);
   const t = meanAirTemperature(tmaxC, tminC);
   const pet = tradPotentialEvapotranspiration(opts.petMethod, tmaxC, tminC, daylight, days, heatIndex);
   const peff = effectivePrecipitation(prcp, pet);

@@ -9,6 +9,18 @@
 
 const DEG_PER_RAD = 180 / Math.PI;
 
+/** Model parameters of a clear-sky run (the scalar model and the fast kernel). */
+export interface ClearSkyParams {
+  /** Time step [minutes]. */
+  readonly stepMinutes: number;
+  /** Linke turbidity T_L [-]. */
+  readonly linkeTurbidity: number;
+  /** Ground albedo ρ_g [-]. */
+  readonly albedo: number;
+  /** Solar constant I₀ [W m⁻²], default `SOLAR_CONSTANT_W_PER_M2` of sunPosition.ts. */
+  readonly solarConstantWM2?: number;
+}
+
 /** Scale height of the atmosphere used for the elevation correction of the air mass [m]. */
 export const AIR_MASS_SCALE_HEIGHT_M = 8434.5;
 
@@ -132,6 +144,24 @@ export function muneerSlopeFunction(slopeRad: number): number {
   return Math.sin(b) - b * Math.cos(b) - Math.PI * half * half;
 }
 
+/**
+ * Muneer's coefficient N = 0.00263 − 0.712 K_b − 0.6883 K_b² [-] of the slope function in the diffuse factor of a
+ * sunlit surface.
+ * @param beamClearness K_b = B_h / (G₀ sin h) [-]
+ * @see Muneer 1990; Šúri & Hofierka 2004, eq. 13
+ */
+export function muneerSunlitCoefficient(beamClearness: number): number {
+  return 0.00263 - beamClearness * (0.712 + 0.6883 * beamClearness);
+}
+
+/** Solar altitude below which Muneer's circumsolar term uses the low-sun form [rad]. @see Šúri & Hofierka 2004, eq. 15 */
+export const MUNEER_LOW_SUN_ALTITUDE_RAD = 0.1;
+
+/** Denominator 0.1 − 0.008 h of Muneer's low-sun circumsolar term [-]. @see Šúri & Hofierka 2004, eq. 15 */
+export function muneerLowSunDenominator(solarAltitudeRad: number): number {
+  return MUNEER_LOW_SUN_ALTITUDE_RAD - 0.008 * solarAltitudeRad;
+}
+
 /** Muneer's F_x for a surface in shadow (terrain shadow or sun behind the plane): r_sky + 0.252271 f_g. */
 export function diffuseSlopeFactorShaded(slopeRad: number): number {
   return skyViewFactor(slopeRad) + 0.252271 * muneerSlopeFunction(slopeRad);
@@ -155,10 +185,10 @@ export function diffuseSlopeFactorSunlit(
   azimuthMinusAspectRad: number,
 ): number {
   const kb = beamClearness;
-  const n = 0.00263 - kb * (0.712 + 0.6883 * kb);
+  const n = muneerSunlitCoefficient(kb);
   const isotropic = (skyViewFactor(slopeRad) + n * muneerSlopeFunction(slopeRad)) * (1 - kb);
-  if (solarAltitudeRad >= 0.1) return isotropic + (kb * sinIncidence) / Math.sin(solarAltitudeRad);
-  return isotropic + (kb * Math.sin(slopeRad) * Math.cos(azimuthMinusAspectRad)) / (0.1 - 0.008 * solarAltitudeRad);
+  if (solarAltitudeRad >= MUNEER_LOW_SUN_ALTITUDE_RAD) return isotropic + (kb * sinIncidence) / Math.sin(solarAltitudeRad);
+  return isotropic + (kb * Math.sin(slopeRad) * Math.cos(azimuthMinusAspectRad)) / muneerLowSunDenominator(solarAltitudeRad);
 }
 
 /**

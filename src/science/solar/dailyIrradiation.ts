@@ -15,6 +15,7 @@ import {
   diffuseSlopeFactorSunlit,
   groundReflected,
   relativeAirMass,
+  type ClearSkyParams,
 } from './clearSky.js';
 import { extraterrestrialIrradiance, solarAzimuth, solarDeclination, sunDirection, sunsetHourAngle } from './sunPosition.js';
 
@@ -28,18 +29,6 @@ export interface SurfaceCell {
   readonly slopeRad: number;
   /** Aspect: true compass azimuth of the downslope direction [rad], clockwise from north; ignored when flat. */
   readonly aspectRad: number;
-}
-
-/** Model parameters of a run. */
-export interface ClearSkyParams {
-  /** Time step [minutes]. */
-  readonly stepMinutes: number;
-  /** Linke turbidity T_L [-]. */
-  readonly linkeTurbidity: number;
-  /** Ground albedo ρ_g [-]. */
-  readonly albedo: number;
-  /** Solar constant I₀ [W m⁻²], default 1367. */
-  readonly solarConstantWM2?: number;
 }
 
 /** Daily sums of one cell. */
@@ -93,7 +82,7 @@ export function dailyIrradiation(
 ): DailyIrradiation {
   const stepHours = params.stepMinutes / 60;
   const declination = solarDeclination(day);
-  const g0 = extraterrestrialIrradiance(day, params.solarConstantWM2 ?? 1367);
+  const g0 = extraterrestrialIrradiance(day, params.solarConstantWM2);
   const coefficients = diffuseCoefficients(params.linkeTurbidity);
   const beta = cell.slopeRad;
   const inclined = beta !== 0;

@@ -20,7 +20,16 @@
  * tests, the near-field traces and the combination of the sums dominate.
  * @see docs/solar-model.md §3–§7, Part A; dailyIrradiation.ts (the scalar form)
  */
-import { beamTransmittance, diffuseCoefficients, diffuseHorizontal, seaLevelAirMass } from './clearSky.js';
+import {
+  beamTransmittance,
+  diffuseCoefficients,
+  diffuseHorizontal,
+  MUNEER_LOW_SUN_ALTITUDE_RAD,
+  muneerLowSunDenominator,
+  muneerSunlitCoefficient,
+  seaLevelAirMass,
+  type ClearSkyParams,
+} from './clearSky.js';
 import { HORIZON_ANGLE_UNIT_RAD, allocateNearFieldRay, nearFieldSteps, type NearFieldRay } from './horizon.js';
 import { sampleHours } from './dailyIrradiation.js';
 import { extraterrestrialIrradiance, solarDeclination, sunDirection } from './sunPosition.js';
@@ -50,14 +59,6 @@ export function lookupTransmittance(table: TransmittanceTable, airMass: number):
   const i = position | 0;
   const v0 = table.values[i]!;
   return v0 + (position - i) * (table.values[i + 1]! - v0);
-}
-
-/** Run parameters of the kernel. */
-export interface KernelParams {
-  readonly stepMinutes: number;
-  readonly linkeTurbidity: number;
-  readonly albedo: number;
-  readonly solarConstantWM2?: number;
 }
 
 export type { CellBlock, HorizonLayout } from './tileHorizons.js';
@@ -257,7 +258,7 @@ function nearFieldRay(steps: number): NearFieldRay {
 export function sunSamplesForDay(
   day: number,
   tile: TileGeometry,
-  params: KernelParams,
+  params: ClearSkyParams,
   table: TransmittanceTable,
   width: number,
   layout: HorizonLayout | null,
@@ -268,7 +269,7 @@ export function sunSamplesForDay(
   const nearSteps = layout ? layout.nearSteps : 0;
   const stepHours = params.stepMinutes / 60;
   const declination = solarDeclination(day);
-  const g0 = extraterrestrialIrradiance(day, params.solarConstantWM2 ?? 1367);
+  const g0 = extraterrestrialIrradiance(day, params.solarConstantWM2);
   const c = diffuseCoefficients(params.linkeTurbidity);
   const pzMid = tile.pressureRatioCentre;
   const pzHalf = Math.max(tile.pressureRatioHalfRange, 1e-6);
@@ -321,10 +322,10 @@ export function sunSamplesForDay(
     }
     // τ-dependent quantities at δ = −half, 0, +half, fitted as a + bδ + cδ²
     const m0 = seaLevelAirMass(h);
-    const lowSunFactor = h < 0.1 ? 1 / (0.1 - 0.008 * h) : 0;
+    const lowSunFactor = h < MUNEER_LOW_SUN_ALTITUDE_RAD ? 1 / muneerLowSunDenominator(h) : 0;
     for (let j = 0; j < 3; j++) {
       const t = lookupTransmittance(table, (pzMid + (j - 1) * pzHalf) * m0);
-      const nFactor = 0.00263 - t * (0.712 + 0.6883 * t);
+      const nFactor = muneerSunlitCoefficient(t);
       values[TAU_SUN_EAST * 3 + j] = t * cosh * azimuthEast;
       values[TAU_SUN_NORTH * 3 + j] = t * cosh * azimuthNorth;
       values[TAU_SIN_ALTITUDE * 3 + j] = t * sinh;

@@ -263,6 +263,9 @@ export function selectSectors(candidates: NearCandidates, sectors: Uint8Array): 
  * With `selection` (of these candidates), only its sectors are bounded; the others get open horizons.
  * Each distinct candidate cell's view is computed once (`boundsFromDisc`); the same bounds as
  * `nearHorizonBoundsByCandidates`, the readable form (a test holds them equal).
+ * Positional parameters on purpose: this runs for every cell of every tile (the TypeScript near field), and
+ * the grid, candidates, outputs and scratch are the caller's per-tile locals; a record per call would be
+ * built and read once per cell.
  */
 export function nearHorizonBounds(
   elevation: Float32Array,
@@ -285,7 +288,10 @@ export function nearHorizonBounds(
   boundsFromDisc(elevation, width, height, row, col, inside, candidates, upperOut, lowerOut, outBase, scratch, selection);
 }
 
-/** `nearHorizonBounds` computed candidate by candidate, sector by sector: the readable form. */
+/**
+ * `nearHorizonBounds` computed candidate by candidate, sector by sector: the readable form, with the same
+ * parameters so that a test calls both alike.
+ */
 export function nearHorizonBoundsByCandidates(
   elevation: Float32Array,
   width: number,
@@ -346,6 +352,7 @@ export function nearScratchLength(candidates: NearCandidates): number {
  * The bounds from each distinct candidate cell's view, computed once. Near the grid's edge (`inside` false) a
  * view beyond the grid is NaN: skipped by the upper bound, and it ends the lower bound at its step (whose every
  * candidate is then looked at, as the readable form does).
+ * Per cell, like `nearHorizonBounds`: its parameters stay positional (no record built and read per cell).
  */
 function boundsFromDisc(
   elevation: Float32Array,

@@ -19,10 +19,10 @@
  *      applications. Proc. Open source GIS – GRASS users conference, Trento; docs/eemt-model.md §8
  */
 
-const DEG = Math.PI / 180;
+import { DAYS_IN_MONTH } from '../calendar.js';
+import { SOLAR_CONSTANT_W_PER_M2 } from './sunPosition.js';
 
-/** Solar constant G_sc [W m⁻²] of Duffie & Beckman (2013, §1.2), which their H₀ tables (Table 1.10.1) use. */
-export const SOLAR_CONSTANT_W_PER_M2 = 1367;
+const DEG = Math.PI / 180;
 
 /**
  * Sunset hour angle that separates the two seasons of Erbs et al.'s daily and monthly correlations [rad]: 81.4°
@@ -78,7 +78,6 @@ export function dailyExtraterrestrialHorizontalWhM2(latitudeRad: number, day: nu
 }
 
 /** Days of the months of the 365-day year, January first. */
-const MONTH_DAYS: readonly number[] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 
 /**
  * Monthly mean of the daily extraterrestrial irradiation on a horizontal surface H̄₀ [Wh m⁻² day⁻¹] of month
@@ -87,10 +86,10 @@ const MONTH_DAYS: readonly number[] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 3
  */
 export function monthlyMeanExtraterrestrialHorizontalWhM2(latitudeRad: number, month: number): number {
   let first = 1;
-  for (let m = 0; m < month; m++) first += MONTH_DAYS[m]!;
+  for (let m = 0; m < month; m++) first += DAYS_IN_MONTH[m]!;
   let sum = 0;
-  for (let day = first; day < first + MONTH_DAYS[month]!; day++) sum += dailyExtraterrestrialHorizontalWhM2(latitudeRad, day);
-  return sum / MONTH_DAYS[month]!;
+  for (let day = first; day < first + DAYS_IN_MONTH[month]!; day++) sum += dailyExtraterrestrialHorizontalWhM2(latitudeRad, day);
+  return sum / DAYS_IN_MONTH[month]!;
 }
 
 /** Clearness index K_T = H / H₀ [-] (0 when H₀ is 0: polar night). @see Duffie & Beckman 2013, Eq. 2.9.1 */
@@ -153,11 +152,11 @@ export interface MonthGeometry {
 /** The `MonthGeometry` of month `month` (0 = January) of the 365-day year at latitude φ. */
 export function monthGeometry(latitudeRad: number, month: number): MonthGeometry {
   let first = 1;
-  for (let m = 0; m < month; m++) first += MONTH_DAYS[m]!;
+  for (let m = 0; m < month; m++) first += DAYS_IN_MONTH[m]!;
   let daylightHours = 0;
-  for (let day = first; day < first + MONTH_DAYS[month]!; day++) daylightHours += dayLengthHours(latitudeRad, day);
+  for (let day = first; day < first + DAYS_IN_MONTH[month]!; day++) daylightHours += dayLengthHours(latitudeRad, day);
   return {
-    days: MONTH_DAYS[month]!,
+    days: DAYS_IN_MONTH[month]!,
     daylightHours,
     meanExtraterrestrialWhM2: monthlyMeanExtraterrestrialHorizontalWhM2(latitudeRad, month),
     sunsetHourAngleRad: horizontalSunsetHourAngle(latitudeRad, cooperDeclination(AVERAGE_DAY_OF_MONTH[month]!)),

@@ -10,6 +10,12 @@
 
 const TWO_PI = 2 * Math.PI;
 
+/**
+ * Solar constant I₀ [W m⁻²] of r.sun (Hofierka & Šúri 2002), the same value Duffie & Beckman (2013, §1.2) use for
+ * their extraterrestrial tables (Table 1.10.1).
+ */
+export const SOLAR_CONSTANT_W_PER_M2 = 1367;
+
 /** Day angle of a 365.25-day year [rad] for day of year `day` (r.sun's convention). */
 export function dayAngle(day: number): number {
   return (TWO_PI * day) / 365.25;
@@ -28,10 +34,10 @@ export function solarDeclination(day: number): number {
 /**
  * Extraterrestrial irradiance normal to the beam G₀ [W m⁻²], corrected for the earth–sun distance.
  * G₀ = I₀ · (1 + 0.03344 · cos(j′ − 0.048869)).
- * @param solarConstantWM2 I₀ [W m⁻²], 1367 by default (r.sun)
+ * @param solarConstantWM2 I₀ [W m⁻²], {@link SOLAR_CONSTANT_W_PER_M2} by default (r.sun)
  * @see Šúri & Hofierka 2004, eq. 1; solar-model.md §2.1
  */
-export function extraterrestrialIrradiance(day: number, solarConstantWM2 = 1367): number {
+export function extraterrestrialIrradiance(day: number, solarConstantWM2 = SOLAR_CONSTANT_W_PER_M2): number {
   return solarConstantWM2 * (1 + 0.03344 * Math.cos(dayAngle(day) - 0.048869));
 }
 

@@ -77,56 +77,67 @@ export function sweptFarHorizons(
   // projected grid; on a geographic grid a tile may span two), so a cell's values do not depend on its tile
   const { bandOfRow, firstRow } = cellSizeBands(model, FAR_CELL_SIZE_TOLERANCE);
   const blockWidth = block.colEnd - block.colStart;
+  const needed = options.needed ?? null;
+  const simplifiedFrom = Math.max(options.simplifiedFromCells ?? SIMPLIFIED_FROM_CELLS, 2 * (nearSteps + 2));
+  const pyramidWidths = Int32Array.from(model.pyramid, (_, i) => pyramidWidth(model.width, i + 1));
   for (let rowStart = block.rowStart; rowStart < block.rowEnd; ) {
     const band = bandOfRow[rowStart]!;
     let rowEnd = rowStart + 1;
     while (rowEnd < block.rowEnd && bandOfRow[rowEnd] === band) rowEnd++;
-    const piece = { rowStart, rowEnd, colStart: block.colStart, colEnd: block.colEnd };
-    const pieceFar = far.subarray((rowStart - block.rowStart) * blockWidth * directions, (rowEnd - block.rowStart) * blockWidth * directions);
     const first = firstRow[band]!;
-    sweptFarHorizonsOfRows(model, piece, directions, nearSteps, model.cellSizeX[first]!, model.cellSizeY[first]!, pieceFar, scratch, options);
+    sweepRows(
+      {
+        model,
+        block: { rowStart, rowEnd, colStart: block.colStart, colEnd: block.colEnd },
+        directions,
+        nearSteps,
+        dx: model.cellSizeX[first]!,
+        dy: model.cellSizeY[first]!,
+        simplifiedFrom,
+        pyramidWidths,
+        far: far.subarray((rowStart - block.rowStart) * blockWidth * directions, (rowEnd - block.rowStart) * blockWidth * directions),
+        scratch,
+      },
+      needed,
+    );
     rowStart = rowEnd;
   }
 }
 
-/** `sweptFarHorizons` for a block whose rows all take the cell size dx × dy [m]. */
-function sweptFarHorizonsOfRows(
-  model: TerrainModel,
-  block: CellBlock,
-  directions: number,
-  nearSteps: number,
-  dx: number,
-  dy: number,
-  far: Int16Array,
-  scratch: SweepScratch,
-  options: SweepOptions,
-): void {
-  const needed = options.needed ?? null;
-  const simplifiedFrom = Math.max(options.simplifiedFromCells ?? SIMPLIFIED_FROM_CELLS, 2 * (nearSteps + 2));
+/** Rows of a block that all take one cell size, with what every direction's sweep of them needs. */
+interface SweptRows {
+  readonly model: TerrainModel;
+  readonly block: CellBlock;
+  readonly directions: number;
+  /** Near-field steps n: the far field starts at step n + 1. */
+  readonly nearSteps: number;
+  /** Cell size of the rows [m]. */
+  readonly dx: number;
+  readonly dy: number;
+  /** Distance [cells] before the block from which lines are simplified. */
+  readonly simplifiedFrom: number;
+  /** Blocks per row of each pyramid level (index ℓ − 1). */
+  readonly pyramidWidths: Int32Array;
+  /** The rows' far-field horizons, cell-major and local to `block` (see `sweptFarHorizons`). */
+  readonly far: Int16Array;
+  readonly scratch: SweepScratch;
+}
+
+/** `sweptFarHorizons` for rows that all take one cell size: every needed direction swept, the others open. */
+function sweepRows(rows: SweptRows, needed: Uint8Array | null): void {
+  const { block, directions, far } = rows;
   const cells = (block.rowEnd - block.rowStart) * (block.colEnd - block.colStart);
-  const pyramidWidths = Int32Array.from(model.pyramid, (_, i) => pyramidWidth(model.width, i + 1));
   for (let k = 0; k < directions; k++) {
     if (needed && needed[k] === 0) {
       for (let i = 0; i < cells; i++) far[i * directions + k] = -MAX_HORIZON_UNITS;
-    } else sweepDirection(model, block, (2 * Math.PI * k) / directions, k, directions, nearSteps, simplifiedFrom, pyramidWidths, dx, dy, far, scratch);
+    } else sweepDirection(rows, k);
   }
 }
 
-/** Converts the grid to the sweep's frame for one direction and sweeps every line that crosses the block. */
-function sweepDirection(
-  model: TerrainModel,
-  block: CellBlock,
-  azimuthRad: number,
-  k: number,
-  directions: number,
-  nearSteps: number,
-  simplifiedFrom: number,
-  pyramidWidths: Int32Array,
-  dx: number,
-  dy: number,
-  far: Int16Array,
-  scratch: SweepScratch,
-): void {
+/** Converts the grid to the sweep's frame for direction k and sweeps every line that crosses the block. */
+function sweepDirection(rows: SweptRows, k: number): void {
+  const { model, block, directions, nearSteps, dx, dy, scratch } = rows;
+  const azimuthRad = (2 * Math.PI * k) / directions;
   const stepM = 0.5 * (dx + dy);
   const colPerStep = (stepM * Math.sin(azimuthRad)) / dx;
   const rowPerStep = -(stepM * Math.cos(azimuthRad)) / dy;
@@ -165,10 +176,8 @@ function sweepDirection(
     minorLo,
     minorHi,
     blockWidth: block.colEnd - block.colStart,
-    simplifiedFrom,
-    pyramidWidths,
   };
-  for (let line = lineLo; line <= lineHi; line++) sweepLine(model, geometry, line, k, directions, block, far, scratch);
+  for (let line = lineLo; line <= lineHi; line++) sweepLine(rows, geometry, line, k);
 }
 
 interface LineGeometry {
@@ -184,9 +193,6 @@ interface LineGeometry {
   readonly minorLo: number;
   readonly minorHi: number;
   readonly blockWidth: number;
-  readonly simplifiedFrom: number;
-  /** Blocks per row of each pyramid level (index ℓ − 1). */
-  readonly pyramidWidths: Int32Array;
 }
 
 const INVERSE_TWO_R = 1 / (2 * EARTH_RADIUS_M);
@@ -208,7 +214,8 @@ function pushOnHull(hullU: Float64Array, hullZ: Float64Array, size: number, u: n
 }
 
 /** Sweeps line λ: pushes each valid cell `lag` cells after passing it, queries the block's cells on the way. */
-function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number, directions: number, block: CellBlock, far: Int16Array, scratch: SweepScratch): void {
+function sweepLine(rows: SweptRows, g: LineGeometry, line: number, k: number): void {
+  const { model, directions, block, far, scratch, simplifiedFrom, pyramidWidths } = rows;
   const { elevation, width } = model;
   const { colMajor, slope, toward, first, lag, alongM, minorSize, majorLo, majorHi, minorLo, minorHi, blockWidth } = g;
   const hullU = scratch.u;
@@ -223,18 +230,18 @@ function sweepLine(model: TerrainModel, g: LineGeometry, line: number, k: number
   let size = 0;
   let next = 0; // the next position to push
   // the distant part of the line in spans of 2^ℓ cells over the maximum pyramid
-  for (let m = queryFrom - next; m > g.simplifiedFrom; m = queryFrom - next) {
+  for (let m = queryFrom - next; m > simplifiedFrom; m = queryFrom - next) {
     let level = 1;
-    while ((g.simplifiedFrom << level) <= m && level < model.pyramid.length) level++;
+    while ((simplifiedFrom << level) <= m && level < model.pyramid.length) level++;
     const span = 1 << level;
-    if (m - span < g.simplifiedFrom) break;
+    if (m - span < simplifiedFrom) break;
     const a = first - toward * (next + (span >> 1));
     const b = line + Math.floor(slope * a + 0.5);
     next += span;
     if (b < 0 || b >= minorSize) continue;
     const row = colMajor ? b : a;
     const col = colMajor ? a : b;
-    const z = model.pyramid[level - 1]![(row >> level) * g.pyramidWidths[level - 1]! + (col >> level)]!;
+    const z = model.pyramid[level - 1]![(row >> level) * pyramidWidths[level - 1]! + (col >> level)]!;
     if (z === -Infinity) continue;
     const u = (next - span + (span >> 1)) * alongM;
     size = pushOnHull(hullU, hullZ, size, u, z - u * u * INVERSE_TWO_R);

@@ -359,6 +359,7 @@ function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLa
  * near-field upper bounds of the sector, and the self-shading altitude of the plane — the sun is in front
  * of a plane with upward unit normal n when tan h > −(n_E sin az + n_N cos az)/n_U. Writes N values to `out`
  * (with `sunSectors`, −MAX_HORIZON_UNITS in the sectors without the sun, whose horizons were not computed).
+ * Called for every cell of a tile, so its parameters stay positional (no record built and read per cell).
  */
 export function sunlitBounds(
   surface: SurfaceTerms,

@@ -12,7 +12,7 @@ import type { PhaseReporter } from './progress.js';
 import { daymetCsvPath } from './products.js';
 
 /** Settings of the Daymet client an eemt run may override (tests shorten the retries). */
-export type ClimateDownloadSettings = Pick<PrepareDaymetOptions, 'timeout_ms' | 'attempts' | 'retryDelay_ms' | 'concurrency' | 'offline' | 'fetch'> & {
+export type ClimateDownloadSettings = Pick<PrepareDaymetOptions, 'timeoutMs' | 'attempts' | 'retryDelayMs' | 'concurrency' | 'offline' | 'fetch'> & {
   /** Seconds without any report after which a "waiting" message is repeated; default 5. */
   readonly heartbeatSeconds?: number;
 };
@@ -55,9 +55,9 @@ export async function downloadClimate(
   let daymet: DaymetForDem;
   try {
     daymet = await prepareDaymetForDem(grid, years, {
-      timeout_ms: options.timeout_ms,
+      timeoutMs: options.timeoutMs,
       attempts: options.attempts,
-      retryDelay_ms: options.retryDelay_ms,
+      retryDelayMs: options.retryDelayMs,
       concurrency: options.concurrency,
       offline: options.offline,
       fetch: options.fetch,

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import type { ClimateMonthOnDem, ClimateOnDem } from '../../climate/index.js';
 import { cellCentreLatitudes, readRaster, writeFloat32GeoTiff, type Dem } from '../../raster/index.js';
-import { monthlyLapseRates_K_per_km } from '../../science/climate/lapseRate.js';
+import { lapseRateAdjustedTemperature, monthlyLapseRatesKPerKm } from '../../science/climate/lapseRate.js';
 import {
   eemtTopoMonth,
   eemtTradMonth,
@@ -79,8 +79,8 @@ export async function computeEnergy(inputs: EnergyPhaseInputs, report: PhaseRepo
   };
 
   const latitudeDeg = cellCentreLatitudes(grid).map((lat) => Math.round(lat / LATITUDE_STEP_DEG) * LATITUDE_STEP_DEG);
-  const referenceElevationM = source.referenceElevation_m;
-  const lapse = { tmax: monthlyLapseRates_K_per_km(options.lapseRateTmaxKPerKm), tmin: monthlyLapseRates_K_per_km(options.lapseRateTminKPerKm) };
+  const referenceElevationM = source.referenceElevationM;
+  const lapse = { tmax: monthlyLapseRatesKPerKm(options.lapseRateTmaxKPerKm), tmin: monthlyLapseRatesKPerKm(options.lapseRateTminKPerKm) };
   const trad: TradGridMonth = { ePptMJ: new Float64Array(cells), eBioMJ: new Float64Array(cells), eemtMJ: new Float64Array(cells), petMm: new Float64Array(cells) };
   const topoOut = { ePptMJ: new Float64Array(cells), eBioMJ: new Float64Array(cells), eemtMJ: new Float64Array(cells), petMm: new Float64Array(cells), aetMm: new Float64Array(cells) };
   const annual: Record<EemtModel, Float64Array> = { Topo: new Float64Array(cells), Trad: new Float64Array(cells) };
@@ -123,8 +123,8 @@ export async function computeEnergy(inputs: EnergyPhaseInputs, report: PhaseRepo
         {
           ...common,
           vpPa: climate.vp,
-          topographicRadiationWhPerM2: sTopo,
-          flatRadiationWhPerM2: sFlat,
+          topographicRadiationWhM2: sTopo,
+          flatRadiationWhM2: sFlat,
           wetnessRatio: terrain.wetnessRatio,
           northness: terrain.northness,
         },
@@ -182,9 +182,9 @@ function lapseAdjusted(
   lapse: MonthlyLapseRates,
   monthIndex: number,
 ): ClimateMonthOnDem {
-  const adjust = (values: Float32Array, rate_K_per_km: number) => {
+  const adjust = (values: Float32Array, lapseRateKPerKm: number) => {
     const out = new Float32Array(values.length);
-    for (let i = 0; i < out.length; i++) out[i] = values[i]! - (rate_K_per_km * (elevation[i]! - referenceElevation[i]!)) / 1000;
+    for (let i = 0; i < out.length; i++) out[i] = lapseRateAdjustedTemperature(values[i]!, elevation[i]!, referenceElevation[i]!, lapseRateKPerKm);
     return out;
   };
   return { ...month, tmax: adjust(month.tmax, lapse.tmax[monthIndex]!), tmin: adjust(month.tmin, lapse.tmin[monthIndex]!) };
@@ -200,7 +200,7 @@ async function thornthwaiteHeatIndexOfYear(
   const index = new Float64Array(elevation.length);
   const one = new Float64Array(1);
   for (let month = 0; month < 12; month++) {
-    const { tmax, tmin } = lapseAdjusted(await source.monthAt(year, month), elevation, source.referenceElevation_m, lapse, month);
+    const { tmax, tmin } = lapseAdjusted(await source.monthAt(year, month), elevation, source.referenceElevationM, lapse, month);
     for (let i = 0; i < index.length; i++) {
       one[0] = meanAirTemperature(tmax[i]!, tmin[i]!);
       index[i]! += thornthwaiteHeatIndex(one);

@@ -2,7 +2,8 @@
 import type { CogAssemblyJob } from '../../raster/geoTiffStreams.js';
 import type { PartialStatistics } from '../../raster/statistics.js';
 import type { TileCompression } from '../../raster/writeGeoTiff.js';
-import type { HorizonLayout, KernelParams } from '../../science/solar/dailyKernel.js';
+import type { ClearSkyParams } from '../../science/solar/clearSky.js';
+import type { HorizonLayout } from '../../science/solar/dailyKernel.js';
 import type { TerrainModel } from '../../science/solar/terrainModel.js';
 import type { ComputeTile, SunTile } from './plan.js';
 import type { DailyKernelChoice } from './tileEngine.js';
@@ -13,7 +14,7 @@ export interface WorkerSetup {
   readonly terrain: TerrainModel;
   /** Null: no terrain shadows. */
   readonly layout: HorizonLayout | null;
-  readonly params: KernelParams;
+  readonly params: ClearSkyParams;
   readonly sunTiles: readonly (SunTile | null)[];
   /** The compute tiles; a task names one by its position in this list. */
   readonly tiles: readonly ComputeTile[];

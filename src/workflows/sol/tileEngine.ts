@@ -23,9 +23,9 @@ import {
   sunSectors,
   transmittanceTable,
   type DaySamples,
-  type KernelParams,
   type TransmittanceTable,
 } from '../../science/solar/dailyKernel.js';
+import type { ClearSkyParams } from '../../science/solar/clearSky.js';
 import { WasmDailyKernel } from '../../science/solar/dailyKernelWasm.js';
 import { nearFieldReach } from '../../science/solar/horizon.js';
 import { WasmNearBounds } from '../../science/solar/nearHorizonBoundsWasm.js';
@@ -86,7 +86,7 @@ export class TileEngine {
   constructor(
     private readonly model: TerrainModel,
     private readonly layout: HorizonLayout | null,
-    private readonly params: KernelParams,
+    private readonly params: ClearSkyParams,
     private readonly sunTiles: readonly (SunTile | null)[],
     days: readonly number[],
     kernel: DailyKernelChoice = 'wasm',

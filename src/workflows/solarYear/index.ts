@@ -9,7 +9,7 @@
  * worker one tile's working set; the compressed tiles waiting to be written are bounded by the writer's budget.
  */
 import type { Dem } from '../../raster/types.js';
-import type { KernelParams } from '../../science/solar/dailyKernel.js';
+import type { ClearSkyParams } from '../../science/solar/clearSky.js';
 import type { PhaseTimings, WorkflowRun } from '../types.js';
 import { checkedDays } from '../sol/days.js';
 import { WorkerPool, abortError } from '../sol/workerPool.js';
@@ -37,7 +37,7 @@ export interface SolarYearResult {
 }
 
 /** Kernel parameters from the service/CLI parameters. */
-export function kernelParams(run: WorkflowRun): KernelParams {
+export function kernelParams(run: WorkflowRun): ClearSkyParams {
   return { stepMinutes: run.params.step, linkeTurbidity: run.params.linke_value, albedo: run.params.albedo_value };
 }
 

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { createGeodesy } from '../../raster/geodesy.js';
 import type { Dem, GridSpec } from '../../raster/types.js';
 import { rasterTiling, tileCompression, type RasterTiling } from '../../raster/writeGeoTiff.js';
-import type { KernelParams } from '../../science/solar/dailyKernel.js';
+import type { ClearSkyParams } from '../../science/solar/clearSky.js';
 import { horizonLayoutFor, type BudgetSite } from '../../science/solar/horizonBudget.js';
 import { buildTerrainModel, type TerrainModel } from '../../science/solar/terrainModel.js';
 import type { ProgressListener, TileSlice } from '../types.js';
@@ -20,7 +20,7 @@ import type { DailyKernelChoice } from '../sol/tileEngine.js';
 
 export interface SolarYearOptions {
   readonly outDir: string;
-  readonly params: KernelParams;
+  readonly params: ClearSkyParams;
   /** Worker threads; capped at the CPU count and at the number of tiles. */
   readonly threads: number;
   /** 0: no terrain shadowing (default: terrain shadows, horizons laid out by the error budget). */

@@ -2,8 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   DEFAULT_LAPSE_RATE_K_PER_KM,
-  lapseAdjustTemperature_C,
-  monthlyLapseRates_K_per_km,
+  lapseRateAdjustedTemperature,
+  monthlyLapseRatesKPerKm,
   resampleNearestToDem,
   lapseAdjustedTemperatureToDem,
 } from '../../../src/science/climate/index.js';
@@ -12,21 +12,21 @@ const close = (a: number, b: number, tol = 1e-9) => assert.ok(Math.abs(a - b) <=
 
 test('lapse rate: default 6.49 K/km, T unchanged at z_ref', () => {
   assert.equal(DEFAULT_LAPSE_RATE_K_PER_KM, 6.49);
-  assert.equal(lapseAdjustTemperature_C(12.3, 2500, 2500), 12.3);
+  assert.equal(lapseRateAdjustedTemperature(12.3, 2500, 2500), 12.3);
   // 500 m above the Daymet cell: −3.245 K.
-  close(lapseAdjustTemperature_C(10, 3000, 2500), 6.755);
+  close(lapseRateAdjustedTemperature(10, 3000, 2500), 6.755);
   // 250 m below: +1.6225 K.
-  close(lapseAdjustTemperature_C(-4, 2250, 2500), -2.3775);
-  close(lapseAdjustTemperature_C(0, 1000, 0, 5), -5);
+  close(lapseRateAdjustedTemperature(-4, 2250, 2500), -2.3775);
+  close(lapseRateAdjustedTemperature(0, 1000, 0, 5), -5);
 });
 
 test('monthly lapse rates: scalar broadcast, 12 values, wrong count throws', () => {
-  assert.deepEqual([...monthlyLapseRates_K_per_km()], new Array(12).fill(6.49));
-  assert.deepEqual([...monthlyLapseRates_K_per_km(5)], new Array(12).fill(5));
+  assert.deepEqual([...monthlyLapseRatesKPerKm()], new Array(12).fill(6.49));
+  assert.deepEqual([...monthlyLapseRatesKPerKm(5)], new Array(12).fill(5));
   const twelve = [4, 4.5, 5, 5.5, 6, 6.5, 7, 6.5, 6, 5.5, 5, 4.5];
-  assert.deepEqual([...monthlyLapseRates_K_per_km(twelve)], twelve);
-  assert.throws(() => monthlyLapseRates_K_per_km([1, 2, 3]), /12 values/);
-  assert.throws(() => monthlyLapseRates_K_per_km(Number.NaN), /finite/);
+  assert.deepEqual([...monthlyLapseRatesKPerKm(twelve)], twelve);
+  assert.throws(() => monthlyLapseRatesKPerKm([1, 2, 3]), /12 values/);
+  assert.throws(() => monthlyLapseRatesKPerKm(Number.NaN), /finite/);
 });
 
 test('nearest-neighbour resampling copies the cell value; −1 and nodata → NaN', () => {

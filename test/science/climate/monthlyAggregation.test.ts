@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  DAYS_IN_MONTH_365,
-  MONTH_START_DAY_INDEX,
+  DAYS_IN_MONTH,
+  DAY_OF_YEAR_BEFORE_MONTH,
   monthIndexOfYday,
   aggregateDailyToMonthly,
   aggregateDaymetYearToMonthly,
@@ -10,9 +10,9 @@ import {
 } from '../../../src/science/climate/index.js';
 
 test('365-day calendar: month lengths, starts and yday → month', () => {
-  assert.deepEqual([...DAYS_IN_MONTH_365], [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]);
-  assert.equal(DAYS_IN_MONTH_365.reduce((a, b) => a + b, 0), 365);
-  assert.deepEqual([...MONTH_START_DAY_INDEX], [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334]);
+  assert.deepEqual([...DAYS_IN_MONTH], [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]);
+  assert.equal(DAYS_IN_MONTH.reduce((a, b) => a + b, 0), 365);
+  assert.deepEqual([...DAY_OF_YEAR_BEFORE_MONTH], [0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334]);
   assert.equal(monthIndexOfYday(1), 0);
   assert.equal(monthIndexOfYday(31), 0);
   assert.equal(monthIndexOfYday(32), 1);
@@ -44,7 +44,7 @@ test('means and totals against hand computation (value = yday)', () => {
 test('constant series: total = value × month length', () => {
   const prcp = new Float64Array(365).fill(2);
   const total = aggregateDailyToMonthly(prcp, 'total');
-  assert.deepEqual([...total], DAYS_IN_MONTH_365.map((n) => 2 * n));
+  assert.deepEqual([...total], DAYS_IN_MONTH.map((n) => 2 * n));
 });
 
 test('missing −9999 days: mean of present days, total scaled, NaN below the threshold', () => {

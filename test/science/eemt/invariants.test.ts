@@ -78,8 +78,8 @@ function topoInputs(month: number): TopoGridInputs {
     vpPa: m.vpPa,
     elevationM: domain.z,
     referenceElevationM: domain.zRef,
-    topographicRadiationWhPerM2: m.sTopo,
-    flatRadiationWhPerM2: m.sFlat,
+    topographicRadiationWhM2: m.sTopo,
+    flatRadiationWhM2: m.sFlat,
     wetnessRatio: domain.alpha,
     northness: domain.north,
   };
@@ -173,8 +173,8 @@ test('TOPO invariants on random inputs', () => {
         vpPa: inputs.vpPa[i]!,
         elevationM: inputs.elevationM[i]!,
         referenceElevationM: inputs.referenceElevationM[i]!,
-        topographicRadiationWhPerM2: inputs.topographicRadiationWhPerM2[i]!,
-        flatRadiationWhPerM2: inputs.flatRadiationWhPerM2[i]!,
+        topographicRadiationWhM2: inputs.topographicRadiationWhM2[i]!,
+        flatRadiationWhM2: inputs.flatRadiationWhM2[i]!,
         wetnessRatio: inputs.wetnessRatio[i]!,
         northness: inputs.northness[i]!,
       });
@@ -207,8 +207,8 @@ test('S_i = 1 and T_topo = T_lapse when S_topo = S_flat; T\' = Daymet T when z =
       vpPa: 100 + 2000 * r(),
       elevationM: 3000 * r(),
       referenceElevationM: 3000 * r(),
-      topographicRadiationWhPerM2: s,
-      flatRadiationWhPerM2: s,
+      topographicRadiationWhM2: s,
+      flatRadiationWhM2: s,
       wetnessRatio: 1,
       northness: 0,
     };
@@ -245,7 +245,7 @@ test('monthly lapse rates select the month', () => {
 test('raising α raises E_PPT linearly', () => {
   const base = {
     tmaxC: 24, tminC: 11.5, prcpMm: 140, vpPa: 1300, elevationM: 2400, referenceElevationM: 2250,
-    topographicRadiationWhPerM2: 230000, flatRadiationWhPerM2: 260000, northness: 0.34,
+    topographicRadiationWhM2: 230000, flatRadiationWhM2: 260000, northness: 0.34,
   };
   const e1 = eemtTopoMonthPixel(8, { ...base, wetnessRatio: 1 }).ePptMJ;
   const e2 = eemtTopoMonthPixel(8, { ...base, wetnessRatio: 2 }).ePptMJ;
@@ -284,11 +284,11 @@ test('monotonic: north-facing EEMT_TOPO >= south-facing with identical climate',
         vpPa: 300 + 1200 * r(),
         elevationM: z,
         referenceElevationM: z + 200 * (r() - 0.5),
-        flatRadiationWhPerM2: sFlat,
+        flatRadiationWhM2: sFlat,
         wetnessRatio: alpha,
       };
-      north += eemtTopoMonthPixel(m, { ...climate, topographicRadiationWhPerM2: fNorth * sFlat, northness: nNorth }).eemtMJ;
-      south += eemtTopoMonthPixel(m, { ...climate, topographicRadiationWhPerM2: fSouth * sFlat, northness: nSouth }).eemtMJ;
+      north += eemtTopoMonthPixel(m, { ...climate, topographicRadiationWhM2: fNorth * sFlat, northness: nNorth }).eemtMJ;
+      south += eemtTopoMonthPixel(m, { ...climate, topographicRadiationWhM2: fSouth * sFlat, northness: nSouth }).eemtMJ;
     }
     assert.ok(north >= south, `trial ${trial}: north ${north} < south ${south}`);
   }
@@ -299,7 +299,7 @@ test('NaN in any input gives NaN out; month and length checks', () => {
   const full = (v: number) => new Float64Array(n).fill(v);
   const inputs = {
     tmaxC: full(20), tminC: full(10), prcpMm: full(80), vpPa: full(1000), elevationM: full(2000),
-    referenceElevationM: full(2000), topographicRadiationWhPerM2: full(200000), flatRadiationWhPerM2: full(200000),
+    referenceElevationM: full(2000), topographicRadiationWhM2: full(200000), flatRadiationWhM2: full(200000),
     wetnessRatio: full(1), northness: full(0),
   };
   for (const key of Object.keys(inputs) as (keyof typeof inputs)[]) {

@@ -69,8 +69,8 @@ test('kernel = scalar for every combination of pet_method, lieth_npp_gate and to
         {
           ...common,
           vpPa: column((c) => c.months[m]!.vp),
-          topographicRadiationWhPerM2: column((c) => c.months[m]!.sFlat * c.months[m]!.ratio),
-          flatRadiationWhPerM2: column((c) => c.months[m]!.sFlat),
+          topographicRadiationWhM2: column((c) => c.months[m]!.sFlat * c.months[m]!.ratio),
+          flatRadiationWhM2: column((c) => c.months[m]!.sFlat),
           wetnessRatio: column((c) => c.alpha),
           northness: column((c) => c.north),
         },
@@ -83,7 +83,7 @@ test('kernel = scalar for every combination of pet_method, lieth_npp_gate and to
         const s = eemtTradMonthPixel(month, { ...base, latitudeDeg: c.latitude, heatIndex: heatIndex[i]! }, option);
         const p = eemtTopoMonthPixel(
           month,
-          { ...base, vpPa: mm.vp, topographicRadiationWhPerM2: mm.sFlat * mm.ratio, flatRadiationWhPerM2: mm.sFlat, wetnessRatio: c.alpha, northness: c.north },
+          { ...base, vpPa: mm.vp, topographicRadiationWhM2: mm.sFlat * mm.ratio, flatRadiationWhM2: mm.sFlat, wetnessRatio: c.alpha, northness: c.north },
           option,
         );
         const what = `${JSON.stringify(option)} month ${month} cell ${i}`;
@@ -100,7 +100,7 @@ test('kernel = scalar for every combination of pet_method, lieth_npp_gate and to
 test('topo_npp=lieth: Lieth at the topographic mean temperature × n/365, frozen months only without the gate', () => {
   const inputs = {
     tmaxC: 14, tminC: 2, prcpMm: 60, vpPa: 700, elevationM: 2500, referenceElevationM: 2400,
-    topographicRadiationWhPerM2: 150000, flatRadiationWhPerM2: 180000, wetnessRatio: 1.2, northness: 0.3,
+    topographicRadiationWhM2: 150000, flatRadiationWhM2: 180000, wetnessRatio: 1.2, northness: 0.3,
   };
   const lieth = eemtTopoMonthPixel(4, inputs, { topoNppModel: 'lieth' });
   assert.ok(Math.abs(lieth.nppGPerM2 - (liethNetPrimaryProductivity(lieth.meanTemperatureC) * 30) / 365) < 1e-9);

@@ -12,7 +12,6 @@ import {
   hamonLinearDailyPotentialEvapotranspiration,
   hamonPotentialEvapotranspiration,
   hamonSaturationAveragePotentialEvapotranspiration,
-  lapseRateAdjustedTemperature,
   liethNetPrimaryProductivity,
   monthlyMeanDaylightHours,
   northness,
@@ -25,6 +24,7 @@ import {
   type TopoPixelInputs,
   type TradPixelInputs,
 } from '../../../src/science/eemt/index.js';
+import { lapseRateAdjustedTemperature } from '../../../src/science/climate/index.js';
 
 function close(actual: number, expected: number, rel = 1e-4, what = ''): void {
   const err = Math.abs(actual - expected) / Math.max(Math.abs(expected), 1e-300);
@@ -54,8 +54,8 @@ const topo: TopoPixelInputs = {
   vpPa: 1300,
   elevationM: 2400,
   referenceElevationM: 2250,
-  topographicRadiationWhPerM2: 230000,
-  flatRadiationWhPerM2: 260000,
+  topographicRadiationWhM2: 230000,
+  flatRadiationWhM2: 260000,
   wetnessRatio: 8.0 / 6.5,
   northness: northness(20 * deg, 0),
 };
@@ -89,8 +89,8 @@ function topoViaKernel(options: EemtOptionsInput = {}) {
       vpPa: col(topo.vpPa),
       elevationM: col(topo.elevationM),
       referenceElevationM: col(topo.referenceElevationM),
-      topographicRadiationWhPerM2: col(topo.topographicRadiationWhPerM2),
-      flatRadiationWhPerM2: col(topo.flatRadiationWhPerM2),
+      topographicRadiationWhM2: col(topo.topographicRadiationWhM2),
+      flatRadiationWhM2: col(topo.flatRadiationWhM2),
       wetnessRatio: col(topo.wetnessRatio),
       northness: col(topo.northness),
     },

@@ -123,7 +123,7 @@ test('years: both required for eemt, 1980–2024, end ≥ start (ParameterRangeE
 test('a server answering HTTP 500 fails the job with "Climate download failed:" before the solar phase', async () => {
   const failing = await startDaymetServer({ failFirst: 1000, failStatus: 500 });
   try {
-    const { outDir, promise, updates } = run(mcnCrop, { daymetBaseUrl: failing.url, climateDownload: { attempts: 2, retryDelay_ms: 10 } });
+    const { outDir, promise, updates } = run(mcnCrop, { daymetBaseUrl: failing.url, climateDownload: { attempts: 2, retryDelayMs: 10 } });
     await assert.rejects(promise, downloadError(/answered HTTP 500 .*2 attempts/));
     assert.equal(existsSync(join(outDir, 'global')), false);
     assert.ok(updates.some((u) => /retrying/.test(u.message)), 'retries are visible in the progress messages');
@@ -146,7 +146,7 @@ test('a stalled server shows in the progress messages, then times out', async ()
   try {
     const { promise, updates } = run(mcnCrop, {
       daymetBaseUrl: hanging.url,
-      climateDownload: { attempts: 1, timeout_ms: 1500, heartbeatSeconds: 0.4 },
+      climateDownload: { attempts: 1, timeoutMs: 1500, heartbeatSeconds: 0.4 },
     });
     await assert.rejects(promise, downloadError(/did not answer within 1\.5 s/));
     const waiting = updates.filter((u) => u.message.startsWith(`${EEMT_PHASE_LABELS.climate}: waiting for 127.0.0.1:`));

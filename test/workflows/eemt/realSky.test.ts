@@ -123,8 +123,8 @@ test('flat DEM with Daymet, two years: every real-sky monthly sum is the mean of
     vpPa: await read('daymet/vp/vp_2020_jul.tif'),
     elevationM: elevation,
     referenceElevationM: elevation,
-    topographicRadiationWhPerM2: realSky,
-    flatRadiationWhPerM2: realSky,
+    topographicRadiationWhM2: realSky,
+    flatRadiationWhM2: realSky,
     wetnessRatio: twi.map((v) => v / meanTwi),
     northness: new Float64Array(realSky.length),
   });

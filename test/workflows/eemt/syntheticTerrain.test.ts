@@ -62,8 +62,8 @@ test('flat DEM through the CLI: total_sun ≡ flat_total_sun, S_i ≡ 1, so EEMT
     vpPa: vp,
     elevationM: elevation,
     referenceElevationM: elevation, // the grids are already lapse-adjusted
-    topographicRadiationWhPerM2: flatSum,
-    flatRadiationWhPerM2: flatSum,
+    topographicRadiationWhM2: flatSum,
+    flatRadiationWhM2: flatSum,
     wetnessRatio: twi.map((v) => v / meanTwi),
     northness: new Float64Array(tmax.length),
   });
