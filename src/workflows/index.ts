@@ -5,6 +5,7 @@
 import type { ClimateSource } from '../climate/climateOnDem.js';
 import type { GridSpec } from '../raster/index.js';
 import { WorkflowInputError } from './failures.js';
+import { DEFAULT_NUMERIC_VALUES } from './parameters/contract.js';
 import { WHOLE_RUN, type WorkflowResult, type WorkflowRun, type WorkflowType } from './types.js';
 
 export type { RunMode, WorkflowParams, WorkflowResult, WorkflowRun, WorkflowType, ProgressUpdate } from './types.js';
@@ -38,7 +39,7 @@ export async function checkWorkflowInputs(
   const { checkEemtJobInputs } = await import('./eemt/index.js');
   const { ClimateCoverageError, daymetCellKey, resolveDaymetBaseUrl } = await import('../climate/index.js');
   try {
-    const { coverage } = await checkEemtJobInputs(dem, { start: params.start_year ?? 2020, end: params.end_year ?? params.start_year ?? 2020 });
+    const { coverage } = await checkEemtJobInputs(dem, { start: params.start_year ?? DEFAULT_NUMERIC_VALUES.start_year, end: params.end_year ?? params.start_year ?? DEFAULT_NUMERIC_VALUES.end_year });
     return { type: 'daymet', server: resolveDaymetBaseUrl(), cells: coverage.cells.map(daymetCellKey) };
   } catch (error) {
     if (error instanceof ClimateCoverageError) throw new WorkflowInputError(error.message);
