@@ -1,7 +1,7 @@
 /**
  * Compressing one GeoTIFF tile of Float32 values, compiled to WebAssembly (built by `scripts/build-wasm.mjs`
- * into build/wasm/deflateTile.wasm, loaded by src/raster/tileEncoderWasm.ts): the TIFF floating-point
- * predictor (Predictor 3, as src/raster/floatPredictor.ts), then one zlib stream (RFC 1950) of DEFLATE blocks
+ * into build/wasm/deflateTile.wasm, loaded by src/raster/tiff/tileEncoderWasm.ts): the TIFF floating-point
+ * predictor (Predictor 3, as src/raster/tiff/floatPredictor.ts), then one zlib stream (RFC 1950) of DEFLATE blocks
  * (RFC 1951) with Huffman codes made for their bytes, whose only matches are runs of the byte
  * before (distance 1) — what zlib's Z_RLE strategy looks for, the strategy the writer chose by measurement —
  * in blocks of as many symbols as zlib's, each with codes of its own. A tile that would not shrink is stored.

@@ -12,9 +12,9 @@ import { constants } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
-const { readDem, readRaster } = await import(dist('raster/readGeoTiff.js'));
-const { encodeFloat32Tile, rasterTiling } = await import(dist('raster/writeGeoTiff.js'));
-const { WasmTileEncoder } = await import(dist('raster/tileEncoderWasm.js'));
+const { readDem, readRaster } = await import(dist('raster/geotiff/readGeoTiff.js'));
+const { encodeFloat32Tile, rasterTiling } = await import(dist('raster/geotiff/writeGeoTiff.js'));
+const { WasmTileEncoder } = await import(dist('raster/tiff/tileEncoderWasm.js'));
 const { computeSolarYear } = await import(dist('workflows/solarYear/index.js'));
 
 const demPath = process.argv[2] ?? fileURLToPath(new URL('../test/fixtures/mcn_10m.tif', import.meta.url));

@@ -39,7 +39,7 @@ const params = { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 };
 function baselineBuild(ref) {
   const root = join(repo, 'bench/baseline', ref.replace(/[^\w.-]/g, '_'));
   const dist = join(root, 'dist');
-  if (existsSync(join(dist, 'workflows/sol/plan.js'))) return dist;
+  if (existsSync(join(dist, 'workflows/solarYear/tilePlan.js'))) return dist;
   rmSync(root, { recursive: true, force: true });
   mkdirSync(root, { recursive: true });
   // with its WebAssembly kernels where the ref has them (assembly/ and the script that compiles them)
@@ -57,12 +57,12 @@ const load = (dist, path) => import(pathToFileURL(join(dist, path)).href);
 
 /** Loads one build and prepares its terrain; returns { name, layout, horizonSeconds, runDays(days) }. */
 async function prepare(name, dist, kernelChoice = 'typescript', beamPart = false) {
-  const { readDem } = await load(dist, 'raster/readGeoTiff.js');
-  const { createGeodesy } = await load(dist, 'raster/geodesy.js');
+  const { readDem } = await load(dist, 'raster/geotiff/readGeoTiff.js');
+  const { createGeodesy } = await load(dist, 'raster/geo/geodesy.js');
   const { hornGradient } = await load(dist, 'science/terrain/slopeAspect.js');
   const { surfaceTerms } = await load(dist, 'science/solar/surface.js');
   const kernel = await load(dist, 'science/solar/dailyKernel.js');
-  const plan = await load(dist, 'workflows/sol/plan.js');
+  const plan = await load(dist, 'workflows/solarYear/tilePlan.js');
   const dem = await readDem(demPath);
   const { width, height } = dem.grid;
   const geodesy = createGeodesy(dem.grid);

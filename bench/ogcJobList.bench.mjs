@@ -14,7 +14,7 @@ const { values: args } = parseArgs({ options: { jobs: { type: 'string', default:
 const count = Number(args.jobs);
 const runs = Number(args.runs);
 const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
-const { JobStore } = await import(dist('jobs/store.js'));
+const { JobStore } = await import(dist('jobs/store/store.js'));
 const { jobListFilter } = await import(dist('server/ogc/jobListQuery.js'));
 const { ogcStatus } = await import(dist('server/ogc/statusInfo.js'));
 const { CANCELLED_MESSAGE } = await import(dist('jobs/types.js'));

@@ -8,7 +8,7 @@ import { pathToFileURL } from 'node:url';
 
 const [demPath, outDir, threadsArg, daysArg, root] = process.argv.slice(2);
 const dist = (path) => (root ? pathToFileURL(`${root}/dist/${path}`).href : new URL(`../dist/${path}`, import.meta.url).href);
-const { readDem } = await import(dist('raster/readGeoTiff.js'));
+const { readDem } = await import(dist('raster/geotiff/readGeoTiff.js'));
 const { computeSolarYear } = await import(dist('workflows/solarYear/index.js'));
 const threads = Number(threadsArg);
 const days = daysArg === 'all' ? undefined : daysArg.split(',').map(Number);

@@ -5,7 +5,7 @@
  */
 import { statfs } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { bytesNeeded, notEnoughSpaceMessage } from '../jobs/diskSpace.js';
+import { bytesNeeded, notEnoughSpaceMessage } from '../jobs/admission/diskSpace.js';
 import { formatBytes } from '../util/bytes.js';
 import { estimateOutputBytes } from '../workflows/outputSize.js';
 import type { WorkflowParams, WorkflowType } from '../workflows/types.js';

@@ -32,9 +32,9 @@ import {
   rangeText,
 } from '../workflows/parameters/contract.js';
 import { ParameterRangeError, validateWorkflowParams } from '../workflows/params.js';
-import { DaySpecError, parseDaySpec } from '../workflows/sol/days.js';
-import { MAX_REQUESTED_TILE_SIZE, checkTileSize } from '../workflows/sol/plan.js';
-import { prestartSolWorkers } from '../workflows/sol/workerPool.js';
+import { DaySpecError, parseDaySpec } from '../workflows/solarYear/days.js';
+import { MAX_REQUESTED_TILE_SIZE, checkTileSize } from '../workflows/solarYear/tilePlan.js';
+import { prestartSolWorkers } from '../workflows/solarYear/workerPool.js';
 import type { NumericWorkflowParam, PhaseTimings, ProgressListener, WorkflowParams, WorkflowType } from '../workflows/types.js';
 import { checkOutputSpace } from './outputSpace.js';
 import { progressDisplay } from './progress.js';

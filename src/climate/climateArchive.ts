@@ -9,7 +9,7 @@
  * beyond any real raster). Symbolic links, encrypted entries and unknown compression methods are refused.
  * While an entry is inflated its bytes are counted against its declared size and the limits again. The work of
  * a read is bounded by these sizes, not by the wall clock, which a busy machine stretches for honest files too
- * (the processes that read untrusted archives at submission also have a processor-time budget: jobs/demCheck.ts).
+ * (the processes that read untrusted archives at submission also have a processor-time budget: jobs/admission/demCheck.ts).
  */
 import { createHash } from 'node:crypto';
 import yauzl, { type Entry, type ZipFile } from 'yauzl';

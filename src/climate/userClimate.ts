@@ -11,10 +11,12 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { basename } from 'node:path';
-import { RasterFormatError, cellCentreLatitudes, readRasterFromBuffer, type Dem, type GridSpec } from '../raster/index.js';
+import { cellCentreLatitudes } from '../raster/geo/geodesy.js';
+import { readRasterFromBuffer } from '../raster/geotiff/readGeoTiff.js';
+import { RasterFormatError, type Dem, type GridSpec } from '../raster/types.js';
 import { SECONDS_PER_HOUR } from '../science/calendar.js';
 import { monthGeometry, monthlyDiffuseWhM2, type MonthGeometry } from '../science/solar/realSky.js';
-import type { ReadLimits } from '../raster/readGeoTiff.js';
+import type { ReadLimits } from '../raster/geotiff/readGeoTiff.js';
 import { ClimateArchive, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './climateArchive.js';
 import {
   CLIMATE_VARIABLES,

@@ -13,8 +13,8 @@ export {
   type DemSummary,
   type RasterData,
   type ReadLimits,
-} from './readGeoTiff.js';
-export { inspectTiff, inspectTiffFile, type TiffLimits, type TiffSummary } from './tiffStructure.js';
+} from './geotiff/readGeoTiff.js';
+export { inspectTiff, inspectTiffFile, type TiffLimits, type TiffSummary } from './tiff/tiffStructure.js';
 export {
   DEFAULT_DEFLATE_LEVEL,
   DEFAULT_TILE_SIZE,
@@ -22,5 +22,5 @@ export {
   writeFloat32GeoTiff,
   writeFloat32GeoTiffSync,
   type Float32GeoTiffOptions,
-} from './writeGeoTiff.js';
-export { cellCentreLatitudes, createGeodesy, type Geodesy } from './geodesy.js';
+} from './geotiff/writeGeoTiff.js';
+export { cellCentreLatitudes, createGeodesy, type Geodesy } from './geo/geodesy.js';

@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { resolveDaymetBaseUrl, resolveDaymetMaxPoints } from '../climate/daymetSettings.js';
-import { DEFAULT_SPLIT_MIN_CELLS, DEFAULT_SPLIT_PARTS } from '../jobs/partPlan.js';
+import { DEFAULT_SPLIT_MIN_CELLS, DEFAULT_SPLIT_PARTS } from '../jobs/queue/partPlan.js';
 import { MAX_TILE_SLICES } from '../workflows/partWork.js';
 import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
 import type { RuntimeChoice } from '../runtime/select.js';

@@ -5,7 +5,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { QueueUnavailableError } from '../jobs/queue.js';
+import { QueueUnavailableError } from '../jobs/queue/queue.js';
 import { JobError } from '../jobs/types.js';
 import { echoed } from '../util/echoed.js';
 

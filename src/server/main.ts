@@ -6,7 +6,7 @@
  * data locked by another service, a job runtime that cannot run any job with this machine's folders, address
  * in use); 1 for anything else.
  */
-import { ServiceLockedError } from '../jobs/serviceLock.js';
+import { ServiceLockedError } from '../jobs/store/serviceLock.js';
 import { RuntimeSetupError } from '../runtime/types.js';
 import { ConfigError, configFromEnv } from './config.js';
 import pages from './pages/index.js';

@@ -9,15 +9,15 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyServerOptions } from 'fastify';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { CleanupService } from '../jobs/cleanup.js';
-import type { DemChecker } from '../jobs/demCheck.js';
-import { UploadsInProgress } from '../jobs/orphans.js';
-import { JobPaths } from '../jobs/paths.js';
-import type { JobQueue } from '../jobs/queue.js';
-import { DEFAULT_SPLIT_MIN_CELLS, DEFAULT_SPLIT_PARTS } from '../jobs/partPlan.js';
-import { JobScheduler } from '../jobs/scheduler.js';
-import { ServiceLock } from '../jobs/serviceLock.js';
-import { JobStore } from '../jobs/store.js';
+import { CleanupService } from '../jobs/cleanup/cleanup.js';
+import type { DemChecker } from '../jobs/admission/demCheck.js';
+import { UploadsInProgress } from '../jobs/queue/orphans.js';
+import { JobPaths } from '../jobs/store/paths.js';
+import type { JobQueue } from '../jobs/queue/queue.js';
+import { DEFAULT_SPLIT_MIN_CELLS, DEFAULT_SPLIT_PARTS } from '../jobs/queue/partPlan.js';
+import { JobScheduler } from '../jobs/queue/scheduler.js';
+import { ServiceLock } from '../jobs/store/serviceLock.js';
+import { JobStore } from '../jobs/store/store.js';
 import { selectRuntime } from '../runtime/select.js';
 import type { JobRuntime } from '../runtime/types.js';
 import { buildApp } from './app.js';
@@ -94,7 +94,7 @@ async function assemble(config: ServiceConfig, options: ServiceOptions, paths: J
   };
   // The distributed queue's modules (BullMQ, ioredis: ≈ 0.2 s) are loaded only when it is configured.
   const scheduler: JobQueue = config.redisUrl
-    ? new (await import('../jobs/redisQueue.js')).RedisJobQueue({
+    ? new (await import('../jobs/queue/redisQueue.js')).RedisJobQueue({
         store,
         paths,
         redisUrl: config.redisUrl,

@@ -24,17 +24,17 @@ import {
   type PartData,
   type PartProgress,
   type PartSpec,
-} from '../jobs/distributed.js';
-import { bytesNeeded, folderSpace, fullestFolder, isDiskFullCode, isDiskFullError, notEnoughSpaceMessage, outOfDiskSpaceMessage } from '../jobs/diskSpace.js';
-import { diskUsageBytes } from '../jobs/files.js';
-import { appendJobLog } from '../jobs/jobLog.js';
-import { removePartialOutputs } from '../jobs/partialOutputs.js';
-import type { JobPaths } from '../jobs/paths.js';
-import type { WorkerInfo } from '../jobs/queue.js';
-import { resultFiles } from '../jobs/results.js';
-import { CANCELLED_MESSAGE } from '../jobs/scheduler.js';
+} from '../jobs/queue/distributed.js';
+import { bytesNeeded, folderSpace, fullestFolder, isDiskFullCode, isDiskFullError, notEnoughSpaceMessage, outOfDiskSpaceMessage } from '../jobs/admission/diskSpace.js';
+import { diskUsageBytes } from '../jobs/store/files.js';
+import { appendJobLog } from '../jobs/store/jobLog.js';
+import { removePartialOutputs } from '../jobs/cleanup/partialOutputs.js';
+import type { JobPaths } from '../jobs/store/paths.js';
+import type { WorkerInfo } from '../jobs/queue/queue.js';
+import { resultFiles } from '../jobs/catalogue/results.js';
+import { CANCELLED_MESSAGE } from '../jobs/queue/scheduler.js';
 import type { ChildMessage } from '../runtime/protocol.js';
-import { removeSolarSlices } from '../workflows/sol/slices.js';
+import { removeSolarSlices } from '../workflows/solarYear/slices.js';
 import { containerName, type JobExit, type JobLaunch, type JobRuntime, type RunningJob } from '../runtime/types.js';
 import { formatBytes } from '../util/bytes.js';
 

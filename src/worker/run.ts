@@ -5,7 +5,7 @@
  * Exit codes: 0 after a stop; 2 for an invalid setting, or a job runtime that cannot run any part with this
  * machine's folders.
  */
-import { JobPaths } from '../jobs/paths.js';
+import { JobPaths } from '../jobs/store/paths.js';
 import { selectRuntime } from '../runtime/select.js';
 import { RuntimeSetupError } from '../runtime/types.js';
 import { PartWorker } from './partWorker.js';

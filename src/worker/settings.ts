@@ -3,8 +3,8 @@
  * service's, at the same paths on shared storage), parts at once, the job runtime and its limits, and the part
  * lock. Names and defaults are the service's where they mean the same thing.
  */
-import { DEFAULT_LOCK_MS } from '../jobs/distributed.js';
-import type { DataDirs } from '../jobs/paths.js';
+import { DEFAULT_LOCK_MS } from '../jobs/queue/distributed.js';
+import type { DataDirs } from '../jobs/store/paths.js';
 import { parseCpuLimit, parseMemorySize } from '../runtime/limits.js';
 import type { RuntimeChoice } from '../runtime/select.js';
 import { parseDecimal } from '../util/decimal.js';

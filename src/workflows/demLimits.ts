@@ -6,7 +6,7 @@
  *
  * The same limit is applied when a DEM is submitted and when the job reads it.
  */
-import type { ReadLimits } from '../raster/index.js';
+import type { ReadLimits } from '../raster/geotiff/readGeoTiff.js';
 import type { WorkflowType } from './types.js';
 
 /**

@@ -3,7 +3,7 @@
  * `runWorkflow(type, run)` dispatching to them.
  */
 import type { ClimateSource } from '../climate/climateOnDem.js';
-import type { GridSpec } from '../raster/index.js';
+import type { GridSpec } from '../raster/types.js';
 import { WorkflowInputError } from './failures.js';
 import { DEFAULT_NUMERIC_VALUES } from './parameters/contract.js';
 import { WHOLE_RUN, type WorkflowResult, type WorkflowRun, type WorkflowType } from './types.js';

@@ -14,7 +14,7 @@
  */
 import { DEFAULT_EEMT_OPTIONS } from '../science/eemt/constants.js';
 import { CLIMATE_GRID_VARIABLES, EEMT_MODELS } from './eemt/products.js';
-import { completeMonths, DAYS_PER_YEAR } from './sol/products.js';
+import { completeMonths, DAYS_PER_YEAR } from './solarYear/products.js';
 import type { WorkflowParams, WorkflowType } from './types.js';
 
 /** The kinds of output file, each with its own compressed size per cell. */

@@ -1,6 +1,6 @@
 /**
  * The parts of a job split across workers compute a slice of the solar year's compute tiles each, then one run
- * assembles them (`RunMode` in types.ts). The job layer plans parts (`jobs/partPlan.ts`), the runtimes hand their
+ * assembles them (`RunMode` in types.ts). The job layer plans parts (`jobs/queue/partPlan.ts`), the runtimes hand their
  * mode to the job child, and the workflows run them (`runWorkflow`).
  */
 

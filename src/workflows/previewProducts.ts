@@ -15,7 +15,7 @@
  *   slope             slope angle                                               degrees
  */
 import { EEMT_ANNUAL_UNITS, eemtMeanPath, monthlyRealSkyGlobalPath, TOPO_SLOPE_PATH, TOPO_TWI_PATH, type EemtModel } from './eemt/products.js';
-import { DAYS_PER_YEAR, MONTH_NAMES, dailyGlobalPath, dailyHoursPath, monthlyGlobalPath } from './sol/products.js';
+import { DAYS_PER_YEAR, MONTH_NAMES, dailyGlobalPath, dailyHoursPath, monthlyGlobalPath } from './solarYear/products.js';
 import type { WorkflowParams, WorkflowType } from './types.js';
 
 export interface PreviewProduct {

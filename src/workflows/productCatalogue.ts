@@ -1,5 +1,5 @@
 /**
- * What a file of a job's output tree is, from its path (the paths of ./sol/products.ts and ./eemt/products.ts):
+ * What a file of a job's output tree is, from its path (the paths of ./solarYear/products.ts and ./eemt/products.ts):
  * a title, the unit of its values (GeoTIFFs) and the group it belongs to — the 365 daily global maps and the
  * 365 daily sunshine-hour maps form groups of their own; everything else is a summary product.
  */

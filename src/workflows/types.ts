@@ -11,7 +11,7 @@ export interface TileSlice {
 
 /**
  * What a run computes. A whole job is one run; a job split across workers (the job layer plans its parts,
- * `jobs/partPlan.ts`) runs its solar year in tile slices, then assembles it:
+ * `jobs/queue/partPlan.ts`) runs its solar year in tile slices, then assembles it:
  * - `whole`: the whole workflow;
  * - `slice`: only this slice of the solar year's compute tiles, for the run's days, left under the output folder for
  *   the assembly (`sol/slices.ts`); eemt checks its inputs first and runs no other phase;

@@ -3,8 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CleanupService } from '../../src/jobs/cleanup.js';
-import { JobStore } from '../../src/jobs/store.js';
+import { CleanupService } from '../../src/jobs/cleanup/cleanup.js';
+import { JobStore } from '../../src/jobs/store/store.js';
 import { makeEnv, PARAMS } from './helpers.js';
 
 describe('retention cleanup', () => {

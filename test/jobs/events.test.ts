@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { followJob, StoreJobEvents, type JobEvent } from '../../src/jobs/events.js';
-import { JobStore } from '../../src/jobs/store.js';
+import { followJob, StoreJobEvents, type JobEvent } from '../../src/jobs/queue/events.js';
+import { JobStore } from '../../src/jobs/store/store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'eemt-events-'));
 const store = new JobStore(join(root, 'jobs.db'));

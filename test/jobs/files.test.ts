@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { listRegularFiles, NotRegularFileError, openRegularFile, tailLines } from '../../src/jobs/files.js';
-import { zipStream } from '../../src/jobs/results.js';
+import { listRegularFiles, NotRegularFileError, openRegularFile, tailLines } from '../../src/jobs/store/files.js';
+import { zipStream } from '../../src/jobs/catalogue/results.js';
 import { tempDir } from '../raster/gdal.js';
 
 const { dir, cleanup } = tempDir('eemt-files');

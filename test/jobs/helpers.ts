@@ -2,8 +2,8 @@
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JobPaths } from '../../src/jobs/paths.js';
-import { JobStore } from '../../src/jobs/store.js';
+import { JobPaths } from '../../src/jobs/store/paths.js';
+import { JobStore } from '../../src/jobs/store/store.js';
 import type { JobParameters } from '../../src/jobs/types.js';
 import { ProcessRuntime } from '../../src/runtime/process.js';
 

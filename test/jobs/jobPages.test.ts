@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, beforeEach, describe, test } from 'node:test';
-import type { JobListFilter } from '../../src/jobs/jobPages.js';
-import { JobStore } from '../../src/jobs/store.js';
+import type { JobListFilter } from '../../src/jobs/store/jobPages.js';
+import { JobStore } from '../../src/jobs/store/store.js';
 import { CANCELLED_MESSAGE, type JobRecord } from '../../src/jobs/types.js';
 
 const root = mkdtempSync(join(tmpdir(), 'eemt-pages-'));

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CleanupService } from '../../src/jobs/cleanup.js';
+import { CleanupService } from '../../src/jobs/cleanup/cleanup.js';
 import { makeEnv, PARAMS } from './helpers.js';
 
 describe('data that belongs to no job', () => {

@@ -1,7 +1,7 @@
 /** How a job is split: tile slices covering the tiles once, a last part assembling them, weights summing to 1, small DEMs whole. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AFTER_SOLAR_PART, ASSEMBLE_PART, ASSEMBLY_SHARE, planParts, runsLast } from '../../src/jobs/partPlan.js';
+import { AFTER_SOLAR_PART, ASSEMBLE_PART, ASSEMBLY_SHARE, planParts, runsLast } from '../../src/jobs/queue/partPlan.js';
 import { eemtSolarShare } from '../../src/workflows/eemt/progress.js';
 
 const SPLIT = { minCells: 1000, parts: 4 };

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { resultEntries, zipStream } from '../../src/jobs/results.js';
+import { resultEntries, zipStream } from '../../src/jobs/catalogue/results.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'results-zip-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

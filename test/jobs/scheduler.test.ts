@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { CANCELLED_MESSAGE, INTERRUPTED_MESSAGE, JobScheduler, workflowProgress } from '../../src/jobs/scheduler.js';
+import { CANCELLED_MESSAGE, INTERRUPTED_MESSAGE, JobScheduler, workflowProgress } from '../../src/jobs/queue/scheduler.js';
 import { makeEnv, PARAMS, waitFor } from './helpers.js';
 
 describe('job scheduler (real child processes)', () => {

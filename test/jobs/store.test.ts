@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { JobStore, MIGRATIONS } from '../../src/jobs/store.js';
+import { JobStore, MIGRATIONS } from '../../src/jobs/store/store.js';
 
 const root = mkdtempSync(join(tmpdir(), 'eemt-store-'));
 after(() => rmSync(root, { recursive: true, force: true }));

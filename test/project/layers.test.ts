@@ -29,16 +29,20 @@ function sourceFiles(dir: string): string[] {
   );
 }
 
-/** src-relative module paths (without extension) that `file` imports. */
-function importsOf(file: string): string[] {
+/** src-relative module paths (without extension) that `file` imports: statically (`from`), or all (with `import()`). */
+function importsOf(file: string, pattern: RegExp): string[] {
   const text = readFileSync(file, 'utf8');
-  const specs = [...text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*)'(\.{1,2}\/[^']+)'/g)].map((m) => m[1]!);
+  const specs = [...text.matchAll(pattern)].map((m) => m[1]!);
   return specs
     .map((spec) => relative(SRC, normalize(join(dirname(file), spec))).replace(/\.(js|ts)$/, ''))
     .filter((target) => !target.startsWith('..'));
 }
 
-const graph = new Map(sourceFiles(SRC).map((file) => [relative(SRC, file).replace(/\.ts$/, ''), importsOf(file)]));
+const STATIC_IMPORT = /\bfrom\s+'(\.{1,2}\/[^']+)'/g;
+const ANY_IMPORT = /(?:\bfrom\s+|\bimport\s*\(\s*)'(\.{1,2}\/[^']+)'/g;
+const moduleName = (file: string) => relative(SRC, file).replace(/\.ts$/, '');
+const graph = new Map(sourceFiles(SRC).map((file) => [moduleName(file), importsOf(file, ANY_IMPORT)]));
+const staticGraph = new Map(sourceFiles(SRC).map((file) => [moduleName(file), importsOf(file, STATIC_IMPORT)]));
 const top = (module: string) => module.split('/')[0]!;
 
 test('every src/ folder is a known layer and imports only its own layer or lower ones', () => {
@@ -95,6 +99,14 @@ test('route modules are leaves: only the app registers them, nothing imports fro
     targets.filter((target) => target.startsWith('server/routes/') && module !== 'server/app').map((target) => `${module} → ${target}`),
   );
   assert.deepEqual(importers, []);
+});
+
+// A lazy import() of a whole folder (the CLI loading a workflow only when it runs it) goes through its index.ts.
+test("src/ imports the module that defines a name, not a folder's re-exporting index.ts", () => {
+  const barrels = ['raster/index', 'climate/index', 'science/eemt/index', 'science/climate/index', 'workflows/sol/index', 'workflows/eemt/index'];
+  for (const barrel of barrels) assert.ok(graph.has(barrel), `${barrel} exists`);
+  const through = [...staticGraph].flatMap(([module, targets]) => targets.filter((target) => barrels.includes(target)).map((target) => `${module} → ${target}`));
+  assert.deepEqual(through, []);
 });
 
 test('the test sees the modules it judges (a sanity check of the reader)', () => {

@@ -10,9 +10,9 @@ import {
   packBitsDecodeBounded,
   prepareZstd,
   zstdDecodeBounded,
-} from '../../src/raster/boundedDecoders.js';
+} from '../../src/raster/tiff/boundedDecoders.js';
 import { RasterFormatError, readDemFromBuffer } from '../../src/raster/index.js';
-import { inspectTiff, bytesSource } from '../../src/raster/tiffStructure.js';
+import { inspectTiff, bytesSource } from '../../src/raster/tiff/tiffStructure.js';
 import { inflateBombDem, shrunkStripDem, zlibOfZeros } from '../security/hostileTiffs.js';
 import { FIXTURE_DEM, gdalRead, tempDir, translate } from './gdal.js';
 

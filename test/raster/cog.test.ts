@@ -3,12 +3,12 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GDAL_GHOST_AREA } from '../../src/raster/cogLayout.js';
-import { GeoTiffStreams } from '../../src/raster/geoTiffStreams.js';
-import { averageRowPair, OverviewPyramid, overviewTilings } from '../../src/raster/overviews.js';
-import { readDem, readRaster } from '../../src/raster/readGeoTiff.js';
+import { GDAL_GHOST_AREA } from '../../src/raster/cog/cogLayout.js';
+import { GeoTiffStreams } from '../../src/raster/geotiff/geoTiffStreams.js';
+import { averageRowPair, OverviewPyramid, overviewTilings } from '../../src/raster/cog/overviews.js';
+import { readDem, readRaster } from '../../src/raster/geotiff/readGeoTiff.js';
 import type { GridSpec } from '../../src/raster/types.js';
-import { encodeFloat32GeoTiff, encodeFloat32Tile, rasterTiling, tileCompression, writeFloat32GeoTiffSync } from '../../src/raster/writeGeoTiff.js';
+import { encodeFloat32GeoTiff, encodeFloat32Tile, rasterTiling, tileCompression, writeFloat32GeoTiffSync } from '../../src/raster/geotiff/writeGeoTiff.js';
 import { FIXTURE_DEM, gdal, gdalinfoAsync, gdalReadAsync, tempDir, translate, validateCog } from './gdal.js';
 
 let dir = '';

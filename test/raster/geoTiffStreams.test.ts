@@ -3,11 +3,11 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GeoTiffStreams, assembleCog, type CogAssemblyJob } from '../../src/raster/geoTiffStreams.js';
-import { readDem, readRaster } from '../../src/raster/readGeoTiff.js';
+import { GeoTiffStreams, assembleCog, type CogAssemblyJob } from '../../src/raster/geotiff/geoTiffStreams.js';
+import { readDem, readRaster } from '../../src/raster/geotiff/readGeoTiff.js';
 import type { GridSpec } from '../../src/raster/types.js';
-import { encodeFloat32GeoTiff, encodeFloat32Tile, rasterTiling, tileCompression, type RasterTiling } from '../../src/raster/writeGeoTiff.js';
-import { partialStatistics } from '../../src/raster/statistics.js';
+import { encodeFloat32GeoTiff, encodeFloat32Tile, rasterTiling, tileCompression, type RasterTiling } from '../../src/raster/geotiff/writeGeoTiff.js';
+import { partialStatistics } from '../../src/raster/geotiff/statistics.js';
 import { FIXTURE_DEM, gdalinfo, gdalRead, tempDir } from './gdal.js';
 
 let dir = '';

@@ -1,9 +1,9 @@
 // Needs: gdal
 import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { crsFromGeoKeys } from '../../src/raster/crs.js';
-import { cellCentreLatitudes, createGeodesy } from '../../src/raster/geodesy.js';
-import { readDem } from '../../src/raster/readGeoTiff.js';
+import { crsFromGeoKeys } from '../../src/raster/geo/crs.js';
+import { cellCentreLatitudes, createGeodesy } from '../../src/raster/geo/geodesy.js';
+import { readDem } from '../../src/raster/geotiff/readGeoTiff.js';
 import type { GeoKeyEntry, GeoTransform, GridSpec } from '../../src/raster/types.js';
 import { FIXTURE_DEM, gdaltransform } from './gdal.js';
 

@@ -8,9 +8,9 @@ import { hillshade } from '../../src/raster/preview/hillshade.js';
 import { AMBIENT_LIGHT, colourise, encodePng, legendStops } from '../../src/raster/preview/render.js';
 import { summedPreview, summedStatistics } from '../../src/raster/preview/summedMap.js';
 import { VIRIDIS } from '../../src/raster/preview/viridis.js';
-import { previewSize, RasterLevels } from '../../src/raster/rasterLevels.js';
-import { writeFloat32GeoTiff } from '../../src/raster/writeGeoTiff.js';
-import { readDem } from '../../src/raster/readGeoTiff.js';
+import { previewSize, RasterLevels } from '../../src/raster/cog/rasterLevels.js';
+import { writeFloat32GeoTiff } from '../../src/raster/geotiff/writeGeoTiff.js';
+import { readDem } from '../../src/raster/geotiff/readGeoTiff.js';
 import type { GridSpec } from '../../src/raster/types.js';
 import { FIXTURE_DEM, gdal, tempDir } from './gdal.js';
 

@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readDem, readDemFromBuffer, readRaster, readRasterFromBuffer, validateDem, validateDemFromBuffer } from '../../src/raster/readGeoTiff.js';
+import { readDem, readDemFromBuffer, readRaster, readRasterFromBuffer, validateDem, validateDemFromBuffer } from '../../src/raster/geotiff/readGeoTiff.js';
 import { RasterFormatError } from '../../src/raster/types.js';
 import { FIXTURE_DEM, gdalinfoAsync, gdalReadAsync, tempDir, translate, translateAsync, type GdalInfo } from './gdal.js';
 import { buildTiff, float32Bytes, UTM13N_KEYS, type TiffSpec } from './tiffBuilder.js';

@@ -2,8 +2,8 @@
  * Builds small uncompressed single-strip TIFFs with chosen tags, for reader tests of malformed or unusual
  * files that GDAL would not write (or would take a process spawn to write).
  */
-import { assembleTiff, TagType, type TiffTag } from '../../src/raster/tiffLayout.js';
-import { encodeGeoKeyDirectory } from '../../src/raster/geoKeys.js';
+import { assembleTiff, TagType, type TiffTag } from '../../src/raster/tiff/tiffLayout.js';
+import { encodeGeoKeyDirectory } from '../../src/raster/geotiff/geoKeys.js';
 import type { GeoKeyEntry } from '../../src/raster/types.js';
 
 export interface TiffSpec {

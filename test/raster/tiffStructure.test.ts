@@ -11,7 +11,7 @@ import {
   MAX_IMAGE_DIRECTORIES,
   type ByteSource,
   type TiffLimits,
-} from '../../src/raster/tiffStructure.js';
+} from '../../src/raster/tiff/tiffStructure.js';
 import {
   selfLoopingDirectory,
   sharedTileDem,

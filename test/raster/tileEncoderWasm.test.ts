@@ -9,9 +9,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { constants, deflateSync, inflateSync } from 'node:zlib';
-import { decodeFloatPredictorRows, encodeFloatPredictorRows } from '../../src/raster/floatPredictor.js';
-import { WasmTileEncoder, wasmEncodes } from '../../src/raster/tileEncoderWasm.js';
-import { tileCompression } from '../../src/raster/writeGeoTiff.js';
+import { decodeFloatPredictorRows, encodeFloatPredictorRows } from '../../src/raster/tiff/floatPredictor.js';
+import { WasmTileEncoder, wasmEncodes } from '../../src/raster/tiff/tileEncoderWasm.js';
+import { tileCompression } from '../../src/raster/geotiff/writeGeoTiff.js';
 
 function random(seed: number): () => number {
   let s = seed;

@@ -3,10 +3,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { decodeFloatPredictorRows, encodeFloatPredictorRows } from '../../src/raster/floatPredictor.js';
-import { readDem, readRaster } from '../../src/raster/readGeoTiff.js';
+import { decodeFloatPredictorRows, encodeFloatPredictorRows } from '../../src/raster/tiff/floatPredictor.js';
+import { readDem, readRaster } from '../../src/raster/geotiff/readGeoTiff.js';
 import type { GridSpec } from '../../src/raster/types.js';
-import { encodeFloat32GeoTiff, writeFloat32GeoTiff, writeFloat32GeoTiffSync } from '../../src/raster/writeGeoTiff.js';
+import { encodeFloat32GeoTiff, writeFloat32GeoTiff, writeFloat32GeoTiffSync } from '../../src/raster/geotiff/writeGeoTiff.js';
 import { FIXTURE_DEM, gdalinfo, gdalRead, tempDir, translateAsync, type GdalInfo } from './gdal.js';
 
 let dir = '';

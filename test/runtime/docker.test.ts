@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { JobStore } from '../../src/jobs/store.js';
+import { JobStore } from '../../src/jobs/store/store.js';
 import { DockerRuntime, JOB_LABEL, jobUser } from '../../src/runtime/docker.js';
 import type { RuntimeLimits } from '../../src/runtime/types.js';
 import { climateFiles, europeDem, zipOf } from '../helpers/climateGrids.js';

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test, type TestContext } from 'node:test';
-import { DemChecker } from '../../src/jobs/demCheck.js';
+import { DemChecker } from '../../src/jobs/admission/demCheck.js';
 import { JOB_BASE_BYTES, JOB_BYTES_PER_DEM_CELL } from '../../src/workflows/demLimits.js';
 import { ProcessRuntime } from '../../src/runtime/process.js';
 import type { ServiceConfig } from '../../src/server/config.js';

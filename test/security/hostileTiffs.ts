@@ -7,8 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { constants, deflateRawSync, deflateSync } from 'node:zlib';
-import { encodeGeoKeyDirectory } from '../../src/raster/geoKeys.js';
-import { assembleTiff, TagType, type TiffTag } from '../../src/raster/tiffLayout.js';
+import { encodeGeoKeyDirectory } from '../../src/raster/geotiff/geoKeys.js';
+import { assembleTiff, TagType, type TiffTag } from '../../src/raster/tiff/tiffLayout.js';
 import { UTM13N_KEYS } from '../raster/tiffBuilder.js';
 
 export const FIXTURE_DEM = new URL('../fixtures/mcn_10m.tif', import.meta.url).pathname;

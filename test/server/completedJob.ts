@@ -6,12 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readDem } from '../../src/raster/readGeoTiff.js';
+import { readDem } from '../../src/raster/geotiff/readGeoTiff.js';
 import type { JobParameters } from '../../src/jobs/types.js';
 import type { GridSpec } from '../../src/raster/types.js';
 import type { WorkflowType } from '../../src/workflows/types.js';
-import { writeFloat32GeoTiff } from '../../src/raster/writeGeoTiff.js';
-import { dailyGlobalPath, dailyHoursPath, monthlyGlobalPath } from '../../src/workflows/sol/products.js';
+import { writeFloat32GeoTiff } from '../../src/raster/geotiff/writeGeoTiff.js';
+import { dailyGlobalPath, dailyHoursPath, monthlyGlobalPath } from '../../src/workflows/solarYear/products.js';
 import { FIXTURE_DEM } from '../raster/gdal.js';
 import type { TestService } from './helpers.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
 import { createService, type Service } from '../../src/server/service.js';
-import type { DemChecker } from '../../src/jobs/demCheck.js';
+import type { DemChecker } from '../../src/jobs/admission/demCheck.js';
 import type { JobRuntime } from '../../src/runtime/types.js';
 
 export const FIXTURES = new URL('../fixtures/', import.meta.url);

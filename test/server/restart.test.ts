@@ -21,7 +21,7 @@ test('jobs survive a restart: a job that was running fails with a message, a pen
   const running = randomUUID();
   const pending = randomUUID();
   await first.stop();
-  const { JobStore } = await import('../../src/jobs/store.js');
+  const { JobStore } = await import('../../src/jobs/store/store.js');
   const { copyFileSync, mkdirSync } = await import('node:fs');
   const store = new JobStore(first.config.dbPath);
   for (const id of [running, pending]) {

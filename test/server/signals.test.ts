@@ -12,7 +12,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { JobStore } from '../../src/jobs/store.js';
+import { JobStore } from '../../src/jobs/store/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { startDaymetServer, type DaymetTestServer } from '../helpers/daymetServer.js';
 import { fixture, getJson, submit, waitForStatus } from './helpers.js';

@@ -3,7 +3,7 @@
  * irradiation as the sum of the 12 monthly maps: its statistics over the valid cells at full resolution, and
  * its preview-sized values. A cell is nodata when it is nodata in any of the rasters.
  */
-import type { RasterLevels } from '../rasterLevels.js';
+import type { RasterLevels } from '../cog/rasterLevels.js';
 
 /** Minimum, maximum and mean over the valid cells (null when there is none), and their count. */
 export interface MapStatistics {

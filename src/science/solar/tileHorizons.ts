@@ -138,7 +138,7 @@ export function nearFieldMode(layout: HorizonLayout, masks: SectorMasks | null, 
 const CELL_SIZE_TOLERANCE = 5e-4;
 /**
  * Rows between a cell and the row whose cell size its near-field rays are traced with (the middle row of its
- * sun tile, workflows/sol/plan.ts: sun tiles are at most twice this tall).
+ * sun tile, workflows/solarYear/tilePlan.ts: sun tiles are at most twice this tall).
  */
 export const RAY_CELL_SIZE_ROWS = 32;
 

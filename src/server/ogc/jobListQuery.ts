@@ -2,7 +2,7 @@
  * The query parameters of the OGC job list (Requirements Class "Job list" of OGC 18-062r2, clause 12) as a filter
  * of the job store: `type`, `processID`, `status`, `datetime`, `minDuration`, `maxDuration`.
  */
-import type { JobListFilter, JobListState } from '../../jobs/jobPages.js';
+import type { JobListFilter, JobListState } from '../../jobs/store/jobPages.js';
 import { OGC_EXCEPTION_TYPES, OgcError } from '../errors.js';
 import { echoed } from '../../util/echoed.js';
 import type { OgcStatus } from './statusInfo.js';

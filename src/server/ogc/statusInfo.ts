@@ -1,5 +1,5 @@
 /** Job records as OGC API – Processes status information (statusInfo.yaml of OGC 18-062r2). */
-import { CANCELLED_MESSAGE } from '../../jobs/scheduler.js';
+import { CANCELLED_MESSAGE } from '../../jobs/queue/scheduler.js';
 import type { JobRecord, JobStatus } from '../../jobs/types.js';
 
 export type OgcStatus = 'accepted' | 'running' | 'successful' | 'failed' | 'dismissed';

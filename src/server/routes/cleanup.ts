@@ -1,7 +1,7 @@
 /** Retention cleanup: POST /api/cleanup and GET /api/cleanup/status. */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { CleanupRequest, CleanupService } from '../../jobs/cleanup.js';
+import type { CleanupRequest, CleanupService } from '../../jobs/cleanup/cleanup.js';
 import { CleanupTimestamp, ErrorDetail } from '../schemas.js';
 
 const CleanupBody = Type.Union(

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { followJob, isFinal, type JobEvent, type JobEventSource } from '../../jobs/events.js';
+import { followJob, isFinal, type JobEvent, type JobEventSource } from '../../jobs/queue/events.js';
 import { HttpError, notFound } from '../errors.js';
 import type { EventStreams } from '../eventStreams.js';
 import { ErrorDetail, JobIdParams } from '../schemas.js';

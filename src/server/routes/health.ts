@@ -1,7 +1,7 @@
 /** GET /health: liveness of the service and its job database. */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { JobStore } from '../../jobs/store.js';
+import type { JobStore } from '../../jobs/store/store.js';
 import type { JobRuntime } from '../../runtime/types.js';
 
 const Health = Type.Object({

@@ -1,14 +1,14 @@
 /** Job records: list, detail, results archive, logs, cancel, delete. */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { removeJob } from '../../jobs/admission.js';
-import { NotRegularFileError, tailLines } from '../../jobs/files.js';
-import type { JobPaths } from '../../jobs/paths.js';
-import { resultEntries, zipStream } from '../../jobs/results.js';
+import { removeJob } from '../../jobs/admission/admission.js';
+import { NotRegularFileError, tailLines } from '../../jobs/store/files.js';
+import type { JobPaths } from '../../jobs/store/paths.js';
+import { resultEntries, zipStream } from '../../jobs/catalogue/results.js';
 import { answerNotModified, compositeValidators, NOT_MODIFIED_RESPONSE } from '../httpCaching.js';
-import { isStacPath, stacZipEntries } from '../../jobs/stac.js';
-import type { JobQueue } from '../../jobs/queue.js';
-import type { JobStore } from '../../jobs/store.js';
+import { isStacPath, stacZipEntries } from '../../jobs/catalogue/stac.js';
+import type { JobQueue } from '../../jobs/queue/queue.js';
+import type { JobStore } from '../../jobs/store/store.js';
 import type { JobRecord, JobStatus } from '../../jobs/types.js';
 import { badRequest, notFound } from '../errors.js';
 import { ErrorDetail, JobIdParams, JobStatusSchema, JobTimestamp, WorkflowTypeSchema } from '../schemas.js';

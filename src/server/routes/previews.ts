@@ -1,8 +1,8 @@
-/** Map previews of a completed job: PNG images and their JSON legends (src/jobs/previews.ts makes both). */
+/** Map previews of a completed job: PNG images and their JSON legends (src/jobs/catalogue/previews.ts makes both). */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import type { JobPreviews } from '../../jobs/previews.js';
-import type { JobStore } from '../../jobs/store.js';
+import type { JobPreviews } from '../../jobs/catalogue/previews.js';
+import type { JobStore } from '../../jobs/store/store.js';
 import { notFound } from '../errors.js';
 import { ErrorDetail } from '../schemas.js';
 

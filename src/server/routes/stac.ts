@@ -1,15 +1,15 @@
 /**
- * STAC Items of a completed job (src/jobs/stac.ts makes them; the same Items as in the catalogue, see
+ * STAC Items of a completed job (src/jobs/catalogue/stac.ts makes them; the same Items as in the catalogue, see
  * stacCatalogue.ts) and its output files one by one, with HTTP range requests, so that the Items' assets are
  * Cloud Optimized GeoTIFFs that GDAL (/vsicurl/) and other clients read in part.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { openRegularFile, type ListedFile } from '../../jobs/files.js';
-import type { JobPaths } from '../../jobs/paths.js';
-import { catalogueUrls, COG_MEDIA_TYPE, DAILY_GROUPS, STAC_ITEM_MEDIA_TYPE, type DailyGroup } from '../../jobs/stac.js';
-import type { StacCatalogue } from '../../jobs/stacCatalogue.js';
-import type { JobStore } from '../../jobs/store.js';
+import { openRegularFile, type ListedFile } from '../../jobs/store/files.js';
+import type { JobPaths } from '../../jobs/store/paths.js';
+import { catalogueUrls, COG_MEDIA_TYPE, DAILY_GROUPS, STAC_ITEM_MEDIA_TYPE, type DailyGroup } from '../../jobs/catalogue/stac.js';
+import type { StacCatalogue } from '../../jobs/catalogue/stacCatalogue.js';
+import type { JobStore } from '../../jobs/store/store.js';
 import type { JobRecord } from '../../jobs/types.js';
 import { badRequest, notFound } from '../errors.js';
 import { answerNotModified, byteRange, fileValidators, NOT_MODIFIED_RESPONSE } from '../httpCaching.js';

@@ -1,5 +1,5 @@
 /**
- * The STAC API catalogue of completed jobs (src/jobs/stacCatalogue.ts makes its documents), registered at
+ * The STAC API catalogue of completed jobs (src/jobs/catalogue/stacCatalogue.ts makes its documents), registered at
  * {API prefix}/stac: landing page, conformance, collections, their items (paged), single Items and Item
  * Search (GET and POST). Errors are STAC API exceptions {code, description} (with the service's `detail`).
  * The catalogue is read-only and open to pages of any origin (CORS, no credentials), so that browser clients
@@ -8,9 +8,9 @@
 import cors from '@fastify/cors';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { catalogueUrls, JSON_MEDIA_TYPE, STAC_ITEM_MEDIA_TYPE } from '../../jobs/stac.js';
-import type { StacCatalogue } from '../../jobs/stacCatalogue.js';
-import { DEFAULT_LIMIT, MAX_LIMIT, searchFromBody, searchFromQuery } from '../../jobs/stacSearch.js';
+import { catalogueUrls, JSON_MEDIA_TYPE, STAC_ITEM_MEDIA_TYPE } from '../../jobs/catalogue/stac.js';
+import type { StacCatalogue } from '../../jobs/catalogue/stacCatalogue.js';
+import { DEFAULT_LIMIT, MAX_LIMIT, searchFromBody, searchFromQuery } from '../../jobs/catalogue/stacSearch.js';
 import { installStacErrorHandlers, notFound } from '../errors.js';
 
 export interface StacCatalogueRoutesDeps {

@@ -4,8 +4,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { folderSpace } from '../../jobs/diskSpace.js';
-import type { JobQueue } from '../../jobs/queue.js';
+import { folderSpace } from '../../jobs/admission/diskSpace.js';
+import type { JobQueue } from '../../jobs/queue/queue.js';
 import type { JobRuntime } from '../../runtime/types.js';
 
 const Worker = Type.Object({

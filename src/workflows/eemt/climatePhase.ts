@@ -6,8 +6,10 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { openUserClimate, prepareDaymetForDem, type DaymetForDem, type DaymetYearRange, type PrepareDaymetOptions, type UserClimateOnDem } from '../../climate/index.js';
-import type { Dem, GridSpec, ReadLimits } from '../../raster/index.js';
+import { prepareDaymetForDem, type DaymetForDem, type DaymetYearRange, type PrepareDaymetOptions } from '../../climate/daymetForDem.js';
+import { openUserClimate, type UserClimateOnDem } from '../../climate/userClimate.js';
+import type { ReadLimits } from '../../raster/geotiff/readGeoTiff.js';
+import type { Dem, GridSpec } from '../../raster/types.js';
 import type { PhaseReporter } from './progress.js';
 import { daymetCsvPath } from './products.js';
 

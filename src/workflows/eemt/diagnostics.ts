@@ -3,7 +3,7 @@
  * month: E_PPT ≥ 0, E_BIO ≥ 0 (both models), 0 ≤ AET ≤ min(PPT, PET) (TOPO), mean α = 1; plus the
  * solar-ratio range and the cells the kernels flagged (S_i clamped, elevation outside the NPP_TOPO fit).
  */
-import type { CellArray, TopoGridMonth, TradGridMonth } from '../../science/eemt/index.js';
+import type { CellArray, TopoGridMonth, TradGridMonth } from '../../science/eemt/kernels.js';
 
 /** Mean, minimum and maximum over the valid (non-NaN) cells; NaN when there are none. */
 export interface ValueSummary {

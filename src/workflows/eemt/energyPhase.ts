@@ -9,19 +9,16 @@
  * multi-year sums of both models): about 30 × 8 bytes per DEM cell, whatever the number of years.
  */
 import { join } from 'node:path';
-import type { ClimateMonthOnDem, ClimateOnDem } from '../../climate/index.js';
-import { cellCentreLatitudes, readRaster, writeFloat32GeoTiff, type Dem } from '../../raster/index.js';
+import type { ClimateMonthOnDem, ClimateOnDem } from '../../climate/climateOnDem.js';
+import { cellCentreLatitudes } from '../../raster/geo/geodesy.js';
+import { readRaster } from '../../raster/geotiff/readGeoTiff.js';
+import { writeFloat32GeoTiff } from '../../raster/geotiff/writeGeoTiff.js';
+import type { Dem } from '../../raster/types.js';
 import { lapseRateAdjustedTemperature, monthlyLapseRatesKPerKm } from '../../science/climate/lapseRate.js';
-import {
-  eemtTopoMonth,
-  eemtTradMonth,
-  meanAirTemperature,
-  thornthwaiteHeatIndex,
-  type EemtOptions,
-  type TopoGridMonth,
-  type TradGridMonth,
-} from '../../science/eemt/index.js';
-import { MONTH_NAMES } from '../sol/products.js';
+import type { EemtOptions } from '../../science/eemt/constants.js';
+import { eemtTopoMonth, eemtTradMonth, type TopoGridMonth, type TradGridMonth } from '../../science/eemt/kernels.js';
+import { meanAirTemperature, thornthwaiteHeatIndex } from '../../science/eemt/trad.js';
+import { MONTH_NAMES } from '../solarYear/products.js';
 import {
   CLIMATE_GRID_INFO,
   CLIMATE_GRID_VARIABLES,

@@ -4,9 +4,9 @@
  * (setting `EEMT_DAYMET_MAX_POINTS`). The HTTP service calls `checkEemtJobInputs` at submission; the
  * pipeline calls it again at the start of the job, before the climate download and the solar phase.
  */
-import { checkDaymetCoverage, type DaymetCoverage, type DaymetYearRange } from '../../climate/index.js';
-import { readDem } from '../../raster/index.js';
-import type { Dem, GridSpec } from '../../raster/index.js';
+import { checkDaymetCoverage, type DaymetCoverage, type DaymetYearRange } from '../../climate/daymetForDem.js';
+import { readDem } from '../../raster/geotiff/readGeoTiff.js';
+import type { Dem, GridSpec } from '../../raster/types.js';
 import { ParameterRangeError, validateWorkflowParams } from '../params.js';
 import type { WorkflowParams } from '../types.js';
 

@@ -5,7 +5,7 @@
  *
  * @see docs/eemt-model.md §0.1c (the choices, their defaults and why)
  */
-import type { EemtOptions, LiethNppGate, PetMethod, TopoNppModel, TopoRadiation } from '../../science/eemt/index.js';
+import type { EemtOptions, LiethNppGate, PetMethod, TopoNppModel, TopoRadiation } from '../../science/eemt/constants.js';
 import type { WorkflowParams } from '../types.js';
 
 /** What each PET method computes and where it comes from. */

@@ -2,10 +2,10 @@
  * File names of the products the `eemt` workflow adds to the `sol` products, relative to the output
  * folder, and what each one holds (for GeoTIFF metadata and README.txt).
  *
- * Months are named as in the `sol` products (`jan` … `dec`, see ../sol/products.ts).
+ * Months are named as in the `sol` products (`jan` … `dec`, see ../solarYear/products.ts).
  */
-import type { TopoRadiation } from '../../science/eemt/index.js';
-import { MONTH_NAMES, monthlyFlatGlobalPath, monthlyGlobalPath } from '../sol/products.js';
+import type { TopoRadiation } from '../../science/eemt/constants.js';
+import { MONTH_NAMES, monthlyFlatGlobalPath, monthlyGlobalPath } from '../solarYear/products.js';
 
 /** The Daymet variables written as monthly grids on the DEM grid. */
 export const CLIMATE_GRID_VARIABLES = ['tmax', 'tmin', 'prcp', 'vp'] as const;

@@ -2,8 +2,8 @@
  * README.txt of an eemt output folder: every product with its path pattern, units and meaning, the
  * conventions, the parameters of the run, the diagnostics and the complete file list.
  */
-import type { ClimateSource } from '../../climate/index.js';
-import type { EemtOptions } from '../../science/eemt/index.js';
+import type { ClimateSource } from '../../climate/climateOnDem.js';
+import type { EemtOptions } from '../../science/eemt/constants.js';
 import type { EemtDiagnostics, ValueSummary } from './diagnostics.js';
 import type { RealSkyResult } from './realSkyPhase.js';
 import { modelChoiceLines } from './modelChoices.js';

@@ -18,10 +18,12 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ClimateOnDem, ObservedRadiation } from '../../climate/index.js';
-import { readRaster, writeFloat32GeoTiff, type Dem } from '../../raster/index.js';
+import type { ClimateOnDem, ObservedRadiation } from '../../climate/climateOnDem.js';
+import { readRaster } from '../../raster/geotiff/readGeoTiff.js';
+import { writeFloat32GeoTiff } from '../../raster/geotiff/writeGeoTiff.js';
+import type { Dem } from '../../raster/types.js';
 import { realSkyCoefficient, realSkyIrradiation } from '../../science/solar/realSky.js';
-import { BEAM_PARTS_FOLDER, MONTH_NAMES, monthlyBeamPartPath, monthlyFlatBeamPath, monthlyFlatGlobalPath, monthlyGlobalPath } from '../sol/products.js';
+import { BEAM_PARTS_FOLDER, MONTH_NAMES, monthlyBeamPartPath, monthlyFlatBeamPath, monthlyFlatGlobalPath, monthlyGlobalPath } from '../solarYear/products.js';
 import { summarize, type ValueSummary } from './diagnostics.js';
 import { monthlyRealSkyFlatGlobalPath, monthlyRealSkyGlobalPath } from './products.js';
 import type { PhaseReporter } from './progress.js';

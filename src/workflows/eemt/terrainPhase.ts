@@ -8,7 +8,9 @@
  * science/terrain/hydrology.ts with λ̄ over the whole DEM.
  */
 import { join } from 'node:path';
-import { createGeodesy, writeFloat32GeoTiff, type Dem } from '../../raster/index.js';
+import { createGeodesy } from '../../raster/geo/geodesy.js';
+import { writeFloat32GeoTiff } from '../../raster/geotiff/writeGeoTiff.js';
+import type { Dem } from '../../raster/types.js';
 import { wetnessChain } from '../../science/terrain/hydrology.js';
 import { northnessFromSlopeAspect } from '../../science/terrain/northness.js';
 import { hornGradient, slopeRad } from '../../science/terrain/slopeAspect.js';

@@ -6,7 +6,8 @@
  * of true north, `Geodesy.convergenceRad`). On projected DEMs γ is below ~1° inside a UTM zone, so the
  * correction is small, but it keeps the northness consistent with the shading of the solar phase.
  */
-import { createGeodesy, type GridSpec } from '../../raster/index.js';
+import { createGeodesy } from '../../raster/geo/geodesy.js';
+import type { GridSpec } from '../../raster/types.js';
 import { aspectCompassRad, type HornGradient } from '../../science/terrain/slopeAspect.js';
 
 /** Spacing [cells] of the lattice on which the convergence is computed exactly (it varies slowly). */

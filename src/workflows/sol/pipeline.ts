@@ -4,16 +4,16 @@
  * its tiles, or assembled from the slices computed before (a job split across workers).
  */
 import { availableParallelism } from 'node:os';
-import { readDem, readDemGrid } from '../../raster/readGeoTiff.js';
+import { readDem, readDemGrid } from '../../raster/geotiff/readGeoTiff.js';
 import { demReadLimits } from '../demLimits.js';
 import type { Dem } from '../../raster/types.js';
 import { validateWorkflowParams } from '../params.js';
 import { computeSolarYear, kernelParams, type SolarYearResult } from '../solarYear/index.js';
 import type { AssembleMode, ComputingMode, TileSlice, WorkflowResult, WorkflowRun } from '../types.js';
-import { checkedDays } from './days.js';
-import { checkTileSize } from './plan.js';
-import { assembleSolarYear } from './slices.js';
-import { prestartSolWorkers, releaseSpareWorkers } from './workerPool.js';
+import { checkedDays } from '../solarYear/days.js';
+import { checkTileSize } from '../solarYear/tilePlan.js';
+import { assembleSolarYear } from '../solarYear/slices.js';
+import { prestartSolWorkers, releaseSpareWorkers } from '../solarYear/workerPool.js';
 
 /**
  * Assembles the products of a `sol` solar year from the `mode.slices` tile slices computed before, or `mode.share` of

@@ -4,10 +4,10 @@
  * is reported by tile, day and horizon (sol/progress.ts).
  */
 import type { ProgressListener } from '../types.js';
-import type { ProductTiles, TileTimings, WorkerTask } from '../sol/messages.js';
-import { monthOfDay } from '../sol/products.js';
-import { TileProgress } from '../sol/progress.js';
-import type { WorkerPool } from '../sol/workerPool.js';
+import type { ProductTiles, TileTimings, WorkerTask } from './messages.js';
+import { monthOfDay } from './products.js';
+import { TileProgress } from './progress.js';
+import type { WorkerPool } from './workerPool.js';
 import type { SolarYearPlan } from './plan.js';
 
 /** Where the computed product tiles go. */

@@ -11,8 +11,8 @@
 import type { Dem } from '../../raster/types.js';
 import type { ClearSkyParams } from '../../science/solar/clearSky.js';
 import type { PhaseTimings, WorkflowRun } from '../types.js';
-import { checkedDays } from '../sol/days.js';
-import { WorkerPool, abortError } from '../sol/workerPool.js';
+import { checkedDays } from './days.js';
+import { WorkerPool, abortError } from './workerPool.js';
 import { computeTiles } from './computeTiles.js';
 import { planSolarYear, type SolarYearOptions } from './plan.js';
 import { ProductWriter } from './writeProducts.js';

@@ -4,19 +4,19 @@
  * workers and the products' metadata. Nothing is computed or written here beyond the terrain model.
  */
 import { availableParallelism } from 'node:os';
-import { createGeodesy } from '../../raster/geodesy.js';
+import { createGeodesy } from '../../raster/geo/geodesy.js';
 import type { Dem, GridSpec } from '../../raster/types.js';
-import { rasterTiling, tileCompression, type RasterTiling } from '../../raster/writeGeoTiff.js';
+import { rasterTiling, tileCompression, type RasterTiling } from '../../raster/geotiff/writeGeoTiff.js';
 import type { ClearSkyParams } from '../../science/solar/clearSky.js';
 import { horizonLayoutFor, type BudgetSite } from '../../science/solar/horizonBudget.js';
 import { buildTerrainModel, type TerrainModel } from '../../science/solar/terrainModel.js';
 import type { ProgressListener, TileSlice } from '../types.js';
-import type { WorkerSetup } from '../sol/messages.js';
-import { checkedDays } from '../sol/days.js';
-import { checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize, type ComputeTile } from '../sol/plan.js';
-import { completeMonths } from '../sol/products.js';
-import { checkTileSlice, sliceFolder, sliceTiles } from '../sol/slices.js';
-import type { DailyKernelChoice } from '../sol/tileEngine.js';
+import type { WorkerSetup } from './messages.js';
+import { checkedDays } from './days.js';
+import { checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize, type ComputeTile } from './tilePlan.js';
+import { completeMonths } from './products.js';
+import { checkTileSlice, sliceFolder, sliceTiles } from './slices.js';
+import type { DailyKernelChoice } from './tileEngine.js';
 
 export interface SolarYearOptions {
   readonly outDir: string;

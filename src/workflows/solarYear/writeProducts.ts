@@ -12,9 +12,9 @@
  */
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { GeoTiffStreams, assembleCog, type CogAssemblyJob } from '../../raster/geoTiffStreams.js';
-import type { RasterTiling } from '../../raster/writeGeoTiff.js';
-import type { EncodedTile, ProductTiles } from '../sol/messages.js';
+import { GeoTiffStreams, assembleCog, type CogAssemblyJob } from '../../raster/geotiff/geoTiffStreams.js';
+import type { RasterTiling } from '../../raster/geotiff/writeGeoTiff.js';
+import type { EncodedTile, ProductTiles } from './messages.js';
 import {
   DAYS_PER_YEAR,
   dailyGlobalPath,
@@ -23,9 +23,9 @@ import {
   monthlyFlatBeamPath,
   monthlyFlatGlobalPath,
   monthlyGlobalPath,
-} from '../sol/products.js';
-import { writeSliceManifest, type SliceProduct } from '../sol/slices.js';
-import type { WorkerPool } from '../sol/workerPool.js';
+} from './products.js';
+import { writeSliceManifest, type SliceProduct } from './slices.js';
+import type { WorkerPool } from './workerPool.js';
 import type { ProductTileSink } from './computeTiles.js';
 import type { SolarYearPlan } from './plan.js';
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Queue } from 'bullmq';
-import { PARTS_QUEUE } from '../../../src/jobs/distributed.js';
+import { PARTS_QUEUE } from '../../../src/jobs/queue/distributed.js';
 import { startRedis, type TestRedis } from '../../helpers/redisServer.js';
 import { waitFor } from '../../helpers/wait.js';
 import { alive } from '../../server/serviceProcess.js';

@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cellCentreLatitudes, readDem, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
 import { dailyIrradiation } from '../../../src/science/solar/dailyIrradiation.js';
-import { MONTH_NAMES } from '../../../src/workflows/sol/products.js';
+import { MONTH_NAMES } from '../../../src/workflows/solarYear/products.js';
 import { runEemtWorkflow, EEMT_PHASE_LABELS, type EemtWorkflowResult } from '../../../src/workflows/eemt/index.js';
 import type { ProgressUpdate } from '../../../src/workflows/types.js';
 import { startDaymetServer, type DaymetTestServer } from '../../helpers/daymetServer.js';

@@ -19,7 +19,7 @@ import { ClimateInputError } from '../../../src/climate/index.js';
 import { readDem, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
 import { eemtTopoMonth } from '../../../src/science/eemt/index.js';
 import { runEemtWorkflow } from '../../../src/workflows/eemt/index.js';
-import { MONTH_LENGTHS, MONTH_NAMES } from '../../../src/workflows/sol/products.js';
+import { MONTH_LENGTHS, MONTH_NAMES } from '../../../src/workflows/solarYear/products.js';
 import { climateFiles, europeDem, zipOf } from '../../helpers/climateGrids.js';
 import { daymetTestBed, listFiles, readValues, stats, syntheticDem, testParams } from './helpers.js';
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createGeodesy, readDem, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
 import { eemtTopoMonth } from '../../../src/science/eemt/index.js';
-import { MONTH_NAMES } from '../../../src/workflows/sol/products.js';
+import { MONTH_NAMES } from '../../../src/workflows/solarYear/products.js';
 import { runEemtWorkflow } from '../../../src/workflows/eemt/index.js';
 import { translate } from '../../raster/gdal.js';
 import { cropMcn, daymetTestBed, listFiles, readValues, stats, syntheticDem, testParams } from './helpers.js';

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import proj4 from 'proj4';
-import { crsFromGeoKeys } from '../../../src/raster/crs.js';
+import { crsFromGeoKeys } from '../../../src/raster/geo/crs.js';
 import { readDem, readRaster, writeFloat32GeoTiffSync } from '../../../src/raster/index.js';
 import type { GridSpec } from '../../../src/raster/types.js';
 import { computeSolarYear } from '../../../src/workflows/solarYear/index.js';

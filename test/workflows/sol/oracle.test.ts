@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readDem, readRaster } from '../../../src/raster/index.js';
 import { computeSolarYear } from '../../../src/workflows/solarYear/index.js';
-import { MONTH_NAMES } from '../../../src/workflows/sol/products.js';
+import { MONTH_NAMES } from '../../../src/workflows/solarYear/products.js';
 import { compareFiles, compareValues } from '../../helpers/compareRasters.js';
 
 const fixtures = new URL('../../fixtures/', import.meta.url).pathname;

@@ -9,7 +9,7 @@ import { readDem, readRaster } from '../../../src/raster/index.js';
 import { ParameterRangeError } from '../../../src/workflows/params.js';
 import { runSolWorkflow } from '../../../src/workflows/sol/index.js';
 import { computeSolarYear } from '../../../src/workflows/solarYear/index.js';
-import { prestartSolWorkers, spareSolWorkers } from '../../../src/workflows/sol/workerPool.js';
+import { prestartSolWorkers, spareSolWorkers } from '../../../src/workflows/solarYear/workerPool.js';
 import { readFileSync } from 'node:fs';
 import type { ProgressUpdate } from '../../../src/workflows/types.js';
 import { validateCog } from '../../raster/gdal.js';

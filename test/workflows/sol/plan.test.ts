@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rasterTiling } from '../../../src/raster/writeGeoTiff.js';
-import { checkedDays, parseDaySpec } from '../../../src/workflows/sol/days.js';
-import { defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from '../../../src/workflows/sol/plan.js';
+import { rasterTiling } from '../../../src/raster/geotiff/writeGeoTiff.js';
+import { checkedDays, parseDaySpec } from '../../../src/workflows/solarYear/days.js';
+import { defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from '../../../src/workflows/solarYear/tilePlan.js';
 import { RAY_CELL_SIZE_ROWS } from '../../../src/science/solar/tileHorizons.js';
-import { completeMonths } from '../../../src/workflows/sol/products.js';
+import { completeMonths } from '../../../src/workflows/solarYear/products.js';
 import { utm13Grid } from '../../helpers/grids.js';
 
 test('day lists: days and ranges, ascending without repeats; bad parts are named', () => {

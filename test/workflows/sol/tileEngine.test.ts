@@ -6,8 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { buildTerrainModel } from '../../../src/science/solar/terrainModel.js';
-import type { ComputeTile, SunTile } from '../../../src/workflows/sol/plan.js';
-import { TileEngine, type DayOutputs } from '../../../src/workflows/sol/tileEngine.js';
+import type { ComputeTile, SunTile } from '../../../src/workflows/solarYear/tilePlan.js';
+import { TileEngine, type DayOutputs } from '../../../src/workflows/solarYear/tileEngine.js';
 
 const WIDTH = 48;
 const HEIGHT = 32;

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { readRaster } from '../../../src/raster/index.js';
 import type { Dem } from '../../../src/raster/types.js';
 import { computeSolarYear } from '../../../src/workflows/solarYear/index.js';
-import { assembleSolarYear, dealLargestFirst, removeSolarSlices, sliceTiles, SLICES_FOLDER } from '../../../src/workflows/sol/slices.js';
-import type { ComputeTile } from '../../../src/workflows/sol/plan.js';
+import { assembleSolarYear, dealLargestFirst, removeSolarSlices, sliceTiles, SLICES_FOLDER } from '../../../src/workflows/solarYear/slices.js';
+import type { ComputeTile } from '../../../src/workflows/solarYear/tilePlan.js';
 import { utm13Grid } from '../../helpers/grids.js';
 
 const params = { stepMinutes: 20, linkeTurbidity: 3, albedo: 0.2 };

@@ -1,0 +1,179 @@
+/**
+ * How a DEM is cut into work.
+ *
+ * - **Compute tiles** are the tiles of the output GeoTIFFs: a worker takes one, computes its horizons once
+ *   and then every requested day, and hands over each product's tile compressed. Their size is a
+ *   multiple of 16 (TIFF), at most 256, smaller on small DEMs so that there are enough tiles to keep the
+ *   threads busy.
+ * - **Sun tiles** are blocks of cells that share one sun geometry (centre latitude and meridian
+ *   convergence, p/p₀ range). They lie on a grid of their own over the whole DEM, independent of the
+ *   compute tiles: a compute tile integrates the parts of the sun tiles it overlaps with the geometry of
+ *   the whole sun tile, so a cell's result does not depend on the compute tile size.
+ */
+import { pressureRatio } from '../../science/solar/clearSky.js';
+import type { CellBlock, TileGeometry } from '../../science/solar/dailyKernel.js';
+import type { RasterTiling } from '../../raster/geotiff/writeGeoTiff.js';
+
+/** A block of cells whose sun is computed at the block centre. */
+export interface SunTile extends CellBlock, TileGeometry {}
+
+/** The piece of sun tile `sun` (an index into the plan's sun tiles) inside a compute tile. */
+export interface SunPart extends CellBlock {
+  readonly sun: number;
+}
+
+/** A compute tile: writer tile `index` of the products, its cells, and the sun-tile pieces covering them. */
+export interface ComputeTile extends CellBlock {
+  readonly index: number;
+  readonly validCells: number;
+  readonly parts: readonly SunPart[];
+}
+
+/** Largest latitude span of a sun tile [deg]: the altitude error it causes is below 5e-5 rad. */
+const MAX_TILE_SPAN_DEG = 0.005;
+/** Sun tile sides in cells, largest first: each divides the compute tile sizes chosen by default. */
+const SUN_TILE_SIZES = [64, 48, 32, 16, 8, 4] as const;
+
+/** Compute tiles: at most this side, and by default at least this many tiles when the DEM allows. */
+const MAX_COMPUTE_TILE_SIZE = 256;
+const MIN_COMPUTE_TILES = 8;
+/** Largest compute tile accepted from the caller (per-tile working set grows with its square). */
+export const MAX_REQUESTED_TILE_SIZE = 512;
+
+/** Cell size of the grid rows: one east-west size per row and the north-south size [m]. */
+export interface RowCellSizes {
+  readonly dx: Float64Array;
+  readonly dy: Float64Array;
+}
+
+/** Side of a sun tile in cells, for cells of `cellSizeM` metres: the largest allowed size within the span. */
+export function sunTileSize(cellSizeM: number): number {
+  const span = MAX_TILE_SPAN_DEG / (cellSizeM / 111_320);
+  return SUN_TILE_SIZES.find((size) => size <= span) ?? SUN_TILE_SIZES.at(-1)!;
+}
+
+/**
+ * Default compute tile side for a width × height DEM whose sun tiles are `sunSize` cells: among the
+ * multiples of lcm(16, sunSize) up to 256 that give at least 8 tiles (threads stay busy to the end), the
+ * one with the least work counting the NaN padding of the edge tiles (encoded too) and a per-tile
+ * overhead of 16 cells per cell of side: padded area × (1 + 16 / side). Multiples of the sun tile size
+ * keep every sun tile inside one compute tile (sun samples are computed once per sun tile and day).
+ */
+export function defaultComputeTileSize(width: number, height: number, sunSize: number): number {
+  const unit = lcm(16, sunSize);
+  let best = unit;
+  let bestCost = Infinity;
+  for (let size = unit; size <= MAX_COMPUTE_TILE_SIZE; size += unit) {
+    const across = Math.ceil(width / size);
+    const down = Math.ceil(height / size);
+    if (across * down < MIN_COMPUTE_TILES) continue;
+    const cost = across * down * size * size * (1 + 16 / size);
+    if (cost <= bestCost) {
+      best = size;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+/** Checks a requested compute tile size: a multiple of 16 in 16–512. */
+export function checkTileSize(size: number): number {
+  if (!Number.isInteger(size) || size < 16 || size > MAX_REQUESTED_TILE_SIZE || size % 16 !== 0) {
+    throw new RangeError(`tile size must be a multiple of 16 in 16–${MAX_REQUESTED_TILE_SIZE}, got ${size}`);
+  }
+  return size;
+}
+
+/**
+ * Sun tiles on the global grid of `size`-cell blocks, in row-major order; null for blocks without a valid
+ * cell (NaN elevation = nodata).
+ * @param position latitude [rad] and convergence [rad] at a fractional pixel position (col, row)
+ */
+export function planSunTiles(
+  width: number,
+  height: number,
+  size: number,
+  sizes: RowCellSizes,
+  elevation: ArrayLike<number>,
+  position: (col: number, row: number) => { latitudeRad: number; convergenceRad: number },
+): (SunTile | null)[] {
+  const tiles: (SunTile | null)[] = [];
+  for (let rowStart = 0; rowStart < height; rowStart += size) {
+    const rowEnd = Math.min(height, rowStart + size);
+    for (let colStart = 0; colStart < width; colStart += size) {
+      const colEnd = Math.min(width, colStart + size);
+      let zMin = Infinity;
+      let zMax = -Infinity;
+      for (let r = rowStart; r < rowEnd; r++) {
+        for (let c = colStart; c < colEnd; c++) {
+          const z = elevation[r * width + c]!;
+          if (z < zMin) zMin = z;
+          if (z > zMax) zMax = z;
+        }
+      }
+      if (zMin === Infinity) {
+        tiles.push(null); // no valid cell
+        continue;
+      }
+      // p/p₀ falls with elevation: its range comes from the highest and lowest cell
+      const pzMin = pressureRatio(zMax);
+      const pzMax = pressureRatio(zMin);
+      const midRow = Math.floor((rowStart + rowEnd) / 2);
+      tiles.push({
+        rowStart,
+        rowEnd,
+        colStart,
+        colEnd,
+        ...position((colStart + colEnd) / 2, (rowStart + rowEnd) / 2),
+        cellSizeXM: sizes.dx[midRow]!,
+        cellSizeYM: sizes.dy[midRow]!,
+        pressureRatioCentre: (pzMin + pzMax) / 2,
+        pressureRatioHalfRange: (pzMax - pzMin) / 2,
+      });
+    }
+  }
+  return tiles;
+}
+
+/**
+ * The compute tiles of `tiling` with their sun-tile parts (sun tiles of `sunSize` cells, `sunTiles` as
+ * made by planSunTiles), largest amount of work first.
+ */
+export function planComputeTiles(tiling: RasterTiling, sunSize: number, sunTiles: readonly (SunTile | null)[], elevation: ArrayLike<number>): ComputeTile[] {
+  const { width, height, tileWidth, tileHeight, across } = tiling;
+  const sunAcross = Math.ceil(width / sunSize);
+  const tiles: ComputeTile[] = [];
+  for (let index = 0; index < tiling.count; index++) {
+    const rowStart = Math.floor(index / across) * tileHeight;
+    const colStart = (index % across) * tileWidth;
+    const rowEnd = Math.min(height, rowStart + tileHeight);
+    const colEnd = Math.min(width, colStart + tileWidth);
+    const parts: SunPart[] = [];
+    for (let sy = Math.floor(rowStart / sunSize); sy * sunSize < rowEnd; sy++) {
+      for (let sx = Math.floor(colStart / sunSize); sx * sunSize < colEnd; sx++) {
+        const sun = sy * sunAcross + sx;
+        const tile = sunTiles[sun];
+        if (!tile) continue;
+        parts.push({
+          sun,
+          rowStart: Math.max(rowStart, tile.rowStart),
+          rowEnd: Math.min(rowEnd, tile.rowEnd),
+          colStart: Math.max(colStart, tile.colStart),
+          colEnd: Math.min(colEnd, tile.colEnd),
+        });
+      }
+    }
+    let validCells = 0;
+    for (let r = rowStart; r < rowEnd; r++) {
+      for (let c = colStart; c < colEnd; c++) if (!Number.isNaN(elevation[r * width + c]!)) validCells++;
+    }
+    tiles.push({ index, rowStart, rowEnd, colStart, colEnd, validCells, parts });
+  }
+  // largest first, so that the last tiles to finish are small (threads end together)
+  return tiles.sort((a, b) => b.validCells - a.validCells || a.index - b.index);
+}
+
+function lcm(a: number, b: number): number {
+  const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y));
+  return (a / gcd(a, b)) * b;
+}
