@@ -13,6 +13,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply } from 'fastify';
+import { fillParameterFields } from './parameterFields.js';
 
 const PUBLIC_DIR = fileURLToPath(new URL('../../../public/', import.meta.url));
 /** The bundled page scripts (`npm run build`). */
@@ -44,8 +45,8 @@ interface StaticFile {
   readonly etag: string;
 }
 
-function load(path: string): StaticFile {
-  const body = readFileSync(path);
+function load(path: string, transform?: (text: string) => string): StaticFile {
+  const body = transform ? Buffer.from(transform(readFileSync(path, 'utf8'))) : readFileSync(path);
   const type = CONTENT_TYPES[extname(path)];
   if (!type) throw new Error(`pages: no content type for ${path}`);
   return { body, type, etag: `"${createHash('sha1').update(body).digest('base64url').slice(0, 20)}"` };
@@ -61,7 +62,7 @@ function send(file: StaticFile, ifNoneMatch: string | undefined, reply: FastifyR
 export default async function pages(app: FastifyInstance): Promise<void> {
   // Loaded once: the set of assets is fixed, so no request path ever reaches the file system.
   const pagesByRoute: Record<string, StaticFile> = {
-    '/': load(join(PUBLIC_DIR, 'index.html')),
+    '/': load(join(PUBLIC_DIR, 'index.html'), fillParameterFields),
     '/monitor': load(join(PUBLIC_DIR, 'monitor.html')),
   };
   const assetDir = join(PUBLIC_DIR, 'assets');

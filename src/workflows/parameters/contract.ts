@@ -49,6 +49,8 @@ export interface NumericParameter {
   readonly note?: string;
   /** A parameter this one must not be smaller than. */
   readonly notBefore?: NumericWorkflowParam;
+  /** The largest value the browser's submit form offers, where it is below `maximum`. */
+  readonly formMaximum?: number;
   readonly cli: CliOption;
 }
 
@@ -76,7 +78,8 @@ const DEFAULT_CLIMATE_YEAR = 2020;
 /** The numeric parameters, in the order of the submit form. */
 export const NUMERIC_PARAMETERS: Readonly<Record<NumericWorkflowParam, NumericParameter>> = {
   step: {
-    type: 'number', minimum: 3, maximum: 60, default: 15, unit: 'minutes', workflows: SOLAR,
+    // the browser form offers 3–15 minutes (docs/service-contract.md, "What the service does")
+    type: 'number', minimum: 3, maximum: 60, formMaximum: 15, default: 15, unit: 'minutes', workflows: SOLAR,
     what: 'time step in minutes', title: 'Time step [minutes]', label: 'Time step of the daily integration',
     cli: { flag: '--step', valueName: '<minutes>', help: 'time step of the daily integration' },
   },
