@@ -87,14 +87,30 @@ async function main(): Promise<number> {
   }
 }
 
+/** Longest wait for the service to read the last messages before the child exits anyway [ms]. */
+const FLUSH_TIMEOUT_MS = 60_000;
+
+/**
+ * Resolves once everything written to stdout and stderr has been handed to the pipes (or after FLUSH_TIMEOUT_MS): the
+ * last message (`done` lists every file, tens of KB) can still be queued when the service is slow to read, and an
+ * exit before then loses it — the job would fail as "exited with code 0 without finishing".
+ */
+function flushed(): Promise<void> {
+  const written = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write('', () => resolve()));
+  const timeout = new Promise<void>((resolve) => setTimeout(resolve, FLUSH_TIMEOUT_MS).unref());
+  return Promise.race([Promise.all([written(process.stdout), written(process.stderr)]).then(() => undefined), timeout]);
+}
+
 main().then(
-  (code) => {
+  async (code) => {
     process.exitCode = code;
+    await flushed();
     // Worker threads or open handles of a failed workflow must not keep the job alive.
     setTimeout(() => process.exit(code), 200).unref();
   },
-  (error: unknown) => {
+  async (error: unknown) => {
     send({ type: 'error', message: describe(error).message });
+    await flushed();
     process.exit(1);
   },
 );

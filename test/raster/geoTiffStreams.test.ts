@@ -219,7 +219,7 @@ test('a missing or repeated tile is an error; abort removes unfinished files and
 test('file descriptors stay bounded: 300 files stream under a limit of 64 open files', () => {
   const script = join(dir, 'fd-limit.mts');
   const out = join(dir, 'fd');
-  const module = new URL('../../src/raster/', import.meta.url).pathname;
+  const module = new URL('../../src/raster/geotiff/', import.meta.url).pathname;
   writeFileSync(
     script,
     `import { GeoTiffStreams } from '${module}geoTiffStreams.ts';
