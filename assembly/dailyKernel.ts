@@ -12,7 +12,7 @@
  */
 
 import { f64at, fi, i16at, i32at } from './memoryAccess';
-import { LANES, LANE_SUMS_BYTES, addRun, prepareLanes, sunlitLanes } from './sunlitLanes';
+import { LANES, LANE_SUMS_BYTES, addRun, batchLitBound, markBatchSectors, prepareLanes, sunlitLanes, touchHorizons } from './sunlitLanes';
 import {
   PREFIX_QUANTITIES,
   TAU_SUN_EAST,
@@ -36,7 +36,7 @@ import {
   D_WIN_ROW0,
   D_WIN_COL0,
   D_WIN_WIDTH,
-  D_LIT_EVERYWHERE,
+  D_GROUPS_PER_CELL,
   D_VALID,
   D_INCLINED,
   D_NORMAL_EAST,
@@ -66,6 +66,9 @@ import {
 export { DAY_FIELDS, DESCRIPTOR_FIELDS } from './kernelLayout';
 export { LANE_SCRATCH_BYTES, MAX_GROUP_SECTORS } from './sunlitLanes';
 
+
+// the bytes `touchHorizons` read, or-ed (a use of its loads)
+let touched: i32 = 0;
 
 // the cell being integrated (the per-cell terms `combineSums` reads); one instance runs one call at a time
 let cCell: i32 = 0;
@@ -179,15 +182,16 @@ function storeNodata(days: usize, dayCount: i32, cell: i32): void {
  * The `lanes` (1 to LANES) cells from (row, col) on (tile-local `cell` …, window index `gridCell` …), with
  * terrain shadows (assembly/sunlitLanes.ts).
  */
-function integrateLanes(desc: usize, row: i32, col: i32, cell: i32, gridCell: i32, lanes: i32, albedo: f64): void {
+function integrateLanes(desc: usize, row: i32, col: i32, cell: i32, gridCell: i32, lanes: i32, nextCell: i32, albedo: f64): void {
+  if (nextCell >= 0) touched |= touchHorizons(desc, nextCell);
   const dayCount = fi(desc, D_DAY_COUNT);
   const days = <usize>fi(desc, D_DAYS);
-  const litEverywhere = fi(desc, D_LIT_EVERYWHERE);
   const sums = fi(desc, D_SUMS);
   const valid = prepareLanes(desc, sums, row, col, cell, gridCell, lanes);
+  // the samples at or above every valid lane's lit bound over the batch's sectors are lit (sunlitLanes)
   let everywhere = -Infinity;
   for (let lane = 0; lane < lanes; lane++) {
-    if ((valid >> lane) & 1) everywhere = max(everywhere, i16at(litEverywhere, cell + lane));
+    if ((valid >> lane) & 1) everywhere = max(everywhere, batchLitBound(sums, lane));
     else storeNodata(days, dayCount, cell + lane);
   }
   if (valid == 0) return;
@@ -222,11 +226,14 @@ export function integrateBlockDays(desc: usize): void {
   const rowEnd = fi(desc, D_PART_ROW_END);
   const colStart = fi(desc, D_PART_COL_START);
   const colEnd = fi(desc, D_PART_COL_END);
+  if (terrain) markBatchSectors(sums, days, dayCount, fi(desc, D_GROUPS_PER_CELL), DAY_FIELDS);
   for (let row = fi(desc, D_PART_ROW_START); row < rowEnd; row++) {
     const tileRow = (row - tileRowStart) * tileWidth - tileColStart;
     if (terrain) {
       for (let col = colStart; col < colEnd; col += LANES) {
-        integrateLanes(desc, row, col, tileRow + col, (row - winRow0) * winWidth + (col - winCol0), min(LANES, colEnd - col), albedo);
+        // the lanes after these: on along the row, else the start of the next row, else none
+        const nextCell = col + LANES < colEnd ? tileRow + col + LANES : row + 1 < rowEnd ? tileRow + tileWidth + colStart : -1;
+        integrateLanes(desc, row, col, tileRow + col, (row - winRow0) * winWidth + (col - winCol0), min(LANES, colEnd - col), nextCell, albedo);
       }
       continue;
     }

@@ -82,14 +82,36 @@ const L_NEAR_BASE: i32 = 36;
 const L_ROW: i32 = 40;
 const L_COL: i32 = 44;
 const L_INTERIOR: i32 = 48;
+const L_BATCH_LIT: i32 = 56;
 // then the lanes' group bounds: per group sector the lit bounds of lanes 0–1 and 2–3 and the dark bounds of
 // lanes 0–1 and 2–3, four f64 vectors
 const GROUP_BOUNDS: i32 = LANE_STATE + LANES * LANE_STATE_BYTES;
 const GROUP_BOUNDS_BYTES: i32 = 64;
 /** The most group sectors a layout may have (N ≤ 256 far directions have at most 256). */
 export const MAX_GROUP_SECTORS: i32 = 256;
+// then one byte per group sector: 1 where a sample of the call's days stands in it (`markBatchSectors`)
+const BATCH_SECTORS: i32 = GROUP_BOUNDS + MAX_GROUP_SECTORS * GROUP_BOUNDS_BYTES;
 /** Bytes of scratch at the descriptor's D_SUMS. */
-export const LANE_SCRATCH_BYTES: i32 = GROUP_BOUNDS + MAX_GROUP_SECTORS * GROUP_BOUNDS_BYTES;
+export const LANE_SCRATCH_BYTES: i32 = BATCH_SECTORS + MAX_GROUP_SECTORS;
+
+/**
+ * Marks the group sectors (of `groups`) in which a sample of the `dayCount` days at `days` stands, for
+ * `prepareLanes`'s lit bound of the batch.
+ */
+export function markBatchSectors(sums: i32, days: usize, dayCount: i32, groups: i32, dayFields: i32): void {
+  const marks = <usize>sums + <usize>BATCH_SECTORS;
+  memory.fill(marks, 0, <usize>groups);
+  for (let d = 0; d < dayCount; d++) {
+    const day = days + (<usize>(d * dayFields) << 2);
+    const groupSector = fi(day, Y_GROUP_SECTOR);
+    for (let g = 0, n = fi(day, Y_GROUP_COUNT); g < n; g++) store<u8>(marks + <usize>i32at(groupSector, g), 1);
+  }
+}
+
+/** Lane `lane`'s lit bound over the sectors of the batch's samples (`prepareLanes`) [horizon units]. */
+export function batchLitBound(sums: i32, lane: i32): f64 {
+  return load<f64>(<usize>sums + <usize>(LANE_STATE + lane * LANE_STATE_BYTES + L_BATCH_LIT));
+}
 
 /** One bit per lane (bit l: lane l) from the masks of lanes 0–1 and 2–3. */
 @inline function laneBits(low: v128, high: v128): i32 {
@@ -106,10 +128,34 @@ export const LANE_SCRATCH_BYTES: i32 = GROUP_BOUNDS + MAX_GROUP_SECTORS * GROUP_
   return f64x2.replace_lane(f64x2.splat(i16at(ptr, i)), 1, i16at(ptr, j));
 }
 
+/** Bytes of a cache line (the touch-ahead's stride). */
+const CACHE_LINE_BYTES: i32 = 64;
+
+/**
+ * Reads one byte of every cache line of the four cells' far- and near-field horizons from tile-local `cell` on
+ * (the next lanes): independent loads the processor overlaps, so that their horizons are in the cache when
+ * their exact tests read them (one line at a time, each waiting on the memory, as most of the time of the
+ * kernel did when the tile's horizons exceed the caches). Returns the bytes or-ed (kept, so the loads stay).
+ */
+export function touchHorizons(desc: usize, cell: i32): i32 {
+  let seen = 0;
+  const farBytes = LANES * fi(desc, D_DIRECTIONS) * 2;
+  const far = <usize>fi(desc, D_FAR) + <usize>(cell * fi(desc, D_DIRECTIONS) * 2);
+  for (let at = 0; at < farBytes; at += CACHE_LINE_BYTES) seen |= load<u8>(far + <usize>at);
+  const nearBytes = LANES * fi(desc, D_NEAR_SECTORS) * 2;
+  const nearOffset = <usize>(cell * fi(desc, D_NEAR_SECTORS) * 2);
+  const upper = <usize>fi(desc, D_NEAR_UPPER) + nearOffset;
+  const lower = <usize>fi(desc, D_NEAR_LOWER) + nearOffset;
+  for (let at = 0; at < nearBytes; at += CACHE_LINE_BYTES) seen |= load<u8>(upper + <usize>at) | load<u8>(lower + <usize>at);
+  return seen;
+}
+
 /**
  * Lays out the state of the `lanes` cells (row, col) … (tile-local `cell` …, window index `gridCell` …) for
  * `sunlitLanes`: each lane's plane test, elevation, horizon offsets and whether its near-field rays stay inside
- * the grid, and the lanes' group bounds as vectors. Lanes beyond `lanes` repeat the first cell and are not
+ * the grid, the lanes' group bounds as vectors, and each lane's largest lit bound over the group sectors of the
+ * batch's samples (`markBatchSectors`; at most its lit-everywhere bound, lower where the sectors of the sun's
+ * path these days are lit lower than the others). Lanes beyond `lanes` repeat the first cell and are not
  * valid. Returns the valid lanes (one bit each).
  */
 export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i32, gridCell: i32, lanes: i32): i32 {
@@ -145,13 +191,27 @@ export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i
   const cell2 = cell + laneShift(2, lanes);
   const cell3 = cell + laneShift(3, lanes);
   let at = <usize>sums + <usize>GROUP_BOUNDS;
+  const marks = <usize>sums + <usize>BATCH_SECTORS;
+  let batchLit0 = f64x2.splat(-Infinity);
+  let batchLit2 = f64x2.splat(-Infinity);
   for (let g = 0; g < groups; g++) {
-    v128.store(at, i16Pair(litBound, cell * groups + g, cell1 * groups + g));
-    v128.store(at + 16, i16Pair(litBound, cell2 * groups + g, cell3 * groups + g));
+    const lit0 = i16Pair(litBound, cell * groups + g, cell1 * groups + g);
+    const lit2 = i16Pair(litBound, cell2 * groups + g, cell3 * groups + g);
+    v128.store(at, lit0);
+    v128.store(at + 16, lit2);
     v128.store(at + 32, i16Pair(darkBound, cell * groups + g, cell1 * groups + g));
     v128.store(at + 48, i16Pair(darkBound, cell2 * groups + g, cell3 * groups + g));
+    if (load<u8>(marks + <usize>g) != 0) {
+      batchLit0 = f64x2.max(batchLit0, lit0);
+      batchLit2 = f64x2.max(batchLit2, lit2);
+    }
     at += <usize>GROUP_BOUNDS_BYTES;
   }
+  const state = <usize>sums + <usize>(LANE_STATE + L_BATCH_LIT);
+  store<f64>(state, f64x2.extract_lane(batchLit0, 0));
+  store<f64>(state + <usize>LANE_STATE_BYTES, f64x2.extract_lane(batchLit0, 1));
+  store<f64>(state + <usize>(2 * LANE_STATE_BYTES), f64x2.extract_lane(batchLit2, 0));
+  store<f64>(state + <usize>(3 * LANE_STATE_BYTES), f64x2.extract_lane(batchLit2, 1));
   return valid;
 }
 

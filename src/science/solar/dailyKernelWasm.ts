@@ -23,8 +23,8 @@ const DESCRIPTOR_FIELDS = 39;
 const DAY_FIELDS = 27;
 const PREFIX_QUANTITIES = 26;
 // Scratch of the kernel (assembly/sunlitLanes.ts, LANE_SCRATCH_BYTES): four cells' sums, run states and state,
-// and their group bounds for up to MAX_GROUP_SECTORS group sectors.
-const SUMS_SCRATCH_BYTES = 17504;
+// their group bounds for up to MAX_GROUP_SECTORS group sectors, and which of those the batch's samples stand in.
+const SUMS_SCRATCH_BYTES = 17760;
 const MAX_GROUP_SECTORS = 256;
 
 /** Cells and elevation-window cells the kernel's memory has room for. */

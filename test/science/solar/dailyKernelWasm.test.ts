@@ -1,7 +1,8 @@
 /**
  * The WebAssembly daily kernel (assembly/dailyKernel.ts via dailyKernelWasm.ts) gives the TypeScript kernel's
  * outputs to the bit: on tiles inside the grid (rays crossing the elevation window's edge) and at its edge, with
- * two sun geometries per tile, nodata cells, square and elongated cells, polar day, and without terrain; one
+ * two sun geometries per tile, nodata cells, square and elongated cells, polar day, batches of days of every season
+ * and of consecutive days (whose sun's path spans few sectors: the kernel's lit bound of the batch), and without terrain; one
  * kernel instance does the tiles in turn, so nothing of a tile may leak into the next. A kernel made to give the beam
  * part of the global irradiation (EEMT's real-sky radiation) gives that of the TypeScript kernel to the bit too, and
  * the same global irradiation and hours as one without it.
@@ -27,7 +28,10 @@ import { hornGradientOfBlock } from '../../../src/science/terrain/slopeAspect.js
 const DEG = Math.PI / 180;
 const WIDTH = 44;
 const HEIGHT = 36;
-const DAYS = [1, 2, 80, 172, 266, 355];
+/** Days of every season in one batch. */
+const SEASON_DAYS = [1, 2, 80, 172, 266, 355];
+/** A batch of consecutive days, as the sol runs take them: the sun's path of the batch spans few sectors. */
+const WINTER_DAYS = [350, 351, 352, 353, 354, 355, 356, 357];
 
 /**
  * Hills, a wall that casts long shadows, nodata cells in the second tile where the first tile has valid ones,
@@ -52,14 +56,16 @@ const TILES: CellBlock[] = [
   { rowStart: 22, rowEnd: HEIGHT, colStart: 0, colEnd: 17 },
 ];
 
-for (const [name, layout, latitudeDeg, cellXM, beamPart] of [
-  ['square cells, 40° N', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false],
-  ['square cells, 40° N, with the beam part', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, true],
-  ['cells 4 × 10 m, 50° N', { directions: 64, nearSectors: 128, nearSteps: 9 }, 50, 4, false],
-  ['polar day and night, 72° N, with the beam part', { directions: 48, nearSectors: 144, nearSteps: 6 }, 72, 10, true],
-  ['southern hemisphere, 96 directions', { directions: 96, nearSectors: 192, nearSteps: 7 }, -35, 10, false],
-  ['no terrain shadows', null, 40, 10, false],
-  ['no terrain shadows, with the beam part', null, 40, 10, true],
+for (const [name, layout, latitudeDeg, cellXM, beamPart, days] of [
+  ['square cells, 40° N', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false, SEASON_DAYS],
+  ['square cells, 40° N, eight consecutive winter days', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false, WINTER_DAYS],
+  ['square cells, 40° N, with the beam part', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, true, SEASON_DAYS],
+  ['cells 4 × 10 m, 50° N', { directions: 64, nearSectors: 128, nearSteps: 9 }, 50, 4, false, SEASON_DAYS],
+  ['polar day and night, 72° N, with the beam part', { directions: 48, nearSectors: 144, nearSteps: 6 }, 72, 10, true, SEASON_DAYS],
+  ['southern hemisphere, 96 directions', { directions: 96, nearSectors: 192, nearSteps: 7 }, -35, 10, false, SEASON_DAYS],
+  ['southern hemisphere, eight consecutive winter days', { directions: 96, nearSectors: 192, nearSteps: 7 }, -35, 10, false, [172, 173, 174, 175, 176, 177, 178, 179]],
+  ['no terrain shadows', null, 40, 10, false, SEASON_DAYS],
+  ['no terrain shadows, with the beam part', null, 40, 10, true, SEASON_DAYS],
 ] as const) {
   test(`the WebAssembly kernel equals the TypeScript kernel to the bit (${name})`, () => {
     const cellYM = 10;
@@ -73,8 +79,8 @@ for (const [name, layout, latitudeDeg, cellXM, beamPart] of [
     const lay: HorizonLayout | null = layout;
     const tracer = lay ? horizonTracer(model, lay) : null;
     const wasm = new WasmDailyKernel(lay, capacity, beamPart);
-    const tsSamples = DAYS.map(() => allocateDaySamples(capacity, lay?.nearSteps ?? 0));
-    assert.ok(DAYS.length <= KERNEL_DAY_BATCH);
+    const tsSamples = days.map(() => allocateDaySamples(capacity, lay?.nearSteps ?? 0));
+    assert.ok(days.length <= KERNEL_DAY_BATCH);
     let compared = 0;
     let lit = 0;
     for (const tile of TILES) {
@@ -100,9 +106,9 @@ for (const [name, layout, latitudeDeg, cellXM, beamPart] of [
         { ...tile, colEnd: middle },
         { ...tile, colStart: middle },
       ];
-      const tsGlobal = DAYS.map(() => new Float32Array(cells).fill(-1));
-      const tsHours = DAYS.map(() => new Float32Array(cells).fill(-1));
-      const tsBeamPart = beamPart ? DAYS.map(() => new Float32Array(cells).fill(-1)) : null;
+      const tsGlobal = days.map(() => new Float32Array(cells).fill(-1));
+      const tsHours = days.map(() => new Float32Array(cells).fill(-1));
+      const tsBeamPart = beamPart ? days.map(() => new Float32Array(cells).fill(-1)) : null;
       for (const [p, part] of parts.entries()) {
         const sun: TileGeometry = {
           latitudeRad: (latitudeDeg + 0.05 * p) * DEG,
@@ -112,14 +118,14 @@ for (const [name, layout, latitudeDeg, cellXM, beamPart] of [
           pressureRatioCentre: Math.exp(-1560 / 8434.5),
           pressureRatioHalfRange: 0.012,
         };
-        DAYS.forEach((day, d) => {
+        days.forEach((day, d) => {
           sunSamplesForDay(day, sun, params, table, WIDTH, lay, tsSamples[d]!);
           sunSamplesForDay(day, sun, params, table, wasm.windowWidth || WIDTH, lay, wasm.daySamples[d]!);
         });
         integrateBlockDays(part, tile, tsSamples, surface, kernelTerrain, params.albedo, tsGlobal, tsHours, tsBeamPart);
-        wasm.integrateBlockDays(part, tile, DAYS.length, surface, kernelTerrain, params.albedo);
+        wasm.integrateBlockDays(part, tile, days.length, surface, kernelTerrain, params.albedo);
       }
-      DAYS.forEach((day, d) => {
+      days.forEach((day, d) => {
         const global = wasm.globalOut(d);
         const hours = wasm.hoursOut(d);
         for (let i = 0; i < cells; i++) {
