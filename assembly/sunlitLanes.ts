@@ -153,7 +153,7 @@ export function touchHorizons(desc: usize, cell: i32): i32 {
 /**
  * Lays out the state of the `lanes` cells (row, col) … (tile-local `cell` …, window index `gridCell` …) for
  * `sunlitLanes`: each lane's plane test, elevation, horizon offsets and whether its near-field rays stay inside
- * the grid, the lanes' group bounds as vectors, and each lane's largest lit bound over the group sectors of the
+ * the grid, the lanes' group bounds as vectors (of the group sectors of the batch's samples), and each lane's largest lit bound over the group sectors of the
  * batch's samples (`markBatchSectors`; at most its lit-everywhere bound, lower where the sectors of the sun's
  * path these days are lit lower than the others). Lanes beyond `lanes` repeat the first cell and are not
  * valid. Returns the valid lanes (one bit each).
@@ -194,18 +194,17 @@ export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i
   const marks = <usize>sums + <usize>BATCH_SECTORS;
   let batchLit0 = f64x2.splat(-Infinity);
   let batchLit2 = f64x2.splat(-Infinity);
-  for (let g = 0; g < groups; g++) {
+  for (let g = 0; g < groups; g++, at += <usize>GROUP_BOUNDS_BYTES) {
+    // (the bounds of the other sectors are never read)
+    if (load<u8>(marks + <usize>g) == 0) continue;
     const lit0 = i16Pair(litBound, cell * groups + g, cell1 * groups + g);
     const lit2 = i16Pair(litBound, cell2 * groups + g, cell3 * groups + g);
     v128.store(at, lit0);
     v128.store(at + 16, lit2);
     v128.store(at + 32, i16Pair(darkBound, cell * groups + g, cell1 * groups + g));
     v128.store(at + 48, i16Pair(darkBound, cell2 * groups + g, cell3 * groups + g));
-    if (load<u8>(marks + <usize>g) != 0) {
-      batchLit0 = f64x2.max(batchLit0, lit0);
-      batchLit2 = f64x2.max(batchLit2, lit2);
-    }
-    at += <usize>GROUP_BOUNDS_BYTES;
+    batchLit0 = f64x2.max(batchLit0, lit0);
+    batchLit2 = f64x2.max(batchLit2, lit2);
   }
   const state = <usize>sums + <usize>(LANE_STATE + L_BATCH_LIT);
   store<f64>(state, f64x2.extract_lane(batchLit0, 0));
