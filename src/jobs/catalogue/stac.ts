@@ -12,7 +12,7 @@
  * their workflow, with absolute links to the catalogue and to the API (files, archive, previews).
  */
 import { join } from 'node:path';
-import proj4 from 'proj4';
+import proj4 from '../../raster/geo/proj4.js';
 import { RasterLevels } from '../../raster/cog/rasterLevels.js';
 import type { GridSpec } from '../../raster/types.js';
 import { productInfo, type ProductGroup } from '../../workflows/productCatalogue.js';
