@@ -1,4 +1,4 @@
-// `node bench/far-sweep.bench.mjs <dem.tif> [--days 172] [--tiles 4] [--directions N --near-steps n] [--from 512,256]`:
+// `node bench/far-sweep.bench.mjs <dem.tif> [--days 172] [--tiles 4] [--directions N --near-steps n] [--from 512,256] [--tile-size 256]`:
 // the far-field sweep alone (sweptHorizon.ts) on a few compute tiles from the middle of a DEM, as a `sol` run
 // would sweep them (the run's tiles, its sun sectors for --days), timed per tile. Prints JSON: seconds per
 // million cells and nanoseconds per cell and swept direction, for each distance from which the lines are
@@ -15,6 +15,7 @@ const { values: args, positionals } = parseArgs({
     directions: { type: 'string' },
     'near-steps': { type: 'string' },
     from: { type: 'string' },
+    'tile-size': { type: 'string' },
   },
 });
 if (positionals.length !== 1) throw new Error('usage: far-sweep.bench.mjs <dem.tif> [options]');
@@ -27,7 +28,7 @@ const { sweptFarHorizons, sweepScratch, SIMPLIFIED_FROM_CELLS } = await import(d
 
 const days = args.days.split(',').map(Number);
 const dem = await readDem(positionals[0], { precision: 'float32', shared: true });
-const plan = planSolarYear(dem, { outDir: '/nonexistent', params: { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, threads: 1, days });
+const plan = planSolarYear(dem, { outDir: '/nonexistent', params: { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, threads: 1, days, ...(args['tile-size'] ? { tileSize: Number(args['tile-size']) } : {}) });
 const { terrain, sunTiles, tiles } = plan.setup;
 const layout = args.directions
   ? { directions: Number(args.directions), nearSteps: Number(args['near-steps'] ?? 16), nearSectors: Number(args.directions) }
