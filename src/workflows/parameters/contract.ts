@@ -227,9 +227,6 @@ export function parametersOf(type: WorkflowType): { numeric: NumericWorkflowPara
   };
 }
 
-/** Every parameter's name, in the order of the tables and the OGC inputs: numeric, model choices, grammar. */
-export const ALL_PARAMS = [...NUMERIC_PARAMS, ...MODEL_CHOICE_PARAMS, ...GRAMMAR_PARAMS] as const;
-
 /** The range as people read it: `<min>–<max>`. */
 export function rangeText(name: NumericWorkflowParam): string {
   const { minimum, maximum } = NUMERIC_PARAMETERS[name];

@@ -1,7 +1,8 @@
 /**
  * The parameters of a run from what a client sent, checked against the contract (contract.ts): form fields as
  * text (the /api submit form) or typed JSON values (OGC execute requests). A value outside its range or list is a
- * ParameterRangeError naming the field and what it allows; an absent (or blank) value is its default.
+ * ParameterRangeError naming the field and what it allows; an absent (or blank) value is its default, except for a
+ * grammar parameter, whose blank text is refused (its message says what it takes).
  */
 import { echoed } from '../../util/echoed.js';
 import { parseDecimal } from '../../util/decimal.js';
@@ -58,7 +59,6 @@ export function choiceFromText(name: ModelChoiceParam, raw: string | undefined):
  */
 export function grammarFromText(name: GrammarWorkflowParam, raw: string | undefined): string {
   if (raw === undefined) return GRAMMAR_PARAMETERS[name].default;
-  if (typeof raw !== 'string') refuse(name, `${name} must be text: ${GRAMMAR_PARAMETERS[name].grammar}`);
   try {
     return GRAMMAR_PARAMETERS[name].normalise(raw);
   } catch (error) {
