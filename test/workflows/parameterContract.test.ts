@@ -133,6 +133,13 @@ test('the CLI options: the flags, ranges and defaults of the contract', () => {
     assert.ok(option(command(['eemt']), p.cli.flag).description.endsWith(`; default ${p.default}`), p.cli.flag);
     assert.equal(command(['sol']).options.find((o) => o.long === p.cli.flag), undefined, `sol has no ${p.cli.flag}`);
   }
+  for (const name of GRAMMAR_PARAMS) {
+    const p = GRAMMAR_PARAMETERS[name];
+    for (const workflow of p.workflows) {
+      const description = option(command([workflow]), p.cli.flag).description;
+      assert.ok(description.includes(p.grammar) && description.endsWith(`; default ${p.default}`), `${workflow} ${p.cli.flag}: ${description}`);
+    }
+  }
 });
 
 /** The result of reading parameters, or the field and message of the refusal. */
