@@ -58,8 +58,8 @@ export function grammarSchema(name: GrammarWorkflowParam): { type: 'string'; def
 /** The grammar-parameter form fields (text, checked by the contract's grammar). */
 export const SubmitGrammarParameters = Object.fromEntries(
   GRAMMAR_PARAMS.map((name) => {
-    const { type: _type, ...options } = grammarSchema(name);
-    return [name, Type.String({ ...options, examples: [GRAMMAR_PARAMETERS[name].example] })];
+    const { default: fallback, description } = grammarSchema(name);
+    return [name, Type.String({ default: fallback, description, examples: [GRAMMAR_PARAMETERS[name].example] })];
   }),
 ) as unknown as Record<GrammarWorkflowParam, TSchema>;
 
