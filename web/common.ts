@@ -11,7 +11,8 @@ export interface Job {
   created_at: string;
   started_at: string | null;
   completed_at: string | null;
-  parameters: Record<string, number>;
+  /** Numbers, and `products` (the solar products written, normalised) as text. */
+  parameters: Record<string, number> & { products?: string };
   dem_filename: string;
   error_message: string | null;
   progress: number;

@@ -374,6 +374,7 @@ const PARAMETER_LABELS: Record<string, [string, (v: number) => string]> = {
   num_threads: ['CPU threads', String],
   start_year: ['Start year', String],
   end_year: ['End year', String],
+  products: ['Solar products written', String],
   climate_source: [
     'Climate',
     (v) => climateSourceText(v as unknown as ClimateSourceView),

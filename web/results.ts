@@ -24,12 +24,22 @@ const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 /** The day the picker starts on: the June solstice. */
 const DEFAULT_DAY = 172;
 
-/** The maps of the map picker; `daily` ones take the day of the day picker. */
-const SOLAR_MAPS: { value: string; label: string; daily?: boolean }[] = [
-  { value: 'annual', label: 'Annual global irradiation' },
-  { value: 'day', label: 'Daily global irradiation', daily: true },
-  { value: 'hours-day', label: 'Daily sunshine hours', daily: true },
+/** The maps of the map picker; `daily` ones take the day of the day picker; `item`: the `products` item that writes their files. */
+const SOLAR_MAPS: { value: string; label: string; daily?: boolean; item: 'monthly' | 'daily' | 'hours' }[] = [
+  { value: 'annual', label: 'Annual global irradiation', item: 'monthly' },
+  { value: 'day', label: 'Daily global irradiation', daily: true, item: 'daily' },
+  { value: 'hours-day', label: 'Daily sunshine hours', daily: true, item: 'hours' },
 ];
+
+/**
+ * Whether a job wrote the maps of `item`, and the first day of its daily maps, from the job's normalised `products`
+ * (`monthly,daily:172,hours`; absent for jobs from before it was recorded: every product).
+ */
+export function productsItem(products: unknown, item: 'monthly' | 'daily' | 'hours'): { written: boolean; firstDay: number | null } {
+  if (typeof products !== 'string') return { written: true, firstDay: null };
+  const match = new RegExp(`(?:^|,)${item}(?::(\\d+))?(?:,|-|$)`).exec(products);
+  return { written: match !== null, firstDay: match?.[1] === undefined ? null : Number(match[1]) };
+}
 const TERRAIN_MAPS = [
   { value: 'twi', label: 'Topographic wetness index' },
   { value: 'slope', label: 'Slope' },
@@ -224,9 +234,13 @@ export function resultsView(job: Job): HTMLElement {
   const kind = h(
     'select',
     { id: `map-kind-${id}`, class: 'map-kind' },
-    ...[...SOLAR_MAPS, ...(job.workflow_type === 'eemt' ? TERRAIN_MAPS : [])].map((m) => h('option', { value: m.value }, m.label)),
+    ...[...SOLAR_MAPS.filter((m) => productsItem(job.parameters?.products, m.item).written), ...(job.workflow_type === 'eemt' ? TERRAIN_MAPS : [])].map((m) =>
+      h('option', { value: m.value }, m.label),
+    ),
   );
-  const day = h('input', { type: 'range', id: `map-day-${id}`, class: 'map-day', min: 1, max: 365, step: 1, value: DEFAULT_DAY, 'aria-label': 'Day of year' });
+  // a job with the daily maps of some days only starts at the first of them
+  const firstDay = SOLAR_MAPS.filter((m) => m.daily).map((m) => productsItem(job.parameters?.products, m.item).firstDay).find((d) => d !== null);
+  const day = h('input', { type: 'range', id: `map-day-${id}`, class: 'map-day', min: 1, max: 365, step: 1, value: firstDay ?? DEFAULT_DAY, 'aria-label': 'Day of year' });
   const dayOutput = h('output', { for: day.id, class: 'map-day-label' });
   const hillshade = h('input', { type: 'checkbox', id: `map-hillshade-${id}`, class: 'map-hillshade' });
   const controls = h(
@@ -261,7 +275,9 @@ export function resultsView(job: Job): HTMLElement {
 
   const chartSlot = h('div', { class: 'chart-slot' }, h('p', { class: 'map-note' }, 'Loading the monthly means…'));
   const chart = h('figure', { class: 'chart-figure' }, h('figcaption', { class: 'map-title' }, 'Monthly global irradiation (mean over the DEM)'), chartSlot);
-  void Promise.all(MONTHS.map((m) => api<PreviewLegend>(previewPath(id, `month-${m}`, 'json'))))
+  const monthly = productsItem(job.parameters?.products, 'monthly').written;
+  if (!monthly) chartSlot.replaceChildren(h('p', { class: 'map-note' }, `No monthly sums: the job wrote ${String(job.parameters?.products)}.`));
+  else void Promise.all(MONTHS.map((m) => api<PreviewLegend>(previewPath(id, `month-${m}`, 'json'))))
     .then((legends) => chartSlot.replaceChildren(monthlyChart(legends.map((l) => l.mean), legends[0]!.unit), monthlySummary(legends)))
     .catch((error: unknown) => chartSlot.replaceChildren(h('p', { class: 'map-note' }, `Chart not available: ${messageOf(error)}`)));
 

@@ -34,7 +34,9 @@ const fileInput = $<HTMLInputElement>('dem_file');
 const NUMERIC_FIELDS = ['step', 'linke_value', 'albedo_value', 'num_threads', 'start_year', 'end_year'];
 /** The EEMT model choices (select boxes; eemt only). */
 const MODEL_FIELDS = ['pet_method', 'topo_npp', 'topo_radiation', 'lieth_npp_gate'];
-const FIELDS = ['workflow_type', 'dem_file', ...NUMERIC_FIELDS, ...MODEL_FIELDS, 'climate_file'];
+/** The text fields of the parameters written in a grammar (the server checks them and names the bad item). */
+const TEXT_FIELDS = ['products'];
+const FIELDS = ['workflow_type', 'dem_file', ...NUMERIC_FIELDS, ...MODEL_FIELDS, ...TEXT_FIELDS, 'climate_file'];
 const announcer = $('announcer');
 const DEM_HINT = $('dem_file-hint').textContent ?? '';
 
@@ -178,6 +180,10 @@ function submitJob() {
   for (const name of MODEL_FIELDS) {
     const select = $<HTMLSelectElement>(name);
     if (!select.disabled) data.append(name, select.value);
+  }
+  for (const name of TEXT_FIELDS) {
+    const input = $<HTMLInputElement>(name);
+    if (!input.disabled) data.append(name, input.value);
   }
   // The files go last: the small fields reach the server first.
   const climate = $<HTMLInputElement>('climate_file');

@@ -1,7 +1,7 @@
 /**
  * The `eemt` command line (see main.ts for the entry point):
  *   eemt sol <dem.tif> --out <dir> [--step <minutes>] [--linke <value>] [--albedo <value>] [--threads <n>] [--days 1-31,172]
- *            [--tile-size N]
+ *            [--products monthly,daily:172] [--tile-size N]
  *   eemt eemt <dem.tif> --out <dir> [--start-year <year>] [--end-year <year>] [solar options] [--cache <dir>] [--daymet-url <url>]
  *             [--climate-file grids.zip] [--pet-method thornthwaite|hamon|hamon-linear] [--topo-npp regression|lieth]
  *             [--topo-radiation unshaded|shaded|realsky] [--lieth-npp-gate temperature|none]
@@ -24,6 +24,9 @@ import { explainedByMessage } from '../workflows/failures.js';
 import {
   CHOICE_PARAMETERS,
   DEFAULT_NUMERIC_VALUES,
+  GRAMMAR_PARAMETERS,
+  GRAMMAR_PARAMS,
+  isGrammarParameter,
   isModelChoice,
   MODEL_CHOICE_PARAMS,
   NUMERIC_PARAMETERS,
@@ -46,6 +49,7 @@ class UsageError extends Error {}
 const FLAGS = Object.fromEntries([
   ...NUMERIC_PARAMS.map((name) => [name, NUMERIC_PARAMETERS[name].cli.flag]),
   ...MODEL_CHOICE_PARAMS.map((name) => [name, CHOICE_PARAMETERS[name].cli.flag]),
+  ...GRAMMAR_PARAMS.map((name) => [name, GRAMMAR_PARAMETERS[name].cli.flag]),
 ]) as Readonly<Record<keyof WorkflowParams, string>>;
 
 /** The help of a numeric option: its help, range, unit and notes (`time step of the daily integration, <min>–<max> minutes`). */
@@ -70,6 +74,20 @@ function withModelOptions(command: Command): Command {
   return command;
 }
 
+/** The grammar-parameter options of `type` (`--products`): flag, help with the grammar and the default. */
+function withGrammarOptions(command: Command, type: WorkflowType): Command {
+  for (const name of parametersOf(type).grammar) {
+    const { cli, grammar, default: fallback } = GRAMMAR_PARAMETERS[name];
+    command.option(`${cli.flag} ${cli.valueName}`, `${cli.help}: ${grammar}; default ${fallback}`);
+  }
+  return command;
+}
+
+/** A grammar parameter's message with its flag for its name (`--products: unknown item "x"; …`). */
+function withFlag(name: keyof WorkflowParams, message: string): string {
+  return message.startsWith(name) ? `${FLAGS[name]}${message.slice(name.length)}` : `${FLAGS[name]}: ${message}`;
+}
+
 /** The options of the climate years (`eemt`, `climate prefetch`). */
 function withYearOptions(command: Command): Command {
   return numericOption(numericOption(command, 'start_year'), 'end_year');
@@ -87,6 +105,7 @@ function checkParams(params: WorkflowParams): void {
     validateWorkflowParams(params);
   } catch (error) {
     if (!(error instanceof ParameterRangeError)) throw error;
+    if (isGrammarParameter(error.field)) throw new UsageError(withFlag(error.field, error.message));
     if (isModelChoice(error.field)) {
       const field = error.field;
       throw new UsageError(`${FLAGS[field]} must be one of ${CHOICE_PARAMETERS[field].values.join(', ')}; got ${JSON.stringify(params[field])}`);
@@ -141,16 +160,40 @@ function phaseSummary(phases: PhaseTimings | undefined): string {
   );
 }
 
-function solParams(options: { step: number; linke: number; albedo: number; threads: number }): WorkflowParams {
-  return { step: options.step, linke_value: options.linke, albedo_value: options.albedo, num_threads: options.threads };
+function solParams(options: { step: number; linke: number; albedo: number; threads: number; products?: string }): WorkflowParams {
+  return {
+    step: options.step,
+    linke_value: options.linke,
+    albedo_value: options.albedo,
+    num_threads: options.threads,
+    ...(options.products !== undefined ? { products: options.products } : {}),
+  };
 }
 
-/** The options of the parameters of `sol`, shared by `eemt`. */
-function withSolarOptions(command: Command): Command {
+/**
+ * The parameters with `products` normalised, after checkParams; for `sol`, checked against the days `--days`
+ * computes (a daily map of a day not computed, or nothing to write, is a UsageError).
+ */
+async function withNormalisedProducts(type: WorkflowType, params: WorkflowParams, days?: readonly number[]): Promise<WorkflowParams> {
+  if (params.products === undefined) return params;
+  const { daysToCompute, normalisedProducts, parseProductSelection } = await import('../workflows/solarYear/productSelection.js');
+  if (type === 'sol') {
+    try {
+      daysToCompute(parseProductSelection(params.products), days);
+    } catch (error) {
+      if (error instanceof RangeError) throw new UsageError(withFlag('products', error.message));
+      throw error;
+    }
+  }
+  return { ...params, products: normalisedProducts(params.products) };
+}
+
+/** The options of the parameters of `sol`, shared by `eemt` (`type`: whose help the grammar options get). */
+function withSolarOptions(command: Command, type: WorkflowType): Command {
   // the CLI's default number of threads is every core the machine has (within the range)
   const threads = Math.min(availableParallelism(), NUMERIC_PARAMETERS.num_threads.maximum);
   for (const name of parametersOf('sol').numeric) numericOption(command, name, name === 'num_threads' ? threads : undefined);
-  return command;
+  return withGrammarOptions(command, type);
 }
 
 /** Runs `work` with the progress display, stopping the display whatever happens. */
@@ -177,9 +220,10 @@ export function buildProgram(): Command {
       .option('--days <list>', 'days of year to compute, e.g. 1-31,172,355 (default all 365; monthly sums for complete months only)', daySpec)
       .option('--tile-size <cells>', `side of the compute and GeoTIFF tiles, a multiple of 16 up to ${MAX_REQUESTED_TILE_SIZE} (default by DEM size)`, tileSize)
       .addOption(new Option('--kernel <implementation>', 'daily kernel: wasm (compiled) or typescript (the same outputs, slower; for comparison)').choices(['wasm', 'typescript']).default('wasm')),
+    'sol',
   ).action(async (dem: string, options) => {
-    const params = solParams(options);
-    checkParams(params);
+    checkParams(solParams(options));
+    const params = await withNormalisedProducts('sol', solParams(options), options.days);
     // the worker threads start loading while this thread loads the GeoTIFF and projection libraries
     prestartSolWorkers(Math.min(params.num_threads, availableParallelism()));
     const { runSolWorkflow } = await solModules();
@@ -215,15 +259,17 @@ export function buildProgram(): Command {
       .option('--cache <dir>', 'Daymet download cache (default: $EEMT_CACHE_DIR, else ./cache)')
       .option('--daymet-url <url>', 'Daymet server (default: $EEMT_DAYMET_URL, else https://daymet.ornl.gov)')
       .option('--climate-file <zip>', 'ZIP of monthly climate grids used instead of Daymet (docs/climate-input.md)'),
+    'eemt',
   )).action(async (dem: string, options) => {
     const choices = { pet_method: options.petMethod, topo_npp: options.topoNpp, topo_radiation: options.topoRadiation, lieth_npp_gate: options.liethNppGate };
-    const params = {
+    const given = {
       ...solParams(options),
       start_year: options.startYear,
       end_year: options.endYear,
       ...Object.fromEntries(Object.entries(choices).filter(([, value]) => value !== undefined)),
     } as WorkflowParams;
-    checkParams(params);
+    checkParams(given);
+    const params = await withNormalisedProducts('eemt', given);
     const { runEemtWorkflow } = await eemtModules();
     const outDir = resolve(options.out);
     await checkOutputSpaceOf('eemt', params, dem, outDir);

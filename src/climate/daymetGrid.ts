@@ -18,7 +18,7 @@
  * A DEM cell belongs to the Daymet cell whose centre is nearest in the LCC plane, which (the cells
  * being squares) is the cell containing the DEM cell's centre.
  */
-import proj4 from 'proj4';
+import proj4 from '../raster/geo/proj4.js';
 import type { GridSpec } from '../raster/types.js';
 import { ClimateCoverageError } from './errors.js';
 

@@ -10,7 +10,7 @@
  * Geographic sources are also tried one turn (±360°) away, so a grid in 0…360° longitudes covers a DEM at
  * negative longitudes.
  */
-import proj4 from 'proj4';
+import proj4 from '../raster/geo/proj4.js';
 import type { GridSpec } from '../raster/types.js';
 
 const WGS84_LONLAT = '+proj=longlat +datum=WGS84 +no_defs';

@@ -9,7 +9,8 @@ export const CANCELLED_MESSAGE = 'Cancelled by user';
 
 /**
  * Parameters of a job as submitted (the workflow's own parameters); `start_year`/`end_year` and the model choices
- * (`pet_method`, `topo_npp`, `topo_radiation`, `lieth_npp_gate`, each with its value or default) only for eemt jobs.
+ * (`pet_method`, `topo_npp`, `topo_radiation`, `lieth_npp_gate`, each with its value or default) only for eemt jobs;
+ * `products` (normalised) for the jobs submitted since it exists.
  */
 export type JobParameters = WorkflowParams & {
   /** eemt jobs: where the climate comes from (Daymet cells, or the uploaded climate file's grids and checksums). */
@@ -43,7 +44,10 @@ export interface JobRecord {
   readonly output_estimate_bytes: number | null;
 }
 
-/** The workflow parameters of `job` (the years and the model choices only for eemt jobs; absent choices stay absent). */
+/**
+ * The workflow parameters of `job` (the years and the model choices only for eemt jobs; absent choices stay absent, and
+ * so does `products` of a job from before it was recorded: every product).
+ */
 export function workflowParamsOf(job: Pick<JobRecord, 'workflow_type' | 'parameters'>): WorkflowParams {
   const p = job.parameters;
   const choices = { pet_method: p.pet_method, topo_npp: p.topo_npp, topo_radiation: p.topo_radiation, lieth_npp_gate: p.lieth_npp_gate };
@@ -52,6 +56,7 @@ export function workflowParamsOf(job: Pick<JobRecord, 'workflow_type' | 'paramet
     linke_value: p.linke_value,
     albedo_value: p.albedo_value,
     num_threads: p.num_threads,
+    ...(p.products !== undefined ? { products: p.products } : {}),
     ...(job.workflow_type === 'eemt'
       ? { start_year: p.start_year, end_year: p.end_year, ...Object.fromEntries(Object.entries(choices).filter(([, v]) => v !== undefined)) }
       : {}),

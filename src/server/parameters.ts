@@ -8,13 +8,15 @@ import type { JobParameters } from '../jobs/types.js';
 import { ParameterRangeError } from '../workflows/params.js';
 import {
   CHOICE_PARAMETERS,
+  GRAMMAR_PARAMETERS,
+  GRAMMAR_PARAMS,
   MODEL_CHOICE_PARAMS,
   NUMERIC_PARAMETERS,
   NUMERIC_PARAMS,
   rangeText,
 } from '../workflows/parameters/contract.js';
 import { parametersFromText } from '../workflows/parameters/values.js';
-import type { ModelChoiceParam, NumericWorkflowParam, WorkflowType } from '../workflows/types.js';
+import type { GrammarWorkflowParam, ModelChoiceParam, NumericWorkflowParam, WorkflowType } from '../workflows/types.js';
 import { unprocessable } from './errors.js';
 
 /** Whether only eemt uses a parameter (its description says so). */
@@ -47,6 +49,25 @@ export function modelChoiceSchema(name: ModelChoiceParam): { type: 'string'; enu
   return { type: 'string', enum: CHOICE_PARAMETERS[name].values, default: CHOICE_PARAMETERS[name].default, description: choiceDescription(name) };
 }
 
+/** The JSON schema of a grammar parameter (text with its default; the grammar is in the description), as the submit form and the OGC inputs state it. */
+export function grammarSchema(name: GrammarWorkflowParam): { type: 'string'; default: string; description: string } {
+  const p = GRAMMAR_PARAMETERS[name];
+  return { type: 'string', default: p.default, description: `${eemtOnly(p.workflows) ? 'eemt only: ' : ''}${p.description}` };
+}
+
+/** The grammar-parameter form fields (text, checked by the contract's grammar). */
+export const SubmitGrammarParameters = Object.fromEntries(
+  GRAMMAR_PARAMS.map((name) => {
+    const { default: fallback, description } = grammarSchema(name);
+    return [name, Type.String({ default: fallback, description, examples: [GRAMMAR_PARAMETERS[name].example] })];
+  }),
+) as unknown as Record<GrammarWorkflowParam, TSchema>;
+
+/** The grammar parameters as recorded in a job's parameters: the normalised text, without a default. */
+export const RecordedGrammarParameters = Object.fromEntries(
+  GRAMMAR_PARAMS.map((name) => [name, Type.String({ description: `${GRAMMAR_PARAMETERS[name].title}, normalised (absent for jobs from before it was recorded: every product)` })]),
+) as unknown as Record<GrammarWorkflowParam, TSchema>;
+
 /** The numeric form fields: their bounds and defaults are the validation rules and the documentation. */
 export const SubmitParameters = Object.fromEntries(
   NUMERIC_PARAMS.map((name) => {
@@ -73,7 +94,10 @@ export const RecordedModelChoices = Object.fromEntries(
   MODEL_CHOICE_PARAMS.map((name) => [name, choiceUnion(name, { description: `${choiceDescription(name)} (eemt jobs only)` })]),
 ) as unknown as Record<ModelChoiceParam, TSchema>;
 
-/** The job parameters of a submission (422 naming the field and its range for a bad value); the years and the model choices recorded for eemt only. */
+/**
+ * The job parameters of a submission (422 naming the field and its range, or the bad item of a grammar parameter, for a
+ * bad value); the years and the model choices recorded for eemt only, the grammar parameters normalised.
+ */
 export function parseParameters(type: WorkflowType, fields: Readonly<Record<string, string>>): JobParameters {
   try {
     return parametersFromText(type, fields);

@@ -14,7 +14,8 @@
  */
 import { DEFAULT_EEMT_OPTIONS } from '../science/eemt/constants.js';
 import { CLIMATE_GRID_VARIABLES, EEMT_MODELS } from './eemt/products.js';
-import { completeMonths, DAYS_PER_YEAR } from './solarYear/products.js';
+import { completeMonths } from './solarYear/products.js';
+import { selectionOf } from './solarYear/productSelection.js';
 import type { WorkflowParams, WorkflowType } from './types.js';
 
 /** The kinds of output file, each with its own compressed size per cell. */
@@ -93,7 +94,7 @@ export interface OutputEstimateOptions {
    * file); default true.
    */
   readonly realSky?: boolean;
-  /** sol: the days of year computed (a run of chosen days, as the CLI's --days); default all 365. */
+  /** sol: the days of year computed (a run of chosen days, as the CLI's --days); default all 365. The daily maps counted are those of `products` among them. */
   readonly days?: readonly number[];
 }
 
@@ -104,19 +105,21 @@ function yearCount(params: Pick<WorkflowParams, 'start_year' | 'end_year'>): num
 
 /**
  * Output files of a job of `type` with `params`, by kind (`daymetCells`: the Daymet cells of an eemt job; `realSky`:
- * whether it makes the real-sky maps). The beam parts of an eemt job's monthly sums count too: they are removed at
- * its end, but take their room while it runs.
+ * whether it makes the real-sky maps). The daily maps and monthly sums are those `params.products` selects (every one
+ * when absent). The beam parts of an eemt job's monthly sums count too, and its monthly sums whatever `products` says:
+ * they are removed at its end, but take their room while it runs.
  */
 export function outputFileCounts(
   type: WorkflowType,
-  params: Pick<WorkflowParams, 'start_year' | 'end_year' | 'topo_radiation'>,
+  params: Pick<WorkflowParams, 'start_year' | 'end_year' | 'topo_radiation' | 'products'>,
   daymetCells = 0,
   realSky = true,
 ): Record<OutputKind, number> {
+  const products = selectionOf(params.products);
   const counts: Record<OutputKind, number> = {
-    'daily-global': DAYS_PER_YEAR,
-    'daily-hours': DAYS_PER_YEAR,
-    'monthly-sums': 12,
+    'daily-global': products.dailyGlobal.length,
+    'daily-hours': products.dailyHours.length,
+    'monthly-sums': products.monthly || type === 'eemt' ? 12 : 0,
     'eemt-maps': 0,
     'climate-grids': 0,
     terrain: 0,
@@ -158,7 +161,7 @@ const SOLAR_KINDS: readonly OutputKind[] = ['daily-global', 'daily-hours', 'mont
  */
 export function estimateOutputBytes(
   type: WorkflowType,
-  params: Pick<WorkflowParams, 'step' | 'start_year' | 'end_year' | 'topo_radiation'>,
+  params: Pick<WorkflowParams, 'step' | 'start_year' | 'end_year' | 'topo_radiation' | 'products'>,
   width: number,
   height: number,
   options: OutputEstimateOptions = {},
@@ -170,9 +173,12 @@ export function estimateOutputBytes(
   const realSky = options.realSky ?? true;
   const counts = outputFileCounts(type, params, daymetCells, realSky);
   if (type === 'sol' && options.days) {
-    // daily maps of the days asked for, and the sums of the months they complete
-    counts['daily-global'] = counts['daily-hours'] = new Set(options.days).size;
-    counts['monthly-sums'] = completeMonths(options.days).length;
+    // the daily maps chosen among the days computed, and the sums of the months they complete
+    const computed = new Set(options.days);
+    const products = selectionOf(params.products);
+    counts['daily-global'] = products.dailyGlobal.filter((day) => computed.has(day)).length;
+    counts['daily-hours'] = products.dailyHours.filter((day) => computed.has(day)).length;
+    counts['monthly-sums'] = products.monthly ? completeMonths(options.days).length : 0;
   }
   const files = Object.values(counts).reduce((n, count) => n + count, 0);
   const unshaded = (params.topo_radiation ?? DEFAULT_EEMT_OPTIONS.topoRadiation) === 'unshaded';

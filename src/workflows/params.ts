@@ -1,6 +1,6 @@
 /** Validation of workflow parameters against their contract (parameters/contract.ts; the limits of docs/service-contract.md); out of range is an error, never a clamp. */
 import type { EemtOptionsInput } from '../science/eemt/constants.js';
-import { CHOICE_PARAMETERS, MODEL_CHOICE_PARAMS, NUMERIC_PARAMETERS, NUMERIC_PARAMS, rangeText } from './parameters/contract.js';
+import { CHOICE_PARAMETERS, GRAMMAR_PARAMETERS, GRAMMAR_PARAMS, MODEL_CHOICE_PARAMS, NUMERIC_PARAMETERS, NUMERIC_PARAMS, rangeText } from './parameters/contract.js';
 import type { ModelChoiceParam, NumericWorkflowParam, WorkflowParams } from './types.js';
 
 /** A parameter outside its allowed range (or not a number). `field` is the submit-form name. */
@@ -33,8 +33,22 @@ export function eemtOptionsOfParams(params: Pick<WorkflowParams, ModelChoicePara
   return { petMethod: choices.pet_method, topoNppModel: choices.topo_npp, topoRadiation: choices.topo_radiation, liethNppGate: choices.lieth_npp_gate };
 }
 
-/** Throws ParameterRangeError for the first parameter that is missing a number or out of range, or a model choice not in its list. */
+/**
+ * Throws ParameterRangeError for the first parameter that is missing a number or out of range, a model choice not in
+ * its list, or a grammar parameter that does not follow its grammar (absent: its default).
+ */
 export function validateWorkflowParams(params: WorkflowParams): void {
+  for (const field of GRAMMAR_PARAMS) {
+    const value = params[field];
+    if (value === undefined) continue;
+    try {
+      if (typeof value !== 'string') throw new RangeError(`${field} must be text: ${GRAMMAR_PARAMETERS[field].grammar}`);
+      GRAMMAR_PARAMETERS[field].normalise(value);
+    } catch (error) {
+      if (error instanceof RangeError) throw new ParameterRangeError(field, error.message);
+      throw error;
+    }
+  }
   for (const field of MODEL_CHOICE_PARAMS) {
     const value = params[field];
     if (value !== undefined && !CHOICE_PARAMETERS[field].values.includes(value)) throw new ParameterRangeError(field, modelChoiceMessage(field, value));

@@ -57,12 +57,19 @@ export interface WorkflowParams {
   readonly topo_npp?: TopoNppModel;
   readonly topo_radiation?: TopoRadiation;
   readonly lieth_npp_gate?: LiethNppGate;
+  /**
+   * The solar products written, in the grammar of solarYear/productSelection.ts (`monthly,daily:172`); every product
+   * when absent. A job records the normalised text.
+   */
+  readonly products?: string;
 }
 
 /** The numeric parameters of a run (the solar settings, the threads and the years). */
 export type NumericWorkflowParam = 'step' | 'linke_value' | 'albedo_value' | 'num_threads' | 'start_year' | 'end_year';
 /** The EEMT model choices of a run (each one of a fixed list of values). */
 export type ModelChoiceParam = 'pet_method' | 'topo_npp' | 'topo_radiation' | 'lieth_npp_gate';
+/** The parameters written in a grammar of their own (parameters/contract.ts, GRAMMAR_PARAMETERS). */
+export type GrammarWorkflowParam = 'products';
 
 /** A progress report: `fraction` of the whole workflow done (0–1, never decreasing) and a short message. */
 export interface ProgressUpdate {

@@ -98,6 +98,84 @@ test('eemt sol --days computes those days only (monthly sums for complete months
   assertEstimateCovers(result.stderr, out); // 57 days and one month, not a year
 });
 
+/** Every file under `root`, relative, sorted. */
+function filesUnder(root: string): string[] {
+  return (readdirSync(root, { recursive: true, withFileTypes: true }) as import('node:fs').Dirent[])
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(root.length + 1))
+    .sort();
+}
+
+/** The values of a GeoTIFF's band as GDAL reads them (a text dump of every cell). */
+function cellValues(path: string): string {
+  return execFileSync('gdal_translate', ['-q', '-of', 'XYZ', path, '/vsistdout/'], { encoding: 'utf8' });
+}
+
+test('eemt sol --products writes only the files chosen; the monthly sums equal those of a default run', () => {
+  const all = join(work, 'products-all');
+  assert.equal(run(['sol', dem, '--out', all, '--step', '60', '--threads', '2']).status, 0);
+  const monthly = join(work, 'products-monthly');
+  const result = run(['sol', dem, '--out', monthly, '--step', '60', '--threads', '2', '--products', 'monthly']);
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /^sol: 12 GeoTIFFs in .* — 320 cells × 365 days in /);
+  assert.deepEqual(filesUnder(monthly), readdirSync(join(all, 'global/monthly')).map((name) => `global/monthly/${name}`).sort());
+  for (const name of readdirSync(join(monthly, 'global/monthly'))) {
+    assert.equal(cellValues(join(monthly, 'global/monthly', name)), cellValues(join(all, 'global/monthly', name)), name);
+  }
+  const info = JSON.parse(execFileSync('gdalinfo', ['-json', join(monthly, 'global/monthly/total_sun_jul_sum.tif')], { encoding: 'utf8' }));
+  assert.equal(info.metadata['']['PRODUCTS'], 'monthly');
+  // a default run records nothing: its files are those of a run before the parameter existed
+  const defaultInfo = JSON.parse(execFileSync('gdalinfo', ['-json', join(all, 'global/monthly/total_sun_jul_sum.tif')], { encoding: 'utf8' }));
+  assert.equal(defaultInfo.metadata['']['PRODUCTS'], undefined);
+  assertEstimateCovers(result.stderr, monthly);
+
+  // one day's maps: that day alone is computed, and its maps are those of the whole year's run
+  const day = join(work, 'products-day');
+  const one = run(['sol', dem, '--out', day, '--step', '60', '--threads', '2', '--products', 'hours:172, daily:172']);
+  assert.equal(one.status, 0, one.stderr);
+  assert.match(one.stdout, /^sol: 2 GeoTIFFs in .* — 320 cells × 1 day in /);
+  assert.deepEqual(filesUnder(day), ['global/daily/total_sun_day_172.tif', 'insol/daily/hours_sun_day_172.tif']);
+  for (const rel of filesUnder(day)) assert.equal(cellValues(join(day, rel)), cellValues(join(all, rel)), rel);
+});
+
+test('eemt sol --days with --products: the maps chosen among the days computed; a day not computed is an error', () => {
+  const out = join(work, 'days-products');
+  const result = run(['sol', dem, '--out', out, '--step', '60', '--threads', '2', '--days', '1-31', '--products', 'daily:5']);
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /^sol: 1 GeoTIFFs in .* — 320 cells × 1 day in /);
+  assert.deepEqual(filesUnder(out), ['global/daily/total_sun_day_5.tif']);
+  const withMonth = join(work, 'days-products-month');
+  assert.equal(run(['sol', dem, '--out', withMonth, '--step', '60', '--threads', '2', '--days', '1-40', '--products', 'monthly,hours']).status, 0);
+  assert.deepEqual(filesUnder(withMonth), [...Array.from({ length: 40 }, (_, i) => `insol/daily/hours_sun_day_${i + 1}.tif`), 'global/monthly/total_sun_jan_sum.tif'].sort());
+  for (const [args, message] of [
+    [['--days', '1-31', '--products', 'daily:40'], /^eemt: --products: daily:40 selects day 40, which the run does not compute \(its days: 1-31\)$/],
+    [['--days', '1-10', '--products', 'monthly'], /^eemt: --products selects only the monthly sums, and the run's days \(1-10\) complete no month$/],
+  ] as const) {
+    const refused = join(work, `refused-${args.join('')}`);
+    const outcome = run(['sol', dem, '--out', refused, ...args]);
+    assert.equal(outcome.status, 2, outcome.stderr);
+    assert.match(outcome.stderr.trim(), message);
+    assert.equal(existsSync(refused), false);
+  }
+});
+
+for (const [value, expected] of [
+  ['weekly', /^eemt: --products: unknown item "weekly"; products is a comma-separated list of monthly/],
+  ['monthly,,daily', /^eemt: --products: item 2 of 3 is empty/],
+  ['daily:366', /^eemt: --products: day 366 in "daily:366" is outside 1–365$/],
+  ['hours:9-2', /^eemt: --products: "hours:9-2" runs backwards; write 2-9$/],
+  ['', /^eemt: --products names no product/],
+] as const) {
+  test(`eemt sol refuses --products ${JSON.stringify(value)} naming the item, exit code 2, writing nothing`, () => {
+    const out = join(work, `refused-products-${value.replace(/\W/g, '_')}`);
+    const result = run(['sol', dem, '--out', out, '--products', value]);
+    assert.equal(result.status, 2, result.stderr);
+    assert.match(result.stderr.trim(), expected);
+    assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+    assert.equal(existsSync(out), false);
+  });
+}
+
 test('eemt sol refuses a run whose outputs cannot fit in the output folder, before computing, writing nothing', () => {
   const small = join(work, 'small-disk');
   mkdirSync(small);

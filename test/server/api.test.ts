@@ -37,7 +37,7 @@ describe('HTTP API (stub job child in real processes)', () => {
     assert.equal(job.progress, 100);
     assert.equal(job.error_message, null);
     assert.equal(job.dem_filename, 'mcn_10m.tif');
-    assert.deepEqual(job.parameters, { step: 10, linke_value: 3, albedo_value: 0.2, num_threads: 8 });
+    assert.deepEqual(job.parameters, { step: 10, linke_value: 3, albedo_value: 0.2, num_threads: 8, products: 'monthly,daily,hours' });
     for (const key of ['created_at', 'started_at', 'completed_at']) assert.match(job[key], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     assert.ok(existsSync(join(svc.paths.uploadDir(id), 'dem.tif')), 'stored under the job id, not the client name');
 

@@ -204,7 +204,7 @@ describe('OGC API – Processes (href inputs off: the default)', () => {
 
     const viaApi = (await getJson(`${svc.base}/api/jobs/${created.body.jobID}`)).body;
     assert.equal(viaApi.status, 'completed');
-    assert.deepEqual(viaApi.parameters, { step: 10, linke_value: 3.5, albedo_value: 0.2, num_threads: 4 });
+    assert.deepEqual(viaApi.parameters, { step: 10, linke_value: 3.5, albedo_value: 0.2, num_threads: 4, products: 'monthly,daily,hours' });
     assert.equal(viaApi.dem_filename, 'dem.tif');
   });
 

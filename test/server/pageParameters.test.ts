@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fillParameterFields } from '../../src/server/pages/parameterFields.js';
-import { CHOICE_PARAMETERS, MODEL_CHOICE_PARAMS, NUMERIC_PARAMETERS, NUMERIC_PARAMS } from '../../src/workflows/parameters/contract.js';
+import { CHOICE_PARAMETERS, GRAMMAR_PARAMETERS, GRAMMAR_PARAMS, MODEL_CHOICE_PARAMS, NUMERIC_PARAMETERS, NUMERIC_PARAMS } from '../../src/workflows/parameters/contract.js';
 
 const TEMPLATE = readFileSync(new URL('../../public/index.html', import.meta.url), 'utf8');
 const page = fillParameterFields(TEMPLATE);
@@ -39,6 +39,20 @@ test("each model choice's default option is the one selected, and only it", () =
     const values = [...select.matchAll(/<option value="([^"]+)"/g)].map((m) => m[1]);
     assert.deepEqual([...values].sort(), [...CHOICE_PARAMETERS[name].values].sort(), `${name} offers every value`);
   }
+});
+
+test('each grammar parameter is a text field with its default and its grammar in the hint, from the contract', () => {
+  for (const name of GRAMMAR_PARAMS) {
+    const parameter = GRAMMAR_PARAMETERS[name];
+    const input = inputAttributes(page, name);
+    assert.equal(input.type, 'text', name);
+    assert.equal(input.value, parameter.default, `${name} default`);
+    assert.equal(inputAttributes(TEMPLATE, name).value, `{{${name}.default}}`);
+    const hint = new RegExp(`<p class="hint" id="${name}-hint">([\\s\\S]*?)</p>`).exec(page)?.[1]?.replace(/\s+/g, ' ');
+    const escaped = parameter.grammar.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+    assert.ok(hint?.includes(escaped), `${name} hint: ${hint}`);
+  }
+  assert.throws(() => fillParameterFields('<input value="{{products.minimum}}">'), /names no parameter field/);
 });
 
 test('a placeholder naming no parameter field is refused', () => {

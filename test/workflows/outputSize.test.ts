@@ -69,7 +69,7 @@ describe('output estimate', () => {
     type: 'sol' | 'eemt',
     demPath: string,
     size: { width: number; height: number },
-    params: { step: number; start_year?: number; end_year?: number },
+    params: { step: number; start_year?: number; end_year?: number; products?: string },
     daymetCells = 0,
   ) {
     const outDir = mkdtempSync(join(dir, 'out-'));
@@ -147,6 +147,30 @@ describe('output estimate', () => {
     const withoutRealSky = estimateOutputBytes('eemt', { step: 15, start_year: 2020, end_year: 2020 }, 500, 500, { daymetCells: 4, realSky: false });
     const monthlyFile = Math.ceil((OUTPUT_FILE_BYTES['monthly-sums'] + 500 * 500 * OUTPUT_BYTES_PER_CELL['monthly-sums']) / block) * block;
     assert.ok(Math.abs(one - withoutRealSky - (24 * monthlyFile + block)) <= block, `${one - withoutRealSky} bytes for the real-sky maps`);
+  });
+
+  test('products: the estimate counts only the files chosen, and still covers what a run writes', { timeout: 120_000 }, async () => {
+    const tiny = join(dir, 'tiny-products.tif');
+    execFileSync('gdal_translate', ['-q', '-srcwin', '100', '100', '8', '8', MCN, tiny]);
+    for (const [products, files] of [['monthly', 12], ['daily:172,hours:172', 2], ['monthly,hours:1-31', 43]] as const) {
+      const { real, estimate } = await measured('sol', tiny, { width: 8, height: 8 }, { step: 15, products });
+      assert.equal(real.files, files, products);
+      assert.ok(estimate >= real.diskBytes && estimate <= 1.5 * real.diskBytes, `${products}: estimate ${estimate}, ${real.diskBytes} bytes on disk`);
+    }
+    assert.deepEqual(outputFileCounts('sol', { products: 'monthly' }), { ...outputFileCounts('sol', {}), 'daily-global': 0, 'daily-hours': 0 });
+    assert.deepEqual(outputFileCounts('sol', { products: 'daily:172,hours:100-109' }), { ...outputFileCounts('sol', {}), 'daily-global': 1, 'daily-hours': 10, 'monthly-sums': 0 });
+    // eemt computes its monthly sums whatever products says (they take their room while it runs)
+    const eemt = { start_year: 2020, end_year: 2020 };
+    assert.deepEqual(outputFileCounts('eemt', { ...eemt, products: 'daily:1' }), { ...outputFileCounts('eemt', eemt), 'daily-global': 1, 'daily-hours': 0 });
+    // a 100 M-cell DEM: the monthly sums alone are 4.3 GB of the 180 GB of every product (the hour maps compress better)
+    const all = estimateOutputBytes('sol', { step: 15 }, 10_000, 10_000);
+    const monthly = estimateOutputBytes('sol', { step: 15, products: 'monthly' }, 10_000, 10_000);
+    assert.ok(monthly < all / 40, `${monthly} of ${all} bytes`);
+    // with the days computed: the maps chosen among them, the sums of the months they complete
+    assert.equal(
+      estimateOutputBytes('sol', { step: 15, products: 'monthly,daily' }, 500, 500, { days: Array.from({ length: 40 }, (_, i) => i + 1) }),
+      estimateOutputBytes('sol', { step: 15, products: 'monthly,daily:1-40' }, 500, 500, { days: Array.from({ length: 40 }, (_, i) => i + 1) }),
+    );
   });
 
   test('sunshine hours: quarter-hour steps compress better', () => {

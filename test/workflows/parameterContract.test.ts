@@ -11,7 +11,14 @@ import type { Command, Option } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
 import { processDescriptions } from '../../src/server/ogc/processes.js';
 import { SubmitForm } from '../../src/server/routes/submit.js';
-import { CHOICE_PARAMETERS, MODEL_CHOICE_PARAMS, NUMERIC_PARAMETERS, NUMERIC_PARAMS } from '../../src/workflows/parameters/contract.js';
+import {
+  CHOICE_PARAMETERS,
+  GRAMMAR_PARAMETERS,
+  GRAMMAR_PARAMS,
+  MODEL_CHOICE_PARAMS,
+  NUMERIC_PARAMETERS,
+  NUMERIC_PARAMS,
+} from '../../src/workflows/parameters/contract.js';
 import { parameterTableMarkdown, TABLE_END, TABLE_START, withParameterTable } from '../../src/workflows/parameters/markdownTable.js';
 import { parametersFromText, parametersFromValues } from '../../src/workflows/parameters/values.js';
 import { ParameterRangeError } from '../../src/workflows/params.js';
@@ -27,7 +34,13 @@ test('README: the run-parameter table is the one the contract writes (node --imp
   assert.equal(withParameterTable(readme), readme);
   // one row per parameter, each with its range and default as the contract has them
   const rows = current.split('\n').slice(2).map((line) => line.split(' | ').map((cell) => cell.replace(/^\| |\s*\|$/g, '').trim()));
-  assert.deepEqual(rows.map((cells) => cells[0]), [...NUMERIC_PARAMS, ...MODEL_CHOICE_PARAMS].map((name) => `\`${name}\``));
+  assert.deepEqual(rows.map((cells) => cells[0]), [...NUMERIC_PARAMS, ...MODEL_CHOICE_PARAMS, ...GRAMMAR_PARAMS].map((name) => `\`${name}\``));
+  for (const name of GRAMMAR_PARAMS) {
+    const cells = rows.find((row) => row[0] === `\`${name}\``)!;
+    assert.equal(cells[1], `\`${GRAMMAR_PARAMETERS[name].cli.flag}\``);
+    assert.equal(cells[6], `\`${GRAMMAR_PARAMETERS[name].default}\``, `${name}: default`);
+    assert.ok(cells[5]!.includes('daily:&lt;days&gt;'), `${name}: grammar ${cells[5]}`);
+  }
   for (const name of NUMERIC_PARAMS) {
     const cells = rows.find((row) => row[0] === `\`${name}\``)!;
     const p = NUMERIC_PARAMETERS[name];
@@ -49,14 +62,23 @@ test('the submit form schema (OpenAPI) states each range and default of the cont
     assert.deepEqual(schema.anyOf.map((value) => value.const), CHOICE_PARAMETERS[name].values, name);
     assert.equal(schema.default, CHOICE_PARAMETERS[name].default, name);
   }
+  for (const name of GRAMMAR_PARAMS) {
+    const schema = properties[name]!;
+    assert.deepEqual([schema.type, schema.default], ['string', GRAMMAR_PARAMETERS[name].default], name);
+    assert.ok(String(schema.description).includes(GRAMMAR_PARAMETERS[name].grammar), `${name}: ${schema.description}`);
+  }
 });
 
 test('the OGC processes have the inputs of their workflow, with the schemas of the contract', () => {
   const processes = processDescriptions('0', false);
   for (const type of ['sol', 'eemt'] as const) {
     const inputs = processes[type].inputs;
-    const expected = [...NUMERIC_PARAMS, ...MODEL_CHOICE_PARAMS].filter((name) =>
-      (NUMERIC_PARAMETERS[name as NumericWorkflowParam] ?? CHOICE_PARAMETERS[name as keyof typeof CHOICE_PARAMETERS]).workflows.includes(type),
+    const expected = [...NUMERIC_PARAMS, ...MODEL_CHOICE_PARAMS, ...GRAMMAR_PARAMS].filter((name) =>
+      (
+        NUMERIC_PARAMETERS[name as NumericWorkflowParam] ??
+        CHOICE_PARAMETERS[name as keyof typeof CHOICE_PARAMETERS] ??
+        GRAMMAR_PARAMETERS[name as keyof typeof GRAMMAR_PARAMETERS]
+      ).workflows.includes(type),
     );
     assert.deepEqual(Object.keys(inputs), ['dem', ...expected], type);
     for (const name of NUMERIC_PARAMS.filter((n) => expected.includes(n))) {
@@ -68,8 +90,13 @@ test('the OGC processes have the inputs of their workflow, with the schemas of t
       const p = CHOICE_PARAMETERS[name];
       assert.deepEqual(inputs[name]!.schema, { type: 'string', enum: p.values, default: p.default }, `${type} ${name}`);
     }
+    for (const name of GRAMMAR_PARAMS.filter((n) => expected.includes(n))) {
+      const p = GRAMMAR_PARAMETERS[name];
+      assert.deepEqual(inputs[name]!.schema, { type: 'string', default: p.default }, `${type} ${name}`);
+      assert.ok(inputs[name]!.description.includes(p.grammar), `${type} ${name}: ${inputs[name]!.description}`);
+    }
   }
-  assert.deepEqual(Object.keys(processes.sol.inputs), ['dem', 'step', 'linke_value', 'albedo_value', 'num_threads']);
+  assert.deepEqual(Object.keys(processes.sol.inputs), ['dem', 'step', 'linke_value', 'albedo_value', 'num_threads', 'products']);
 });
 
 function command(path: string[]): Command {
@@ -105,6 +132,13 @@ test('the CLI options: the flags, ranges and defaults of the contract', () => {
     const p = CHOICE_PARAMETERS[name];
     assert.ok(option(command(['eemt']), p.cli.flag).description.endsWith(`; default ${p.default}`), p.cli.flag);
     assert.equal(command(['sol']).options.find((o) => o.long === p.cli.flag), undefined, `sol has no ${p.cli.flag}`);
+  }
+  for (const name of GRAMMAR_PARAMS) {
+    const p = GRAMMAR_PARAMETERS[name];
+    for (const workflow of p.workflows) {
+      const description = option(command([workflow]), p.cli.flag).description;
+      assert.ok(description.includes(p.grammar) && description.endsWith(`; default ${p.default}`), `${workflow} ${p.cli.flag}: ${description}`);
+    }
   }
 });
 
@@ -155,7 +189,7 @@ test('typed values (OGC) and form text (/api) are read by the same rules: ranges
   assert.ok(refused > 40, `${refused} refusals checked`);
   // absent values are the defaults, the same either way
   assert.deepEqual(parametersFromValues('eemt', {}), parametersFromText('eemt', {}));
-  assert.deepEqual(Object.keys(parametersFromValues('sol', {})), ['step', 'linke_value', 'albedo_value', 'num_threads']);
+  assert.deepEqual(Object.keys(parametersFromValues('sol', {})), ['step', 'linke_value', 'albedo_value', 'num_threads', 'products']);
   // end_year before start_year: refused for eemt, not looked at for sol (which drops both)
   const reversed = { start_year: 2021, end_year: 2020 };
   assert.deepEqual(outcome(() => parametersFromValues('eemt', reversed)), {
@@ -169,4 +203,18 @@ test('typed values (OGC) and form text (/api) are read by the same rules: ranges
     message: 'pet_method (PET method of EEMT-Trad) must be one of thornthwaite, hamon, hamon-linear; got "penman"',
   });
   assert.equal((parametersFromValues('eemt', { topo_npp: ' lieth ', pet_method: '' }) as { topo_npp: string }).topo_npp, 'lieth');
+  // grammar parameters: recorded normalised (the default when absent), the same either way; a bad item is named
+  for (const workflow of types) {
+    assert.equal(parametersFromText(workflow, {}).products, 'monthly,daily,hours');
+    assert.equal(parametersFromValues(workflow, { products: ' hours:172, monthly ,daily:172' }).products, 'monthly,daily:172,hours:172');
+  }
+  for (const bad of ['', 'monthly,,daily', 'weekly', 'daily:366', 'hours:9-2']) {
+    const typed = outcome(() => parametersFromValues('sol', { products: bad }));
+    assert.deepEqual(outcome(() => parametersFromText('sol', { products: bad })), typed, bad);
+    assert.equal((typed as { field: string }).field, 'products', bad);
+  }
+  assert.deepEqual(outcome(() => parametersFromText('eemt', { products: 'monthly,weekly' })), {
+    field: 'products',
+    message: `products: unknown item "weekly"; products is ${GRAMMAR_PARAMETERS.products.grammar}`,
+  });
 });

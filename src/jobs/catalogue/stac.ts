@@ -3,7 +3,8 @@
  * raster v1.1.0 is the first whose `nodata` may be "nan"): one Item for the job with an asset per summary
  * product (monthly maps; for eemt jobs also the EEMT, topographic and climate maps), and one Item per group of
  * daily maps (the 365 daily global maps, the 365 sunshine-hour maps), linked both ways, rather than 742 assets
- * in one Item.
+ * in one Item. Only the files a job has are assets, and a group without files has no Item (a job's `products`
+ * parameter may leave out any of them; the group's title names its days).
  *
  * Footprint: the grid's outline (its edges densified) in WGS 84 longitude/latitude; datetime: when the run
  * completed; eemt jobs also carry the climate years as start_datetime/end_datetime. In the results ZIP the
@@ -12,11 +13,12 @@
  * their workflow, with absolute links to the catalogue and to the API (files, archive, previews).
  */
 import { join } from 'node:path';
-import proj4 from 'proj4';
+import proj4 from '../../raster/geo/proj4.js';
 import { RasterLevels } from '../../raster/cog/rasterLevels.js';
 import type { GridSpec } from '../../raster/types.js';
 import { productInfo, type ProductGroup } from '../../workflows/productCatalogue.js';
 import { modelChoiceProperties, realSkyProperties } from '../../workflows/eemt/modelChoices.js';
+import { dayRangesText } from '../../workflows/solarYear/productSelection.js';
 import { openRegularFile } from '../store/files.js';
 import type { JobRecord } from '../types.js';
 
@@ -47,9 +49,20 @@ export function stacItemId(jobId: string, kind: ItemKind): string {
 }
 
 const GROUP_TITLES: Readonly<Record<DailyGroup, string>> = {
-  'daily-global': 'Daily global irradiation, days 1–365',
-  'daily-hours': 'Daily sunshine hours, days 1–365',
+  'daily-global': 'Daily global irradiation',
+  'daily-hours': 'Daily sunshine hours',
 };
+
+/** The title of a daily group's Item, with the days its files are of (`Daily global irradiation, days 1–365`; fewer with `products`). */
+function groupTitle(group: DailyGroup, files: readonly string[]): string {
+  const days = files
+    .filter((rel) => productInfo(rel)?.group === group)
+    .map((rel) => Number(/_(\d+)\.tif$/.exec(rel)?.[1]))
+    .filter((day) => Number.isInteger(day))
+    .sort((a, b) => a - b);
+  const ranges = dayRangesText(days).replace(/-/g, '–');
+  return `${GROUP_TITLES[group]}, ${days.length === 1 ? 'day' : 'days'} ${ranges.replace(/,/g, ', ')}`;
+}
 
 /** Where the Items and files are: hrefs relative to the ZIP, or absolute URLs of the API and its catalogue. */
 export interface StacPlaces {
@@ -205,7 +218,7 @@ export function jobStac(job: JobRecord, grid: GridSpec, files: readonly string[]
       ...collection,
       geometry,
       bbox,
-      properties: { ...properties, title: GROUP_TITLES[group] },
+      properties: { ...properties, title: groupTitle(group, files) },
       links: [...links, { rel: 'related', href: places.item('job', group), type: STAC_ITEM_MEDIA_TYPE, title: `${job.workflow_type} job ${job.id}` }],
       assets,
     };
@@ -220,7 +233,7 @@ export function jobStac(job: JobRecord, grid: GridSpec, files: readonly string[]
     properties: { ...properties, title: `${job.workflow_type} job ${job.id}` },
     links: [
       ...links,
-      ...DAILY_GROUPS.filter((g) => groups[g]).map((g) => ({ rel: 'related', href: places.item(g, 'job'), type: STAC_ITEM_MEDIA_TYPE, title: GROUP_TITLES[g] })),
+      ...DAILY_GROUPS.filter((g) => groups[g]).map((g) => ({ rel: 'related', href: places.item(g, 'job'), type: STAC_ITEM_MEDIA_TYPE, title: groupTitle(g, files) })),
     ],
     assets: { ...(byGroup.get('summary') ?? {}), ...(places.extraAssets ?? {}) },
   };
@@ -255,6 +268,8 @@ function itemProperties(job: JobRecord, grid: GridSpec): Record<string, unknown>
     'proj:transform': [dx, rx, x0, ry, dy, y0],
     'eemt:workflow': job.workflow_type,
     'eemt:parameters': job.parameters,
+    // the solar products written (normalised; absent for jobs from before it was recorded: every product)
+    ...(job.parameters.products !== undefined ? { 'eemt:products': job.parameters.products } : {}),
     ...(job.workflow_type === 'eemt' ? modelChoiceProperties(job.parameters) : {}),
   };
 }

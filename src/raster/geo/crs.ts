@@ -6,7 +6,7 @@
  * of the pipeline reads cell sizes and elevations as metres; the same goes for elevation units declared
  * in feet by the vertical GeoKeys.
  */
-import proj4 from 'proj4';
+import proj4 from './proj4.js';
 import { toProj4, type GeoKeys } from 'geotiff-geokeys-to-proj4';
 import { GeoKey, geoKeysByName, geoKeyValue } from '../geotiff/geoKeys.js';
 import { RasterFormatError, type CrsInfo, type GeoKeyEntry } from '../types.js';

@@ -8,7 +8,7 @@
  * Pixel positions are fractional (col, row) with (0, 0) the north-west corner of cell (0, 0), so
  * (c + 0.5, r + 0.5) is the centre of cell (c, r).
  */
-import proj4 from 'proj4';
+import proj4 from './proj4.js';
 import type { GridSpec } from '../types.js';
 
 export interface Geodesy {

@@ -201,10 +201,13 @@ function sectorOf(azimuthRad: number, sectors: number): number {
   return Math.min(Math.floor((azimuthRad / (2 * Math.PI)) * sectors), sectors - 1);
 }
 
+/** Fraction of a sector from its boundary within which a sample also marks the sector on the boundary's other side. */
+const SECTOR_BOUNDARY_SLACK = 1e-6;
+
 /**
  * The far sectors (N, sector k between grid azimuths k·2π/N and (k + 1)·2π/N) in which the sun samples of
- * `days` stand for any of `tiles`, with the sector on either side of each as a margin: 1 where a sample
- * can fall. The kernel reads horizons only there (tileHorizons.ts, `sectorMasks`). Over a year at 41° N
+ * `days` stand for any of `tiles` (the kernel computes its samples' sectors the same way, from the same
+ * tile geometry; a sample within rounding of a boundary marks both sides): 1 where a sample falls. The kernel reads horizons only there (tileHorizons.ts, `sectorMasks`). Over a year at 41° N
  * the sun never stands within about 58° of north; on one day it crosses between half and two thirds of the sky.
  */
 export function sunSectors(days: readonly number[], tiles: readonly TileGeometry[], stepMinutes: number, directions: number): Uint8Array {
@@ -216,10 +219,14 @@ export function sunSectors(days: readonly number[], tiles: readonly TileGeometry
       for (const hour of sampleHours(tile.latitudeRad, declination, stepHours)) {
         const sun = sunDirection(tile.latitudeRad, declination, ((hour - 12) * Math.PI) / 12);
         if (sun.up <= 0) continue;
-        const k = sectorOf(gridAzimuth(sun.east, sun.north, tile.convergenceRad), directions);
+        const azimuth = gridAzimuth(sun.east, sun.north, tile.convergenceRad);
+        const k = sectorOf(azimuth, directions);
         sectors[k] = 1;
-        sectors[(k + 1) % directions] = 1;
-        sectors[(k + directions - 1) % directions] = 1;
+        // a sample on a sector boundary (within rounding) also marks the sector beyond it: its near sector,
+        // found among K = N·m sectors, may round to that side
+        const within = (azimuth / (2 * Math.PI)) * directions - k;
+        if (within < SECTOR_BOUNDARY_SLACK) sectors[(k + directions - 1) % directions] = 1;
+        if (within > 1 - SECTOR_BOUNDARY_SLACK) sectors[(k + 1) % directions] = 1;
       }
     }
   }

@@ -127,11 +127,17 @@ interface SweptRows {
 function sweepRows(rows: SweptRows, needed: Uint8Array | null): void {
   const { block, directions, far } = rows;
   const cells = (block.rowEnd - block.rowStart) * (block.colEnd - block.colStart);
-  for (let k = 0; k < directions; k++) {
-    if (needed && needed[k] === 0) {
-      for (let i = 0; i < cells; i++) far[i * directions + k] = -MAX_HORIZON_UNITS;
-    } else sweepDirection(rows, k);
+  // the directions not swept are opened cell by cell (a cell's N values are adjacent; opening them direction by
+  // direction touched every cell's cache line once per direction)
+  const open: number[] = [];
+  for (let k = 0; k < directions; k++) if (needed && needed[k] === 0) open.push(k);
+  if (open.length > 0) {
+    for (let i = 0; i < cells; i++) {
+      const base = i * directions;
+      for (const k of open) far[base + k] = -MAX_HORIZON_UNITS;
+    }
   }
+  for (let k = 0; k < directions; k++) if (!needed || needed[k] === 1) sweepDirection(rows, k);
 }
 
 /** Converts the grid to the sweep's frame for direction k and sweeps every line that crosses the block. */

@@ -327,6 +327,12 @@ function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLa
   const plane = inclined ? planeTangents(nE, nN, nU, groups, Math.atan2(nE, nN)) : null;
   let everywhere = -MAX_HORIZON_UNITS;
   for (let g = 0; g < groups; g++) {
+    if (masks && !groupHasSun(masks.farSectors, g, r)) {
+      // the kernel never reads a group the sun does not stand in: lit and dark bounds that decide nothing
+      litBound[cell * groups + g] = -MAX_HORIZON_UNITS;
+      darkBound[cell * groups + g] = -MAX_HORIZON_UNITS;
+      continue;
+    }
     let lit = -MAX_HORIZON_UNITS;
     let farDark = MAX_HORIZON_UNITS;
     for (let k = g * r; k < (g + 1) * r; k++) lit = Math.max(lit, fine[k]!);
@@ -351,6 +357,12 @@ function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLa
     everywhere = Math.max(everywhere, lit);
   }
   out.litEverywhere[cell] = everywhere;
+}
+
+/** Whether the sun stands in one of the r far sectors of group sector g. */
+function groupHasSun(farSectors: Uint8Array, g: number, r: number): boolean {
+  for (let k = g * r; k < (g + 1) * r; k++) if (farSectors[k] === 1) return true;
+  return false;
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
  * The inputs of an execute request of `sol` or `eemt`: the DEM (an inline base64 qualified value, or an `href` when
- * references are enabled), the numeric parameters and (eemt) the model choices, typed JSON values checked against the
+ * references are enabled), the numeric parameters, (eemt) the model choices and the grammar parameters (`products`), typed JSON values checked against the
  * parameter contract with the rules of /api submissions.
  *
  * An inline DEM reaches this point already decoded into a staged file (the route's body parser streams the
@@ -91,14 +91,15 @@ export function executeInputs(
   inputs: Record<string, unknown>,
   limits: { hrefEnabled: boolean },
 ): ExecuteInputs {
-  const { numeric, choices } = parametersOf(type);
-  const known: readonly string[] = [...numeric, ...choices];
+  const { numeric, choices, grammar } = parametersOf(type);
+  const known: readonly string[] = [...numeric, ...choices, ...grammar];
   for (const name of Object.keys(inputs)) {
     if (name !== 'dem' && !known.includes(name)) invalid(`Unknown input ${echoed(name)}; the inputs of ${type} are dem, ${known.join(', ')}`);
   }
   const values: TypedParameterValues = {};
   for (const name of numeric) if (inputs[name] !== undefined) values[name] = finiteNumber(name, inputs[name]);
   for (const name of choices) if (inputs[name] !== undefined) values[name] = text(name, inputs[name]);
+  for (const name of grammar) if (inputs[name] !== undefined) values[name] = text(name, inputs[name]);
   let parameters: JobParameters;
   try {
     parameters = parametersFromValues(type, values);

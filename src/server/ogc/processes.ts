@@ -3,9 +3,9 @@
  * as jobs, asynchronously) and `echo` (returns its input at once; the standard's test suite needs such a process).
  * Inputs are described from the parameter contract, as the /api submit form is, so both stay in step.
  */
-import { CHOICE_PARAMETERS, NUMERIC_PARAMETERS, parametersOf } from '../../workflows/parameters/contract.js';
-import type { ModelChoiceParam, NumericWorkflowParam, WorkflowType } from '../../workflows/types.js';
-import { modelChoiceSchema, numericDescription, numericSchema } from '../parameters.js';
+import { CHOICE_PARAMETERS, GRAMMAR_PARAMETERS, NUMERIC_PARAMETERS, parametersOf } from '../../workflows/parameters/contract.js';
+import type { GrammarWorkflowParam, ModelChoiceParam, NumericWorkflowParam, WorkflowType } from '../../workflows/types.js';
+import { grammarSchema, modelChoiceSchema, numericDescription, numericSchema } from '../parameters.js';
 
 export const DEM_MEDIA_TYPE = 'image/tiff; application=geotiff';
 
@@ -40,12 +40,18 @@ function choiceInput(name: ModelChoiceParam): InputDescription {
   return { title: CHOICE_PARAMETERS[name].title, description, schema, minOccurs: 0, maxOccurs: 1 };
 }
 
-/** The parameter inputs of a workflow's process: its numeric parameters, then its model choices. */
+function grammarInput(name: GrammarWorkflowParam): InputDescription {
+  const { description, ...schema } = grammarSchema(name);
+  return { title: GRAMMAR_PARAMETERS[name].title, description, schema, minOccurs: 0, maxOccurs: 1 };
+}
+
+/** The parameter inputs of a workflow's process: its numeric parameters, then its model choices, then its grammar parameters. */
 function parameterInputs(type: WorkflowType): Record<string, InputDescription> {
-  const { numeric, choices } = parametersOf(type);
+  const { numeric, choices, grammar } = parametersOf(type);
   return {
     ...Object.fromEntries(numeric.map((name) => [name, numberInput(name)])),
     ...Object.fromEntries(choices.map((name) => [name, choiceInput(name)])),
+    ...Object.fromEntries(grammar.map((name) => [name, grammarInput(name)])),
   };
 }
 
@@ -79,7 +85,7 @@ export function processDescriptions(version: string, hrefAllowed: boolean): Reco
       title: 'Terrain solar radiation (r.sun daily model)',
       description:
         'Daily global irradiation (365 maps, Wh m-2 day-1), monthly sums (12, Wh m-2 month-1) and sunshine hours (365, h) of a DEM, ' +
-        'with terrain shadows; clear sky.',
+        'with terrain shadows; clear sky. The input products selects which of them are written (default all).',
       version,
       jobControlOptions: jobControl,
       outputTransmission: ['reference'],

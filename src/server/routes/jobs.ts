@@ -12,7 +12,7 @@ import type { JobStore } from '../../jobs/store/store.js';
 import type { JobRecord, JobStatus } from '../../jobs/types.js';
 import { badRequest, notFound } from '../errors.js';
 import { ErrorDetail, JobIdParams, JobStatusSchema, JobTimestamp, WorkflowTypeSchema } from '../schemas.js';
-import { RecordedModelChoices } from '../parameters.js';
+import { RecordedGrammarParameters, RecordedModelChoices } from '../parameters.js';
 
 const ClimateFileSchema = Type.Object({
   name: Type.String({ description: 'File name (inside the ZIP, or the uploaded ZIP as the client named it)' }),
@@ -49,11 +49,13 @@ export const JobParametersSchema = Type.Object(
     end_year: Type.Optional(Type.Integer({ description: 'Last climate year (eemt jobs only)' })),
     climate_source: Type.Optional(ClimateSourceSchema),
     ...Object.fromEntries(Object.entries(RecordedModelChoices).map(([name, schema]) => [name, Type.Optional(schema)])),
+    ...Object.fromEntries(Object.entries(RecordedGrammarParameters).map(([name, schema]) => [name, Type.Optional(schema)])),
   },
   {
     description:
       'Job parameters; start_year, end_year, climate_source and the EEMT model choices (pet_method, topo_npp, topo_radiation, ' +
-      'lieth_npp_gate: the value the job runs with) are present for eemt jobs only',
+      'lieth_npp_gate: the value the job runs with) are present for eemt jobs only; products (the solar products written, normalised) for every job ' +
+      'submitted since it is recorded',
   },
 );
 

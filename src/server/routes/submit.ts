@@ -15,7 +15,7 @@ import type { JobStore } from '../../jobs/store/store.js';
 import type { JobRuntime } from '../../runtime/types.js';
 import { WORKFLOW_TYPES, type WorkflowType } from '../../workflows/index.js';
 import { badRequest, HttpError } from '../errors.js';
-import { parseParameters, SubmitModelChoices, SubmitParameters } from '../parameters.js';
+import { parseParameters, SubmitGrammarParameters, SubmitModelChoices, SubmitParameters } from '../parameters.js';
 import { ErrorDetail } from '../schemas.js';
 import { closedAsTooSlow } from '../requestBodies.js';
 import { echoed } from '../../util/echoed.js';
@@ -37,6 +37,7 @@ export const SubmitForm = Type.Object({
   ),
   ...Object.fromEntries(Object.entries(SubmitParameters).map(([k, v]) => [k, Type.Optional(v)])),
   ...Object.fromEntries(Object.entries(SubmitModelChoices).map(([k, v]) => [k, Type.Optional(v)])),
+  ...Object.fromEntries(Object.entries(SubmitGrammarParameters).map(([k, v]) => [k, Type.Optional(v)])),
 });
 
 export const SubmitAck = Type.Object({

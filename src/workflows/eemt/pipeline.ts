@@ -37,6 +37,7 @@ import { eemtOptionsOfParams } from '../params.js';
 import { checkedDays } from '../solarYear/days.js';
 import { computeSolarYear, kernelParams, solarHorizonDirections, solarYearProductPaths } from '../solarYear/index.js';
 import { BEAM_PARTS_FOLDER, DAYS_PER_YEAR, MONTH_NAMES, monthlyGlobalPath } from '../solarYear/products.js';
+import { MONTHLY_ONLY, productsMetadata, productsText, selectionOf, type ProductSelection } from '../solarYear/productSelection.js';
 import { assembleSolarYear, readSliceManifests } from '../solarYear/slices.js';
 import { WHOLE_RUN, type TileSlice, type WorkflowResult, type WorkflowRun } from '../types.js';
 import { downloadClimate, loadUserClimate, type ClimateDownloadSettings } from './climatePhase.js';
@@ -170,8 +171,11 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
     // 6. README.txt.
     const warnings = runWarnings(energy.diagnostics);
     progress.phase('readme')(0, 'writing README.txt');
-    // the beam parts of the monthly sums are not products: they go once the real-sky maps are made
-    const solarProducts = solar.files.filter((file) => !file.startsWith(`${BEAM_PARTS_FOLDER}/`));
+    // the beam parts of the monthly sums are not products: they go once the real-sky maps are made; so do the monthly
+    // sums when `products` does not have them (the EEMT and real-sky maps needed them)
+    const products = selectionOf(run.params.products);
+    const unwantedSums = new Set(products.monthly ? [] : MONTH_NAMES.map((_, month) => monthlyGlobalPath(month)));
+    const solarProducts = solar.files.filter((file) => !file.startsWith(`${BEAM_PARTS_FOLDER}/`) && !unwantedSums.has(file));
     const files = [...solarProducts, ...unshadedFiles, ...(realSky.made ? realSky.files : []), ...climateFiles, ...terrain.files, ...energy.files];
     const climateSource = climate.source;
     await writeFile(
@@ -189,6 +193,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
           albedo: run.params.albedo_value,
           threads: solar.threads,
           horizonDirections: solar.directions,
+          products: productsText(products),
         },
         eemt: eemtOptions,
         realSky,
@@ -202,6 +207,7 @@ export async function runEemtWorkflow(run: EemtWorkflowRun): Promise<EemtWorkflo
     files.push(README_PATH);
     files.sort();
     await removeBeamParts(run.outDir);
+    for (const file of unwantedSums) await rm(join(run.outDir, file), { force: true });
     const last = energy.diagnostics.annual[energy.diagnostics.annual.length - 1]!;
     progress.done(`eemt products written: mean annual EEMT_Topo ${last.topo.mean.toFixed(1)}, EEMT_Trad ${last.trad.mean.toFixed(1)} MJ m-2 yr-1 (${last.year})`);
     return {
@@ -238,12 +244,22 @@ async function checkInputs(run: EemtWorkflowRun, inputs: PhaseReporter) {
 
 type EemtDem = Awaited<ReturnType<typeof readDem>>;
 
+/**
+ * The products of eemt's solar phase: the daily maps `products` selects, and the monthly sums whatever it says (the
+ * EEMT and real-sky maps need them; the run removes them at its end when `products` does not have them).
+ */
+function solarPhaseProducts(run: EemtWorkflowRun): ProductSelection {
+  return { ...selectionOf(run.params.products), monthly: true };
+}
+
 /** The solar phase: the run's days (default the whole year) with the flat-surface monthly sums; only `slice`'s tiles when given. */
 function computeSolarPhase(run: EemtWorkflowRun, slice: TileSlice | null, dem: EemtDem, report: PhaseReporter) {
   return computeSolarYear(dem, {
     outDir: run.outDir,
     params: kernelParams(run),
     threads: run.params.num_threads,
+    products: solarPhaseProducts(run),
+    metadata: productsMetadata(run.params.products),
     flatMonthly: true,
     // (the real-sky maps need them; they stay outside the products and go at the end of the run)
     beamParts: true,
@@ -271,7 +287,7 @@ async function computeUnshadedMonthlySums(run: EemtWorkflowRun, dem: EemtDem, re
     params: kernelParams(run),
     threads: run.params.num_threads,
     directions: 0,
-    monthlyOnly: true,
+    products: MONTHLY_ONLY,
     metadata: { TERRAIN_SHADOWS: 'none (sloped surface, no horizons): S_topo of EEMT-Topo with topo_radiation=unshaded' },
     onProgress: (update) => report(update.fraction, update.message),
     signal: run.signal,
@@ -299,7 +315,7 @@ async function assembleSolarPhase(run: EemtWorkflowRun, slices: number, dem: Eem
 
 /** The whole solar year as written into the output folder by earlier runs of the solar phase; fails if a file is missing. */
 async function solarYearWritten(run: EemtWorkflowRun, dem: EemtDem): Promise<{ files: string[]; threads: number; directions: number }> {
-  const files = solarYearProductPaths(true, true);
+  const files = solarYearProductPaths(true, true, solarPhaseProducts(run));
   for (const file of files) {
     await access(join(run.outDir, file)).catch(() => {
       throw new Error(`The solar phase did not write ${file}; the EEMT maps need the whole solar year`);

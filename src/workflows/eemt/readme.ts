@@ -8,6 +8,8 @@ import type { EemtDiagnostics, ValueSummary } from './diagnostics.js';
 import type { RealSkyResult } from './realSkyPhase.js';
 import { modelChoiceLines } from './modelChoices.js';
 import { CLIMATE_GRID_INFO, CLIMATE_GRID_VARIABLES, EEMT_ANNUAL_UNITS, EEMT_MONTHLY_UNITS, README_PATH } from './products.js';
+import { DAYS_PER_YEAR } from '../solarYear/products.js';
+import { dayRangesText, parseProductSelection } from '../solarYear/productSelection.js';
 
 export interface ReadmeInputs {
   readonly demName: string;
@@ -16,8 +18,15 @@ export interface ReadmeInputs {
   readonly crsName: string;
   readonly validCells: number;
   readonly years: readonly number[];
-  /** Service/CLI parameters of the solar phase. */
-  readonly solar: { readonly step: number; readonly linke: number; readonly albedo: number; readonly threads: number; readonly horizonDirections: number };
+  /** Service/CLI parameters of the solar phase; `products` the solar products written, normalised. */
+  readonly solar: {
+    readonly step: number;
+    readonly linke: number;
+    readonly albedo: number;
+    readonly threads: number;
+    readonly horizonDirections: number;
+    readonly products: string;
+  };
   readonly eemt: EemtOptions;
   /** The real-sky maps and their coefficients, or why there are none. */
   readonly realSky: RealSkyResult;
@@ -52,11 +61,17 @@ export function eemtReadme(info: ReadmeInputs): string {
   const [start, end] = [info.years[0]!, info.years[info.years.length - 1]!];
   const years = info.years.join(', ');
   const o = info.eemt;
+  const selection = parseProductSelection(info.solar.products);
+  const daysOf = (days: readonly number[]) => (days.length === DAYS_PER_YEAR ? '{1..365}' : `{${dayRangesText(days)}}`);
   const products: Array<readonly [string, string, string]> = [
     ['path', 'units', 'meaning'],
-    ['global/daily/total_sun_day_{1..365}.tif', 'Wh m-2 day-1', 'daily global (beam + diffuse + reflected) clear-sky irradiation on the terrain, with terrain shadowing'],
-    ['insol/daily/hours_sun_day_{1..365}.tif', 'h', 'daily duration of direct sunshine on the terrain'],
-    ['global/monthly/total_sun_{mon}_sum.tif', 'Wh m-2 month-1', `monthly sum of the daily global irradiation${o.topoRadiation === 'shaded' ? ': S_topo of EEMT-TOPO' : ''}`],
+    ...(selection.dailyGlobal.length > 0
+      ? [[`global/daily/total_sun_day_${daysOf(selection.dailyGlobal)}.tif`, 'Wh m-2 day-1', 'daily global (beam + diffuse + reflected) clear-sky irradiation on the terrain, with terrain shadowing'] as const]
+      : []),
+    ...(selection.dailyHours.length > 0 ? [[`insol/daily/hours_sun_day_${daysOf(selection.dailyHours)}.tif`, 'h', 'daily duration of direct sunshine on the terrain'] as const] : []),
+    ...(selection.monthly
+      ? [['global/monthly/total_sun_{mon}_sum.tif', 'Wh m-2 month-1', `monthly sum of the daily global irradiation${o.topoRadiation === 'shaded' ? ': S_topo of EEMT-TOPO' : ''}`] as const]
+      : []),
     ['global/monthly/flat_total_sun_{mon}_sum.tif', 'Wh m-2 month-1', `the same on a horizontal surface without terrain shadowing${o.topoRadiation === 'realsky' ? '' : ': S_flat of EEMT-TOPO'}`],
     ...(o.topoRadiation === 'unshaded'
       ? [['global/monthly_unshaded/total_sun_{mon}_sum.tif', 'Wh m-2 month-1', 'the same on the sloped surface without terrain shadowing: S_topo of EEMT-TOPO (topo_radiation=unshaded)'] as const]
@@ -127,6 +142,8 @@ export function eemtReadme(info: ReadmeInputs): string {
     '----------',
     `Solar: step ${info.solar.step} min, Linke turbidity ${info.solar.linke}, ground albedo ${info.solar.albedo},`,
     `  ${info.solar.horizonDirections} horizon directions, ${info.solar.threads} threads`,
+    `Solar products written: ${info.solar.products}` +
+      (selection.monthly ? '' : ' (the monthly sums global/monthly/total_sun_{mon}_sum.tif were computed for the maps above, not kept)'),
     ...climateSourceLines(info.climate),
     'EEMT model (the choices of this run and their sources; docs/eemt-model.md §0.1c):',
     ...modelChoiceLines(o).map((line) => `  ${line}`),

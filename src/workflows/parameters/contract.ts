@@ -4,6 +4,9 @@
  * (params.ts), the submit form's schema and OpenAPI text and the OGC process inputs (server/parameters.ts), the
  * command-line options and their help (cli/program.ts), and the README's parameter table (markdownTable.ts,
  * checked by test/workflows/parameterContract.test.ts). The ranges are those of docs/service-contract.md ("Limits").
+ *
+ * Three kinds: numeric parameters (a number in a range), model choices (one of a list) and grammar parameters (text
+ * in a small language of their own, checked and normalised by the contract's `normalise`, e.g. `products`).
  */
 import {
   DEFAULT_EEMT_OPTIONS,
@@ -13,7 +16,8 @@ import {
   TOPO_RADIATIONS,
 } from '../../science/eemt/constants.js';
 import { DAYMET_FIRST_YEAR } from '../../climate/daymetSettings.js';
-import type { ModelChoiceParam, NumericWorkflowParam, WorkflowType } from '../types.js';
+import { ALL_PRODUCTS_TEXT, normalisedProducts, PRODUCTS_GRAMMAR } from '../solarYear/productSelection.js';
+import type { GrammarWorkflowParam, ModelChoiceParam, NumericWorkflowParam, WorkflowType } from '../types.js';
 
 /** How a parameter appears on the command line. */
 export interface CliOption {
@@ -65,6 +69,30 @@ export interface ChoiceParameter {
   readonly title: string;
   /** The API description: each value with its source (docs/eemt-model.md §0.1c). */
   readonly description: string;
+  readonly cli: Omit<CliOption, 'note' | 'defaultInWords'>;
+}
+
+/**
+ * A parameter written as text in a grammar of its own (a list of items): any text is offered, and `normalise` reads
+ * it, refusing a bad one with a RangeError whose message names the bad item, and gives the one text of its meaning
+ * (what a job records).
+ */
+export interface GrammarParameter {
+  readonly type: 'string';
+  /** The normalised default: what a run without the parameter does. */
+  readonly default: string;
+  readonly workflows: readonly WorkflowType[];
+  /** What it selects, as messages name it. */
+  readonly what: string;
+  readonly title: string;
+  /** The API description: what it selects and its grammar. */
+  readonly description: string;
+  /** The grammar in one line (the submit form's hint, the CLI's help, the README). */
+  readonly grammar: string;
+  /** A value that is not the default, for the docs' examples. */
+  readonly example: string;
+  /** The normalised text of `text`; a RangeError naming the bad item when it does not follow the grammar. */
+  readonly normalise: (text: string) => string;
   readonly cli: Omit<CliOption, 'note' | 'defaultInWords'>;
 }
 
@@ -157,10 +185,33 @@ export const CHOICE_PARAMETERS: Readonly<Record<ModelChoiceParam, ChoiceParamete
   },
 };
 
+/** The grammar parameters. */
+export const GRAMMAR_PARAMETERS: Readonly<Record<GrammarWorkflowParam, GrammarParameter>> = {
+  products: {
+    type: 'string', default: ALL_PRODUCTS_TEXT, workflows: SOLAR,
+    what: 'solar products written', title: 'Solar products written',
+    description:
+      `Which solar products the run writes: ${PRODUCTS_GRAMMAR}. Items combine by union; the run is recorded with the normalised list. ` +
+      'Every day is still computed for the monthly sums; eemt always writes its own products (EEMT, terrain, climate maps) and computes what they need',
+    grammar: PRODUCTS_GRAMMAR,
+    example: 'monthly,daily:172,hours:172',
+    normalise: normalisedProducts,
+    cli: { flag: '--products', valueName: '<list>', help: 'solar products to write' },
+  },
+};
+
 /** The numeric parameters, in the order of the submit form. */
 export const NUMERIC_PARAMS = Object.keys(NUMERIC_PARAMETERS) as NumericWorkflowParam[];
 /** The model-choice parameters, in the order they are shown. */
 export const MODEL_CHOICE_PARAMS = Object.keys(CHOICE_PARAMETERS) as ModelChoiceParam[];
+
+/** The grammar parameters, in the order they are shown. */
+export const GRAMMAR_PARAMS = Object.keys(GRAMMAR_PARAMETERS) as GrammarWorkflowParam[];
+
+/** Whether `name` is a grammar parameter. */
+export function isGrammarParameter(name: string): name is GrammarWorkflowParam {
+  return Object.hasOwn(GRAMMAR_PARAMETERS, name);
+}
 
 /** Whether `name` is a model choice (else a numeric parameter). */
 export function isModelChoice(name: string): name is ModelChoiceParam {
@@ -168,10 +219,11 @@ export function isModelChoice(name: string): name is ModelChoiceParam {
 }
 
 /** The parameters a workflow uses, numeric first, in form order. */
-export function parametersOf(type: WorkflowType): { numeric: NumericWorkflowParam[]; choices: ModelChoiceParam[] } {
+export function parametersOf(type: WorkflowType): { numeric: NumericWorkflowParam[]; choices: ModelChoiceParam[]; grammar: GrammarWorkflowParam[] } {
   return {
     numeric: NUMERIC_PARAMS.filter((name) => NUMERIC_PARAMETERS[name].workflows.includes(type)),
     choices: MODEL_CHOICE_PARAMS.filter((name) => CHOICE_PARAMETERS[name].workflows.includes(type)),
+    grammar: GRAMMAR_PARAMS.filter((name) => GRAMMAR_PARAMETERS[name].workflows.includes(type)),
   };
 }
 

@@ -3,14 +3,14 @@
  * the markers below; `node --import tsx scripts/parameter-table.mjs` rewrites it there, and
  * test/workflows/parameterContract.test.ts fails when the two differ.
  */
-import { CHOICE_PARAMETERS, MODEL_CHOICE_PARAMS, NUMERIC_PARAMETERS, NUMERIC_PARAMS, rangeText } from './contract.js';
+import { CHOICE_PARAMETERS, GRAMMAR_PARAMETERS, GRAMMAR_PARAMS, MODEL_CHOICE_PARAMS, NUMERIC_PARAMETERS, NUMERIC_PARAMS, rangeText } from './contract.js';
 
 export const TABLE_START = '<!-- run-parameters: generated from src/workflows/parameters/contract.ts by scripts/parameter-table.mjs -->';
 export const TABLE_END = '<!-- /run-parameters -->';
 
 const code = (text: string) => `\`${text}\``;
 
-/** The table in Markdown (no markers), one row per parameter: numeric ones first, then the model choices. */
+/** The table in Markdown (no markers), one row per parameter: numeric ones first, then the model choices, then the grammar parameters. */
 export function parameterTableMarkdown(): string {
   const rows = [
     '| parameter | CLI flag | workflows | type | unit | range or values | default | what |',
@@ -26,6 +26,10 @@ export function parameterTableMarkdown(): string {
   for (const name of MODEL_CHOICE_PARAMS) {
     const p = CHOICE_PARAMETERS[name];
     rows.push(row([code(name), code(p.cli.flag), p.workflows.join(', '), 'string', '', p.values.map(code).join(', '), code(p.default), p.title]));
+  }
+  for (const name of GRAMMAR_PARAMS) {
+    const p = GRAMMAR_PARAMETERS[name];
+    rows.push(row([code(name), code(p.cli.flag), p.workflows.join(', '), 'string', '', p.grammar.replace(/<([a-z]+)>/g, '&lt;$1&gt;').replace(/\|/g, '\\|'), code(p.default), `${p.title} (e.g. ${code(p.example)})`]));
   }
   return rows.join('\n');
 }

@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os';
 import { readDem, readDemGrid } from '../../raster/geotiff/readGeoTiff.js';
 import { demReadLimits } from '../demLimits.js';
 import type { Dem } from '../../raster/types.js';
-import { validateWorkflowParams } from '../params.js';
+import { ParameterRangeError, validateWorkflowParams } from '../params.js';
+import { daysToCompute, ProductSelectionError, productsMetadata, selectionOf } from '../solarYear/productSelection.js';
 import { computeSolarYear, kernelParams, type SolarYearResult } from '../solarYear/index.js';
 import type { AssembleMode, ComputingMode, TileSlice, WorkflowResult, WorkflowRun } from '../types.js';
 import { checkedDays } from '../solarYear/days.js';
@@ -37,11 +38,15 @@ export type SolRun = WorkflowRun & { readonly mode?: ComputingMode };
 /** Reads the run's DEM and computes its solar year (the slice of its tiles that `slice` names, when given). */
 async function solarYearOfRun(run: SolRun, slice: TileSlice | null): Promise<{ dem: Dem<Float32Array>; result: SolarYearResult }> {
   const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
+  const products = selectionOf(run.params.products);
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
     params: kernelParams(run),
     threads: run.params.num_threads,
-    ...(run.days ? { days: run.days } : {}),
+    // only the days the chosen files need: every day of the months summed, the days of the daily maps
+    days: daysToCompute(products, run.days),
+    products,
+    metadata: productsMetadata(run.params.products),
     ...(run.tileSize !== undefined ? { tileSize: run.tileSize } : {}),
     ...(run.kernel ? { kernel: run.kernel } : {}),
     ...(slice ? { slice } : {}),
@@ -56,6 +61,13 @@ export async function runSolWorkflow(run: SolRun): Promise<WorkflowResult> {
   const started = performance.now();
   validateWorkflowParams(run.params);
   checkedDays(run.days);
+  try {
+    daysToCompute(selectionOf(run.params.products), run.days);
+  } catch (error) {
+    // a day chosen that the run does not compute, or nothing to write
+    if (error instanceof ProductSelectionError) throw new ParameterRangeError('products', error.message);
+    throw error;
+  }
   if (run.tileSize !== undefined) checkTileSize(run.tileSize);
   const slice = run.mode?.kind === 'slice' ? run.mode.slice : null;
   // the worker threads load their modules while the DEM is read and the run planned

@@ -29,7 +29,8 @@ export interface TileTotals {
 /** Computes `plan.runTiles` on `pool`, sending every product tile to `sink`; reports progress 0…`progressScale`. */
 export async function computeTiles(plan: SolarYearPlan, pool: WorkerPool, sink: ProductTileSink, progressScale: number, report: ProgressListener): Promise<TileTotals> {
   const { tiles, days } = plan;
-  const daily = plan.setup.daily;
+  // days whose daily maps are sent (the others' progress is reported by their month's sum)
+  const mapped = new Set([...plan.setup.dailyGlobal, ...plan.setup.dailyHours]);
   const positionOf = new Map(tiles.map((tile, k) => [tile, k]));
   const progress = new TileProgress(plan.runTiles, days.length, progressScale, report);
   const totals = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
@@ -42,8 +43,8 @@ export async function computeTiles(plan: SolarYearPlan, pool: WorkerPool, sink: 
         for (const product of reply.products) {
           sink.add(tile.index, product);
           if (product.type === 'day') progress.dayDone(tile, product.day);
-          // without daily maps, a month's sum stands for its days' progress
-          else if (!daily) for (const day of days) if (monthOfDay(day) === product.month) progress.dayDone(tile, day);
+          // a month's sum stands for the progress of its days without daily maps
+          else for (const day of days) if (!mapped.has(day) && monthOfDay(day) === product.month) progress.dayDone(tile, day);
         }
       } else if (reply.type === 'tileDone') {
         addTimings(totals, reply.timings);

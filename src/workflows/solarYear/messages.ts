@@ -23,7 +23,7 @@ export interface WorkerSetup {
   readonly tileHeight: number;
   /** Days to compute, ascending. */
   readonly days: readonly number[];
-  /** Months (0–11) whose days are all computed: their sums are made too. */
+  /** Months (0–11) whose sums are made (their days are all computed; none when the monthly sums are not written). */
   readonly months: readonly number[];
   /** Also compute the horizontal-surface global irradiation (monthly sums only). */
   readonly flat: boolean;
@@ -32,8 +32,12 @@ export interface WorkerSetup {
    * real-sky radiation (monthly sums only; absent: false).
    */
   readonly beamParts?: boolean;
-  /** Send the daily maps (false: the monthly sums only). */
-  readonly daily: boolean;
+  /**
+   * Days (ascending, among `days`) whose daily global map and whose sunshine-hour map are encoded and sent; the
+   * other days are computed for the monthly sums only.
+   */
+  readonly dailyGlobal: readonly number[];
+  readonly dailyHours: readonly number[];
   readonly compression: TileCompression;
   readonly kernel: DailyKernelChoice;
 }
@@ -62,9 +66,9 @@ export interface EncodedTile {
   readonly statistics: PartialStatistics;
 }
 
-/** A compute tile's products of one day or month. */
+/** A compute tile's products of one day (null: that map is not written) or month. */
 export type ProductTiles =
-  | { readonly type: 'day'; readonly day: number; readonly global: EncodedTile; readonly hours: EncodedTile }
+  | { readonly type: 'day'; readonly day: number; readonly global: EncodedTile | null; readonly hours: EncodedTile | null }
   | {
       readonly type: 'month';
       readonly month: number;

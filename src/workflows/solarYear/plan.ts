@@ -15,6 +15,7 @@ import type { WorkerSetup } from './messages.js';
 import { checkedDays } from './days.js';
 import { checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize, type ComputeTile } from './tilePlan.js';
 import { completeMonths } from './products.js';
+import { ALL_PRODUCTS, selectionForDays, type ProductSelection } from './productSelection.js';
 import { checkTileSlice, sliceFolder, sliceTiles } from './slices.js';
 import type { DailyKernelChoice } from './tileEngine.js';
 
@@ -46,8 +47,12 @@ export interface SolarYearOptions {
    * irradiation: `monthlyBeamPartPath`, `monthlyFlatBeamPath`), for EEMT's real-sky radiation. Default false.
    */
   readonly beamParts?: boolean;
-  /** Write the monthly sums only, no daily maps (EEMT's sums without terrain shadows). Default false. */
-  readonly monthlyOnly?: boolean;
+  /**
+   * The products written (default every one): the monthly sums (with the flat-surface sums and the beam parts when
+   * asked for) or not, and the days of the daily global and sunshine-hour maps — among `days`; the other days are
+   * computed (for the monthly sums) but not encoded.
+   */
+  readonly products?: ProductSelection;
   /** Metadata items added to every product (default none). */
   readonly metadata?: Readonly<Record<string, string>>;
   /** zlib level of the GeoTIFF tiles (default: the writer's). */
@@ -64,7 +69,7 @@ export interface SolarYearOptions {
 /** What a solar-year run computes and writes, decided before any worker starts. */
 export interface SolarYearPlan {
   readonly grid: GridSpec;
-  /** Days computed, ascending, and the months (0–11) whose days are all among them. */
+  /** Days computed, ascending, and the months (0–11) whose sums are written (all of whose days are among them). */
   readonly days: readonly number[];
   readonly months: readonly number[];
   readonly tileSize: number;
@@ -92,7 +97,9 @@ export function planSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, option
   const { grid } = dem;
   const { width, height } = grid;
   const days = checkedDays(options.days);
-  const months = completeMonths(days);
+  // (a daily map of a day not computed is refused)
+  const products = selectionForDays(options.products ?? ALL_PRODUCTS, days);
+  const months = products.monthly ? completeMonths(days) : [];
   const { geodesy, cellSizeX, cellSizeY, site, terrain } = solarTerrain(dem);
   const layout = options.directions === 0 ? null : horizonLayoutFor(terrain, site);
   const midRow = Math.floor(height / 2);
@@ -118,7 +125,8 @@ export function planSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, option
     months,
     flat: options.flatMonthly ?? false,
     ...(options.beamParts ? { beamParts: true } : {}),
-    daily: !(options.monthlyOnly ?? false),
+    dailyGlobal: products.dailyGlobal,
+    dailyHours: products.dailyHours,
     compression: tileCompression({ level: options.deflateLevel }),
     kernel: options.kernel ?? 'wasm',
   };

@@ -36,6 +36,9 @@ const scratch = new Uint8Array(padded.byteLength);
 // tiles are compressed in WebAssembly with the compiled kernel (the same zlib streams' contents as Node's zlib makes)
 const wasmEncoder = setup.kernel === 'wasm' && wasmEncodes(setup.compression) ? new WasmTileEncoder(tileWidth, tileHeight) : null;
 const summedMonths = new Set(setup.months);
+// the daily maps written: the other days are computed for the monthly sums only, not encoded
+const globalDays = new Set(setup.dailyGlobal);
+const hoursDays = new Set(setup.dailyHours);
 
 let timings = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
 
@@ -77,8 +80,8 @@ function sendProducts(tile: number, products: ProductTiles[]): void {
   if (products.length === 0) return;
   let bytes = 0;
   for (const p of products) {
-    bytes += p.global.bytes.length;
-    bytes += p.type === 'day' ? p.hours.bytes.length : (p.flat?.bytes.length ?? 0) + (p.beamPart?.bytes.length ?? 0) + (p.flatBeam?.bytes.length ?? 0);
+    bytes += p.global?.bytes.length ?? 0;
+    bytes += p.type === 'day' ? (p.hours?.bytes.length ?? 0) : (p.flat?.bytes.length ?? 0) + (p.beamPart?.bytes.length ?? 0) + (p.flatBeam?.bytes.length ?? 0);
   }
   const all = new Uint8Array(bytes);
   let at = 0;
@@ -90,7 +93,7 @@ function sendProducts(tile: number, products: ProductTiles[]): void {
   const placed = products.map(
     (p): ProductTiles =>
       p.type === 'day'
-        ? { ...p, global: place(p.global), hours: place(p.hours) }
+        ? { ...p, global: p.global ? place(p.global) : null, hours: p.hours ? place(p.hours) : null }
         : {
             ...p,
             global: place(p.global),
@@ -148,7 +151,9 @@ function computeTile(index: number, tile: ComputeTile): void {
     }
     timings.kernelSeconds += (performance.now() - t0) / 1000;
     const empty = tile.validCells === 0;
-    if (setup.daily) products.push({ type: 'day', day, global: encode(out.global, width, height, empty), hours: encode(out.hours, width, height, empty) });
+    const global = globalDays.has(day) ? encode(out.global, width, height, empty) : null;
+    const hours = hoursDays.has(day) ? encode(out.hours, width, height, empty) : null;
+    if (global || hours) products.push({ type: 'day', day, global, hours });
     if (sum && day === lastDayOfMonth(month)) {
       products.push({
         type: 'month',

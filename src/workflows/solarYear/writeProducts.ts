@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { GeoTiffStreams, assembleCog, type CogAssemblyJob } from '../../raster/geotiff/geoTiffStreams.js';
 import type { RasterTiling } from '../../raster/geotiff/writeGeoTiff.js';
 import type { EncodedTile, ProductTiles } from './messages.js';
+import { ALL_PRODUCTS, type ProductSelection } from './productSelection.js';
 import {
-  DAYS_PER_YEAR,
   dailyGlobalPath,
   dailyHoursPath,
   monthlyBeamPartPath,
@@ -41,13 +41,14 @@ const ASSEMBLY_FILES_PER_TURN = 8;
 
 /**
  * Paths of every product of a whole solar year, relative to the output folder, sorted (with the flat-surface sums for
- * eemt), and after them the beam parts of the monthly sums when asked for (eemt's working files).
+ * eemt), and after them the beam parts of the monthly sums when asked for (eemt's working files). `products`: the
+ * daily maps written (default every one); the monthly sums are listed when `products` has them or `flatMonthly`
+ * (eemt, which needs them).
  */
-export function solarYearProductPaths(flatMonthly: boolean, beamParts = false): string[] {
-  const paths: string[] = [];
+export function solarYearProductPaths(flatMonthly: boolean, beamParts = false, products: ProductSelection = ALL_PRODUCTS): string[] {
+  const paths: string[] = [...products.dailyGlobal.map(dailyGlobalPath), ...products.dailyHours.map(dailyHoursPath)];
   const parts: string[] = [];
-  for (let day = 1; day <= DAYS_PER_YEAR; day++) paths.push(dailyGlobalPath(day), dailyHoursPath(day));
-  for (let month = 0; month < 12; month++) {
+  for (let month = 0; month < (products.monthly || flatMonthly ? 12 : 0); month++) {
     paths.push(monthlyGlobalPath(month), ...(flatMonthly ? [monthlyFlatGlobalPath(month)] : []));
     if (beamParts) parts.push(monthlyBeamPartPath(month), ...(flatMonthly ? [monthlyFlatBeamPath(month)] : []));
   }
@@ -67,6 +68,12 @@ interface ProductSpec {
   readonly metadata: Record<string, string>;
 }
 
+/** Stream ids of a day's map files (null: not written by this run). */
+interface DayFiles {
+  readonly global: number | null;
+  readonly hours: number | null;
+}
+
 /** Stream ids of a month's product files (null: not written by this run). */
 interface MonthFiles {
   readonly global: number;
@@ -78,21 +85,27 @@ interface MonthFiles {
 /** The product files of a solar-year run, in the order they are created (days, then months). */
 function productSpecs(plan: SolarYearPlan): ProductSpec[] {
   const { metadata } = plan;
-  const { flat, daily } = plan.setup;
+  const { flat } = plan.setup;
   const beamParts = plan.setup.beamParts === true;
+  const globalDays = new Set(plan.setup.dailyGlobal);
+  const hoursDays = new Set(plan.setup.dailyHours);
   const specs: ProductSpec[] = [];
-  for (const day of daily ? plan.days : []) {
+  for (const day of plan.days) {
     const dayMeta = { ...metadata, DAY_OF_YEAR: String(day) };
-    specs.push({
-      path: dailyGlobalPath(day),
-      description: `Daily global irradiation, day ${day}`,
-      metadata: { ...dayMeta, QUANTITY: 'daily global irradiation (beam + diffuse + reflected)', UNITS: 'Wh m-2 day-1' },
-    });
-    specs.push({
-      path: dailyHoursPath(day),
-      description: `Daily sunshine hours, day ${day}`,
-      metadata: { ...dayMeta, QUANTITY: 'sunshine hours (direct sun on the surface)', UNITS: 'h' },
-    });
+    if (globalDays.has(day)) {
+      specs.push({
+        path: dailyGlobalPath(day),
+        description: `Daily global irradiation, day ${day}`,
+        metadata: { ...dayMeta, QUANTITY: 'daily global irradiation (beam + diffuse + reflected)', UNITS: 'Wh m-2 day-1' },
+      });
+    }
+    if (hoursDays.has(day)) {
+      specs.push({
+        path: dailyHoursPath(day),
+        description: `Daily sunshine hours, day ${day}`,
+        metadata: { ...dayMeta, QUANTITY: 'sunshine hours (direct sun on the surface)', UNITS: 'h' },
+      });
+    }
   }
   for (const month of plan.months) {
     const monthMeta = { ...metadata, MONTH: String(month + 1) };
@@ -149,7 +162,7 @@ export class ProductWriter implements ProductTileSink {
     private readonly finishEarly: boolean,
     private readonly specs: readonly ProductSpec[],
     private readonly ids: readonly number[],
-    private readonly daily: ReadonlyMap<number, { readonly global: number; readonly hours: number }>,
+    private readonly daily: ReadonlyMap<number, DayFiles>,
     private readonly monthly: ReadonlyMap<number, MonthFiles>,
   ) {}
 
@@ -166,14 +179,17 @@ export class ProductWriter implements ProductTileSink {
         plan.grid,
         specs.map((spec) => ({ path: join(plan.writeDir, spec.path), options: { tileSize: plan.tileSize, description: spec.description, metadata: spec.metadata } })),
       );
-      const daily = new Map<number, { global: number; hours: number }>();
+      const daily = new Map<number, DayFiles>();
       const monthly = new Map<number, MonthFiles>();
       const { flat } = plan.setup;
       const beamParts = plan.setup.beamParts === true;
+      const globalDays = new Set(plan.setup.dailyGlobal);
+      const hoursDays = new Set(plan.setup.dailyHours);
       let k = 0;
-      for (const day of plan.setup.daily ? plan.days : []) {
-        daily.set(day, { global: ids[k]!, hours: ids[k + 1]! });
-        k += 2;
+      for (const day of plan.days) {
+        const global = globalDays.has(day) ? ids[k++]! : null;
+        const hours = hoursDays.has(day) ? ids[k++]! : null;
+        if (global !== null || hours !== null) daily.set(day, { global, hours });
       }
       for (const month of plan.months) {
         const global = ids[k++]!;
@@ -192,8 +208,8 @@ export class ProductWriter implements ProductTileSink {
   add(tileIndex: number, product: ProductTiles): void {
     if (product.type === 'day') {
       const ids = this.daily.get(product.day)!;
-      this.addTile(ids.global, tileIndex, product.global);
-      this.addTile(ids.hours, tileIndex, product.hours);
+      if (ids.global !== null && product.global) this.addTile(ids.global, tileIndex, product.global);
+      if (ids.hours !== null && product.hours) this.addTile(ids.hours, tileIndex, product.hours);
     } else {
       const ids = this.monthly.get(product.month)!;
       this.addTile(ids.global, tileIndex, product.global);

@@ -23,9 +23,9 @@ export function makeSplitDem(dir: string): string {
   return path;
 }
 
-/** The same job on one host, in this process: the reference the distributed run must equal. */
-export async function singleHostRun(demPath: string, outDir: string): Promise<void> {
-  await runSolWorkflow({ demPath, outDir, params: PARAMS });
+/** The same job on one host, in this process: the reference the distributed run must equal (with `products` when given). */
+export async function singleHostRun(demPath: string, outDir: string, products?: string): Promise<void> {
+  await runSolWorkflow({ demPath, outDir, params: { ...PARAMS, ...(products !== undefined ? { products } : {}) } });
 }
 
 function filesUnder(dir: string): string[] {

@@ -88,6 +88,22 @@ describe('distributed queue (Redis, two workers)', () => {
     assert.ok(!existsSync(join(data, 'temp', id)), 'scratch space removed');
   });
 
+  test('a split sol job with products: every slice computes only the files chosen, assembled as on one host', async () => {
+    const products = 'monthly,daily:172';
+    const expected = join(root, 'reference-products');
+    await singleHostRun(join(root, 'dem.tif'), expected, products);
+    const submitted = await submit(service.base, { workflow_type: 'sol', ...SPLIT_PARAMS, products }, { name: 'dem.tif', bytes: dem });
+    assert.equal(submitted.status, 200, JSON.stringify(submitted.body));
+    const id = submitted.body.job_id;
+    const { job } = await follow(id);
+    assert.equal(job.status, 'completed', job.error_message);
+    assert.equal(job.parameters.products, products);
+    const log = readFileSync(join(data, 'results', id, 'job.log'), 'utf8');
+    assert.ok(/\[part tiles-\d+-of-\d+ on [^\]]+\] started/.test(log), `split into tile slices:\n${log}`);
+    assert.equal(await assertSameProducts(join(data, 'results', id, 'output'), expected), 13);
+    assert.ok(!existsSync(join(data, 'results', id, 'output', '.solar-slices')), 'the slices are removed');
+  });
+
   test('Redis down at submission: 503 "Job queue unavailable", nothing stored, reads served; recovers when Redis returns', async () => {
     const before = (await getJson(`${service.base}/api/jobs`)).body.length;
     await redis.stop();
