@@ -18,7 +18,7 @@ import { decodeFloatPredictorRows } from '../tiff/floatPredictor.js';
 import { OverviewPyramid } from './overviews.js';
 import type { BandStatistics } from '../geotiff/statistics.js';
 import type { TiffTag } from '../tiff/tiffLayout.js';
-import { overviewTags, tileEncoder, type RasterTiling, type TileCompression } from '../geotiff/writeGeoTiff.js';
+import { overviewTags, overviewTileEncoder, type RasterTiling, type TileCompression } from '../geotiff/writeGeoTiff.js';
 
 /**
  * Where the full-resolution tiles are: the file holding them and each tile's offset and size there (row-major
@@ -51,7 +51,7 @@ export async function writeCogFromTiles(target: string, source: TileSource, opti
     // a small file is read in one go (most of the 742 files of a year); a large one tile row by tile row
     const whole = await readWholeIfSmall(tiles, source, options.wholeReadBytes ?? WHOLE_READ_BYTES);
     const rowOf = (ty: number) => (whole ? Promise.resolve(tileRowIn(whole, source, ty)) : readTileRow(tiles, source, ty));
-    const pyramid = new OverviewPyramid(tiling, tileEncoder(tiling, options.compression));
+    const pyramid = new OverviewPyramid(tiling, overviewTileEncoder(tiling, options.compression));
     if (pyramid.hasLevels) {
       const band = new TileRowBand(source);
       // inflated on libuv's thread pool, a tile row at a time (overlapping with the other files being assembled)
@@ -84,7 +84,7 @@ export async function writeCogFromTiles(target: string, source: TileSource, opti
  */
 export function writeCogFromMemory(target: string, source: TileSource, tiles: readonly Uint8Array[], options: CogFileOptions): number {
   const { tiling } = source;
-  const pyramid = new OverviewPyramid(tiling, tileEncoder(tiling, options.compression));
+  const pyramid = new OverviewPyramid(tiling, overviewTileEncoder(tiling, options.compression));
   if (pyramid.hasLevels) {
     const band = new TileRowBand(source);
     for (let ty = 0; ty < tiling.down; ty++) band.push(pyramid, ty, tilesOfRow(tiles, tiling, ty).map((tile) => inflateSync(tile, { maxOutputLength: band.rawBytes })));

@@ -13,7 +13,7 @@ import type { RasterTiling } from '../rasterTiling.js';
 import { StatisticsAccumulator, type BandStatistics } from '../geotiff/statistics.js';
 
 /** Compresses one tile of tileWidth × tileHeight values (NaN outside the raster); the array is reused after the call. */
-export type TileEncoder = (tile: Float32Array) => Buffer;
+export type TileEncoder = (tile: Float32Array) => Uint8Array;
 
 /** Overviews are made when either side of the raster is at least this many cells. */
 const OVERVIEW_MIN_SIDE = 512;
@@ -74,7 +74,7 @@ interface LevelState {
   /** Tile rows finished so far. */
   tileRow: number;
   /** Compressed tiles, row-major. */
-  readonly tiles: Buffer[];
+  readonly tiles: Uint8Array[];
   /** The row of this level waiting for its pair (to make a row of the next level), or null. */
   held: Float32Array | null;
 }
@@ -135,7 +135,7 @@ export class OverviewPyramid {
   }
 
   /** The compressed tiles of every level (largest level first), once every full-resolution row was pushed. */
-  finish(): { tiling: RasterTiling; tiles: Buffer[] }[] {
+  finish(): { tiling: RasterTiling; tiles: Uint8Array[] }[] {
     if (this.levels.length > 0 && this.rowsPushed !== this.full.height) {
       throw new Error(`overviews need all ${this.full.height} rows, got ${this.rowsPushed}`);
     }
