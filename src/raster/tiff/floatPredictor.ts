@@ -40,20 +40,22 @@ export function encodeFloatPredictorRows(bits: Uint32Array, width: number, rows:
 }
 
 /**
- * Inverse of `encodeFloatPredictorRows`: restores the float32 bit patterns of `rows` rows into `bits`.
+ * Inverse of `encodeFloatPredictorRows`: restores the float32 bit patterns of `rows` rows into `bits`, row r at
+ * `r * stride` — only its first `cols` values when asked (a tile's cells inside the raster, decoded straight
+ * into a band of the whole raster's width).
  *
  * The running byte sum goes through a row's four planes one after the other; each plane's sum starts from the
  * sum of the planes before it (mod 256), so one pass over the row's values can restore all four bytes of each
  * value at once (a pass summing the first three planes finds where each starts): 4–5 times faster than four
  * passes of read-modify-write on `bits`, which the COG assembly pays for every tile it decodes.
  */
-export function decodeFloatPredictorRows(data: Uint8Array, width: number, rows: number, bits: Uint32Array): void {
+export function decodeFloatPredictorRows(data: Uint8Array, width: number, rows: number, bits: Uint32Array, stride = width, cols = width): void {
   const w1 = width;
   const w2 = 2 * width;
   const w3 = 3 * width;
   for (let r = 0; r < rows; r++) {
-    const dst = r * width;
-    const src = 4 * dst;
+    const dst = r * stride;
+    const src = 4 * r * width;
     let s0 = 0;
     let s1 = 0;
     let s2 = 0;
@@ -67,7 +69,7 @@ export function decodeFloatPredictorRows(data: Uint8Array, width: number, rows: 
     let a1 = s0 & 0xff;
     let a2 = (s0 + s1) & 0xff;
     let a3 = (s0 + s1 + s2) & 0xff;
-    for (let i = 0; i < width; i++) {
+    for (let i = 0; i < cols; i++) {
       const o = src + i;
       a0 = (a0 + data[o]!) & 0xff;
       a1 = (a1 + data[o + w1]!) & 0xff;
