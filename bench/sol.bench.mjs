@@ -118,7 +118,7 @@ function medianRound(results) {
   const median = sorted[Math.floor((sorted.length - 1) / 2)];
   if (results.length === 1) return median;
   const pick = (key) => results.map((r) => r[key] ?? null);
-  return { ...median, rounds: { wall_seconds: pick('wall_seconds'), cpu_seconds: pick('cpu_seconds'), writing_after_compute_seconds: pick('writing_after_compute_seconds') } };
+  return { ...median, rounds: { wall_seconds: pick('wall_seconds'), cpu_seconds: pick('cpu_seconds'), writing_after_compute_seconds: pick('writing_after_compute_seconds'), writing_after_compute_cpu_seconds: pick('writing_after_compute_cpu_seconds') } };
 }
 
 for (const c of cases) {
