@@ -2,7 +2,11 @@
 //   node bench/sol-case.mjs <dem.tif> <outDir> <threads> <days|all> [build root, default: this checkout]
 // Reads the DEM and runs the `sol` pipeline of the build in <root>/dist (step 15 min, Linke 3, albedo 0.2),
 // then prints one JSON line. `npm run bench` builds dist/ first; a baseline is any other built checkout.
-import { rmSync } from 'node:fs';
+// <days> is `all` or a list of days and ranges (`1,172`, `1-31`).
+// The run's end, writing the products after the last tile was computed (the COG assembly of every file), is
+// timed from the last progress report of the computing (any build reports it), with the CPU time and the
+// bytes read and written (/proc/self/io) from then on.
+import { readFileSync, rmSync } from 'node:fs';
 import { resourceUsage } from 'node:process';
 import { pathToFileURL } from 'node:url';
 
@@ -11,13 +15,44 @@ const dist = (path) => (root ? pathToFileURL(`${root}/dist/${path}`).href : new 
 const { readDem } = await import(dist('raster/geotiff/readGeoTiff.js'));
 const { computeSolarYear } = await import(dist('workflows/solarYear/index.js'));
 const threads = Number(threadsArg);
-const days = daysArg === 'all' ? undefined : daysArg.split(',').map(Number);
+const days = daysArg === 'all' ? undefined : daysArg.split(',').flatMap(dayRange);
+
+/** `a-b` → the days a…b; `a` → [a]. */
+function dayRange(spec) {
+  const [first, last = first] = spec.split('-').map(Number);
+  return Array.from({ length: last - first + 1 }, (_, k) => first + k);
+}
+
+/** Bytes this process read and wrote: through system calls (rchar, wchar) and from/to the disk (read_bytes, write_bytes). */
+function processIo() {
+  try {
+    return Object.fromEntries(
+      readFileSync('/proc/self/io', 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => line.split(': '))
+        .map(([key, value]) => [key, Number(value)]),
+    );
+  } catch {
+    return null;
+  }
+}
+
+const cpuSeconds = () => (resourceUsage().userCPUTime + resourceUsage().systemCPUTime) / 1e6;
+/** When the computing ended: the time, CPU time and I/O of its last progress report. */
+let computeEnd = null;
+const onProgress = ({ message }) => {
+  if (!message.startsWith('writing')) computeEnd = { at: performance.now(), cpu: cpuSeconds(), io: processIo() };
+};
 
 rmSync(outDir, { recursive: true, force: true });
 const started = performance.now();
 const dem = await readDem(demPath, { precision: 'float32', shared: true });
 const read = performance.now();
-const result = await computeSolarYear(dem, { outDir, params: { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, threads, ...(days ? { days } : {}) });
+const result = await computeSolarYear(dem, { outDir, params: { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, threads, onProgress, ...(days ? { days } : {}) });
+const ended = performance.now();
+const endCpu = cpuSeconds();
+const endIo = processIo();
 const seconds = (performance.now() - started) / 1000;
 const dayCount = days ? days.length : 365;
 const cellDays = result.validCells * dayCount;
@@ -45,6 +80,21 @@ console.log(
     encode_mb_per_second: phases ? round(phases.encodedRawBytes / 1e6 / phases.encodeSeconds, 1) : null,
     write_seconds: round(phases?.writeSeconds),
     written_mb: phases ? round(phases.writtenBytes / 1e6, 1) : null,
+    // after the last tile was computed: the products' COG assembly (wall, CPU and I/O of the process)
+    writing_after_compute_seconds: computeEnd ? round((ended - computeEnd.at) / 1000) : null,
+    writing_after_compute_share: computeEnd ? round((ended - computeEnd.at) / 1000 / seconds) : null,
+    writing_after_compute_cpu_seconds: computeEnd ? round(endCpu - computeEnd.cpu) : null,
+    ...(computeEnd?.io && endIo
+      ? {
+          writing_after_compute_mb: {
+            read_syscalls: round((endIo.rchar - computeEnd.io.rchar) / 1e6, 1),
+            written_syscalls: round((endIo.wchar - computeEnd.io.wchar) / 1e6, 1),
+            read_disk: round((endIo.read_bytes - computeEnd.io.read_bytes) / 1e6, 1),
+            written_disk: round((endIo.write_bytes - computeEnd.io.write_bytes) / 1e6, 1),
+          },
+          io_mb: { read_syscalls: round(endIo.rchar / 1e6, 1), written_syscalls: round(endIo.wchar / 1e6, 1), read_disk: round(endIo.read_bytes / 1e6, 1), written_disk: round(endIo.write_bytes / 1e6, 1) },
+        }
+      : {}),
     // CPU seconds of the whole process (all threads): less sensitive than wall time to other load on the machine
     cpu_seconds: round((resourceUsage().userCPUTime + resourceUsage().systemCPUTime) / 1e6),
     peak_rss_mb: Math.round(resourceUsage().maxRSS / 1024),

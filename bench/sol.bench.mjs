@@ -3,9 +3,14 @@
 // process (bench/sol-case.mjs), step 15 min, Linke 3, albedo 0.2; plus the GeoTIFF encoding settings
 // measured on real products (bench/encoding.mjs). Prints one JSON report.
 //
-//   --ladder quick   (default) mcn_10m full year (742 GeoTIFFs) and 2.5 m (0.77 M cells), days 1 and 172
+//   --ladder quick   (default) mcn_10m full year (742 GeoTIFFs), 2.5 m (0.77 M cells) days 1 and 172, and
+//                    1 m (4.8 M cells) January (63 GeoTIFFs of 15–20 MB: the products' COG assembly after the
+//                    computing, `writing_after_compute_*`, is a fifth to a third of its wall time)
 //   --ladder full    also 1 m (4.8 M cells) full year and 0.22 m (≈ 100 M cells) day 172 — long
-//   --only a,b       only the named cases (mcn_10m, mcn_2m5, mcn_1m, mcn_0m22)
+//   --only a,b       only the named cases (mcn_10m, mcn_2m5, mcn_1m_jan, mcn_1m, mcn_0m22)
+//   --rounds N       run each case N times (default 1), alternating with the baseline build when one is given
+//                    (this build, baseline, this build, …: the two see the same load), reporting the median
+//                    round and every round's wall, CPU and writing-after-compute seconds
 //   --threads N      worker threads (default: the CPU count)
 //   --baseline DIR   also run the quick cases with the build in DIR/dist (e.g. another checkout after
 //                    `npm ci && npm run build`), side by side in the same run (not the big ones: today's main
@@ -31,6 +36,7 @@ const { values: args } = parseArgs({
     only: { type: 'string' },
     threads: { type: 'string' },
     baseline: { type: 'string' },
+    rounds: { type: 'string', default: '1' },
     rsun: { type: 'boolean', default: false },
     kernel: { type: 'boolean', default: false },
     'scale-out': { type: 'boolean', default: false },
@@ -41,12 +47,15 @@ const { values: args } = parseArgs({
 });
 if (args.ladder !== 'quick' && args.ladder !== 'full') throw new Error(`--ladder must be quick or full, got ${args.ladder}`);
 const threads = Number(args.threads ?? Math.min(availableParallelism(), 32));
+const rounds = Number(args.rounds);
+if (!Number.isInteger(rounds) || rounds < 1 || rounds > 20) throw new Error(`--rounds must be 1–20, got ${args.rounds}`);
 const source = here('../test/fixtures/mcn_10m.tif');
 
 /** The ladder: DEM, resolution, days ('all' = the full year with its 742 GeoTIFFs). */
 const CASES = [
   { name: 'mcn_10m', resolution: 10, days: 'all', ladder: 'quick', baseline: true },
   { name: 'mcn_2m5', resolution: 2.5, days: '1,172', ladder: 'quick', baseline: true },
+  { name: 'mcn_1m_jan', resolution: 1, dem: 'mcn_1m', days: '1-31', ladder: 'quick', baseline: true },
   { name: 'mcn_1m', resolution: 1, days: 'all', ladder: 'full', baseline: false },
   { name: 'mcn_0m22', resolution: 0.22, days: '172', ladder: 'full', baseline: false },
 ];
@@ -56,7 +65,7 @@ const cases = CASES.filter((c) => (only ? only.has(c.name) : args.ladder === 'fu
 /** The DEM of a case: the fixture itself at 10 m, else made with gdalwarp on first use. */
 function demFor(c) {
   if (c.resolution === 10) return source;
-  const path = here(`./data/${c.name}.tif`);
+  const path = here(`./data/${c.dem ?? c.name}.tif`);
   if (!existsSync(path)) {
     mkdirSync(here('./data'), { recursive: true });
     const r = String(c.resolution);
@@ -98,18 +107,40 @@ const report = {
   machine: { cpus: cpus().length, model: cpus()[0]?.model ?? null, node: process.version },
   ladder: args.ladder,
   threads,
+  rounds,
   cases: [],
 };
+/** The median of the rounds of a case (by wall time), with every round's main numbers. */
+function medianRound(results) {
+  const ok = results.filter((r) => !r.error);
+  if (ok.length === 0) return results[0];
+  const sorted = [...ok].sort((a, b) => a.wall_seconds - b.wall_seconds);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (results.length === 1) return median;
+  const pick = (key) => results.map((r) => r[key] ?? null);
+  return { ...median, rounds: { wall_seconds: pick('wall_seconds'), cpu_seconds: pick('cpu_seconds'), writing_after_compute_seconds: pick('writing_after_compute_seconds'), writing_after_compute_cpu_seconds: pick('writing_after_compute_cpu_seconds') } };
+}
+
 for (const c of cases) {
   const dem = demFor(c);
-  const entry = { name: c.name, resolution_m: c.resolution, days_spec: c.days, ...runCase(c, dem) };
-  if (args.baseline && c.baseline) {
-    const baseline = runCase(c, dem, args.baseline);
+  const withBaseline = Boolean(args.baseline && c.baseline);
+  const ours = [];
+  const theirs = [];
+  for (let round = 0; round < rounds; round++) {
+    ours.push(runCase(c, dem));
+    if (withBaseline) theirs.push(runCase(c, dem, args.baseline));
+  }
+  const entry = { name: c.name, resolution_m: c.resolution, days_spec: c.days, ...medianRound(ours) };
+  if (withBaseline) {
+    const baseline = medianRound(theirs);
     entry.baseline = baseline;
     if (!baseline.error && !entry.error) {
       entry.speedup_vs_baseline = {
         wall: Number((baseline.wall_seconds / entry.wall_seconds).toFixed(2)),
         ...(baseline.cpu_seconds && entry.cpu_seconds ? { cpu: Number((baseline.cpu_seconds / entry.cpu_seconds).toFixed(3)) } : {}),
+        ...(baseline.writing_after_compute_seconds && entry.writing_after_compute_seconds
+          ? { writing_after_compute: Number((baseline.writing_after_compute_seconds / entry.writing_after_compute_seconds).toFixed(2)) }
+          : {}),
         peak_rss: Number((baseline.peak_rss_mb / entry.peak_rss_mb).toFixed(2)),
       };
     }

@@ -91,7 +91,7 @@ describe('NaN-aware average overviews', () => {
     }
     const [level1, level2] = pyramid.finish();
     assert.deepEqual([level1!.tiling.width, level1!.tiling.height, level2!.tiling.width, level2!.tiling.height], [260, 2, 130, 1]);
-    const asFloats = (b: Buffer) => new Float32Array(b.buffer, b.byteOffset, b.length / 4);
+    const asFloats = (b: Uint8Array) => new Float32Array(b.buffer, b.byteOffset, b.length / 4);
     const [west, east] = level1!.tiles.map(asFloats);
     assert.deepEqual(Array.from(west!.subarray(0, 4)), [4, 6, 11.25, NaN]);
     assert.deepEqual(Array.from(west!.subarray(256, 260)), [11.5, 13, 22.5, NaN]);

@@ -89,6 +89,25 @@ describe('floating-point predictor', () => {
       assert.deepEqual(decoded, bits);
     }
   });
+
+  test('decodes the first columns of the first rows into a wider band, leaving the rest alone', () => {
+    const width = 9;
+    const rows = 4;
+    const values = awkwardValues(width * rows, width);
+    const bits = new Uint32Array(values.buffer);
+    const encoded = new Uint8Array(4 * width * rows);
+    encodeFloatPredictorRows(bits, width, rows, encoded);
+    const stride = 20;
+    const band = new Uint32Array(stride * rows).fill(7);
+    // rows 0–2, columns 0–4, at column 3 of the band
+    decodeFloatPredictorRows(encoded, width, 3, band.subarray(3), stride, 5);
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < stride; c++) {
+        const inside = r < 3 && c >= 3 && c < 8;
+        assert.equal(band[r * stride + c], inside ? bits[r * width + c - 3] : 7, `row ${r} column ${c}`);
+      }
+    }
+  });
 });
 
 describe('encodeFloat32GeoTiff read back by GDAL', () => {

@@ -13,7 +13,7 @@ import type { RasterTiling } from '../rasterTiling.js';
 import { StatisticsAccumulator, type BandStatistics } from '../geotiff/statistics.js';
 
 /** Compresses one tile of tileWidth × tileHeight values (NaN outside the raster); the array is reused after the call. */
-export type TileEncoder = (tile: Float32Array) => Buffer;
+export type TileEncoder = (tile: Float32Array) => Uint8Array;
 
 /** Overviews are made when either side of the raster is at least this many cells. */
 const OVERVIEW_MIN_SIDE = 512;
@@ -74,9 +74,11 @@ interface LevelState {
   /** Tile rows finished so far. */
   tileRow: number;
   /** Compressed tiles, row-major. */
-  readonly tiles: Buffer[];
-  /** The row of this level waiting for its pair (to make a row of the next level), or null. */
+  readonly tiles: Uint8Array[];
+  /** The row of this level waiting for its pair (to make a row of the next level; it is `heldRow`), or null. */
   held: Float32Array | null;
+  /** Where the held row is copied (allocated once: a copy per row pair cost as much as the averaging). */
+  readonly heldRow: Float32Array;
 }
 
 /**
@@ -87,6 +89,7 @@ interface LevelState {
 export class OverviewPyramid {
   private readonly levels: LevelState[];
   private heldFull: Float32Array | null = null;
+  private readonly heldFullRow: Float32Array;
   private rowsPushed = 0;
   private readonly tile: Float32Array;
   private readonly stats = new StatisticsAccumulator();
@@ -102,7 +105,9 @@ export class OverviewPyramid {
       tileRow: 0,
       tiles: [],
       held: null,
+      heldRow: new Float32Array(tiling.width),
     }));
+    this.heldFullRow = new Float32Array(this.levels.length > 0 ? full.width : 0);
     this.tile = new Float32Array(full.tileWidth * full.tileHeight);
   }
 
@@ -118,7 +123,8 @@ export class OverviewPyramid {
     this.rowsPushed++;
     this.stats.add(row, this.full.width);
     if (this.heldFull === null) {
-      this.heldFull = Float32Array.from(row.subarray(0, this.full.width));
+      this.heldFullRow.set(row.subarray(0, this.full.width));
+      this.heldFull = this.heldFullRow;
       if (this.rowsPushed === this.full.height) this.pairInto(0, this.heldFull, null, this.full.width);
       return;
     }
@@ -135,7 +141,7 @@ export class OverviewPyramid {
   }
 
   /** The compressed tiles of every level (largest level first), once every full-resolution row was pushed. */
-  finish(): { tiling: RasterTiling; tiles: Buffer[] }[] {
+  finish(): { tiling: RasterTiling; tiles: Uint8Array[] }[] {
     if (this.levels.length > 0 && this.rowsPushed !== this.full.height) {
       throw new Error(`overviews need all ${this.full.height} rows, got ${this.rowsPushed}`);
     }
@@ -153,7 +159,8 @@ export class OverviewPyramid {
     const last = rowIndex === height;
     if (k + 1 < this.levels.length) {
       if (level.held === null) {
-        level.held = Float32Array.from(row);
+        level.heldRow.set(row);
+        level.held = level.heldRow;
         if (last) this.pairInto(k + 1, level.held, null, width);
       } else {
         this.pairInto(k + 1, level.held, row, width);

