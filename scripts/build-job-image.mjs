@@ -10,8 +10,8 @@
  *
  * The root filesystem holds what the job child needs and nothing else:
  * - `/app/dist`: this package compiled from `src/` (tsc, into the staging folder: `dist/` is left alone);
- * - `/app/node_modules`: the installed packages the job child imports, found by following the imports of
- *   `dist/runtime/jobChild.js` through the compiled code (worker modules included), then every package's
+ * - `/app/node_modules`: the installed packages the job child imports, found by following the imports (and
+ *   `require` calls) of `dist/runtime/jobChild.js` through the compiled code (worker modules included), then every package's
  *   `dependencies`, `optionalDependencies` and `peerDependencies` — whole package folders, native addons
  *   (`*.node`) included; `/app/build/**.node`: native addons of this package itself, when it has any;
  * - `/app/build/wasm`: the WebAssembly kernels, compiled from `assembly/` (scripts/build-wasm.mjs);
@@ -66,9 +66,10 @@ const log = (message) => process.stderr.write(`build-job-image: ${message}\n`);
 
 // ---- the job child's packages -------------------------------------------------------------------------
 
-/** Module references in compiled ESM: static and dynamic imports, re-exports, worker modules. */
+/** Module references in compiled ESM: static and dynamic imports, re-exports, worker modules, `require` (createRequire). */
 const REFERENCES = [
   /\bimport\s+(?:[\w*${}\s,]+?\s+from\s+)?['"]([^'"]+)['"]/g,
+  /\brequire\(\s*['"]([^'"]+)['"]\s*\)/g,
   /\bexport\s+[\w*${}\s,]+?\s+from\s+['"]([^'"]+)['"]/g,
   /\bimport\(\s*['"]([^'"]+)['"]\s*\)/g,
   /\bnew\s+URL\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*,\s*import\.meta\.url\s*\)/g,
