@@ -240,13 +240,15 @@ export function tileNearHorizons(
   else boundedNearHorizons(tracer, block, out, masks);
   const fine = new Int16Array(directions);
   const perGroup = farSectorsPerGroup(directions);
+  // the groups the kernel reads (once per tile, not per cell)
+  const sunGroups = masks ? groupsWithSun(masks.farSectors, perGroup) : null;
   // traced: a sun sector's lit bound is at least the undecided near bound's +MAX, whatever the far field and
   // the plane say (no sample is that high), so it is +MAX without computing them
   const undecided = nearField === 'traced' ? Int16Array.from({ length: directions }, (_, k) => (!masks || masks.farSectors[k] === 1 ? MAX_HORIZON_UNITS : -MAX_HORIZON_UNITS)) : null;
   for (let cell = 0; cell < cells; cell++) {
     if (undecided && surface.valid[cell] === 1) fine.set(undecided);
     else sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
-    groupBounds(surface, out, layout, perGroup, cell, fine, masks);
+    groupBounds(surface, out, layout, perGroup, cell, fine, masks, sunGroups);
   }
 }
 
@@ -314,7 +316,16 @@ function checkCapacity(block: CellBlock, out: TileHorizons): number {
  * of its near sectors, and the lowest altitude of the surface's plane over its azimuths (rounded down, one
  * unit of margin). Also the cell's lit bound over all sectors (`litEverywhere`).
  */
-function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLayout, r: number, cell: number, fine: Int16Array, masks: SectorMasks | null): void {
+function groupBounds(
+  surface: SurfaceTerms,
+  out: TileHorizons,
+  layout: HorizonLayout,
+  r: number,
+  cell: number,
+  fine: Int16Array,
+  masks: SectorMasks | null,
+  sunGroups: Uint8Array | null,
+): void {
   const { directions, nearSectors } = layout;
   const { far, nearLower, litBound, darkBound } = out;
   const groups = directions / r;
@@ -327,7 +338,7 @@ function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLa
   const plane = inclined ? planeTangents(nE, nN, nU, groups, Math.atan2(nE, nN)) : null;
   let everywhere = -MAX_HORIZON_UNITS;
   for (let g = 0; g < groups; g++) {
-    if (masks && !groupHasSun(masks.farSectors, g, r)) {
+    if (sunGroups && sunGroups[g] === 0) {
       // the kernel never reads a group the sun does not stand in: lit and dark bounds that decide nothing
       litBound[cell * groups + g] = -MAX_HORIZON_UNITS;
       darkBound[cell * groups + g] = -MAX_HORIZON_UNITS;
@@ -359,10 +370,9 @@ function groupBounds(surface: SurfaceTerms, out: TileHorizons, layout: HorizonLa
   out.litEverywhere[cell] = everywhere;
 }
 
-/** Whether the sun stands in one of the r far sectors of group sector g. */
-function groupHasSun(farSectors: Uint8Array, g: number, r: number): boolean {
-  for (let k = g * r; k < (g + 1) * r; k++) if (farSectors[k] === 1) return true;
-  return false;
+/** Per group sector of r far sectors: 1 where the sun stands in one of them. */
+function groupsWithSun(farSectors: Uint8Array, r: number): Uint8Array {
+  return Uint8Array.from({ length: farSectors.length / r }, (_, g) => (farSectors.subarray(g * r, (g + 1) * r).includes(1) ? 1 : 0));
 }
 
 /**
