@@ -56,7 +56,8 @@ export const D_ALBEDO = 35; // pointer to an f64: the ground albedo
 export const D_SUMS = 36; // scratch of PREFIX_QUANTITIES f64, 16-byte aligned
 export const D_TERRAIN = 37; // 1: terrain shadows
 export const D_MARGIN_COLS = 38;
-export const DESCRIPTOR_FIELDS: i32 = 39;
+export const D_NEAR_MAXIMA = 39; // f32 per tile-local cell and quadrant: the highest terrain of its near field's quadrants
+export const DESCRIPTOR_FIELDS: i32 = 40;
 
 // day descriptor fields
 export const Y_COUNT = 0;
@@ -86,5 +87,7 @@ export const Y_GLOBAL_OUT = 23;
 export const Y_HOURS_OUT = 24;
 export const Y_SCALARS = 25; // f64: stepHours, g0, sumDiffuse, pzCentre
 export const Y_BEAM_PART_OUT = 26; // f32 output of the beam part of the global irradiation, or 0: none
-export const DAY_FIELDS: i32 = 27;
+export const Y_NEAR_QUADRANT = 27; // i32 per sample: the quadrant of its near-field ray (−1: none)
+export const Y_NEAR_MIN_THRESHOLD = 28; // f64 per near-field entry: the smallest threshold from it to its ray's end
+export const DAY_FIELDS: i32 = 29;
 

@@ -5,7 +5,9 @@
  * the sample's altitude is compared with the four cells' lit and dark bounds at once (128-bit SIMD, two f64 per
  * vector). Only the lanes whose altitude lies between the two bounds get the exact test, one by one: in front
  * of the surface's plane, above the interpolated far-field horizon and the near field's lower bound, and above
- * its upper bound or not hidden by any cell of the near-field ray (traced up to the grid's edge).
+ * its upper bound or not hidden by any cell of the near-field ray (traced up to the grid's edge, or until the
+ * highest terrain of the ray's quadrant cannot rise above what is left of the ray: src/science/solar/nearFieldMaxima.ts;
+ * the TypeScript kernel traces the whole ray, and the decision is the same).
  *
  * Every lane's decision is the one `sunlitSums` of src/science/solar/dailyKernel.ts makes for that cell, with
  * the same IEEE operations on the same values: lit by the group's lit bound, else dark by its dark bound,
@@ -37,6 +39,7 @@ import {
   D_GRID_HEIGHT,
   D_MARGIN_ROWS,
   D_MARGIN_COLS,
+  D_NEAR_MAXIMA,
   Y_COUNT,
   Y_PEAK,
   Y_GROUP_COUNT,
@@ -60,6 +63,8 @@ import {
   Y_GROUP_END,
   Y_GROUP_MIN,
   Y_GROUP_MAX,
+  Y_NEAR_QUADRANT,
+  Y_NEAR_MIN_THRESHOLD,
 } from './kernelLayout';
 
 /** Cells integrated together. */
@@ -70,9 +75,10 @@ export const LANE_SUMS_BYTES: i32 = PREFIX_QUANTITIES * 8;
 const RUN_START: i32 = LANES * LANE_SUMS_BYTES;
 const RUN_COUNT: i32 = RUN_START + LANES * 4;
 // then each lane's state (`prepareLanes`): the normal of its plane test, its elevation, where its horizons
-// start, its row and column, and whether its near-field rays stay inside the grid
+// start, its row and column, whether its near-field rays stay inside the grid, its lit bound over the batch's
+// sectors and how far each quadrant of its near field rises above it
 const LANE_STATE: i32 = RUN_COUNT + LANES * 4;
-const LANE_STATE_BYTES: i32 = 64;
+const LANE_STATE_BYTES: i32 = 96;
 const L_TEST_EAST: i32 = 0;
 const L_TEST_NORTH: i32 = 8;
 const L_TEST_UP: i32 = 16;
@@ -83,6 +89,7 @@ const L_ROW: i32 = 40;
 const L_COL: i32 = 44;
 const L_INTERIOR: i32 = 48;
 const L_BATCH_LIT: i32 = 56;
+const L_RISE: i32 = 64; // four f64, quadrant q at L_RISE + 8q
 // then the lanes' group bounds: per group sector the lit bounds of lanes 0–1 and 2–3 and the dark bounds of
 // lanes 0–1 and 2–3, four f64 vectors
 const GROUP_BOUNDS: i32 = LANE_STATE + LANES * LANE_STATE_BYTES;
@@ -166,6 +173,7 @@ export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i
   const marginRows = fi(desc, D_MARGIN_ROWS);
   const marginCols = fi(desc, D_MARGIN_COLS);
   const elevation = fi(desc, D_ELEVATION);
+  const maxima = fi(desc, D_NEAR_MAXIMA);
   const rowInterior = row >= marginRows && row < height - marginRows;
   let valid = 0;
   for (let lane = 0; lane < LANES; lane++) {
@@ -177,7 +185,11 @@ export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i
     store<f64>(state + L_TEST_EAST, tilted ? f64at(fi(desc, D_NORMAL_EAST), laneCell) : 0.0);
     store<f64>(state + L_TEST_NORTH, tilted ? f64at(fi(desc, D_NORMAL_NORTH), laneCell) : 0.0);
     store<f64>(state + L_TEST_UP, tilted ? f64at(fi(desc, D_NORMAL_UP), laneCell) : 1.0);
-    store<f64>(state + L_Z0, <f64>load<f32>(<usize>elevation + (<usize>(gridCell + shift) << 2)));
+    const z0 = <f64>load<f32>(<usize>elevation + (<usize>(gridCell + shift) << 2));
+    store<f64>(state + L_Z0, z0);
+    for (let q = 0; q < 4; q++) {
+      store<f64>(state + L_RISE + (<usize>q << 3), <f64>load<f32>(<usize>maxima + (<usize>(laneCell * 4 + q) << 2)) - z0);
+    }
     store<i32>(state + L_FAR_BASE, laneCell * fi(desc, D_DIRECTIONS));
     store<i32>(state + L_NEAR_BASE, laneCell * fi(desc, D_NEAR_SECTORS));
     store<i32>(state + L_ROW, row);
@@ -278,6 +290,8 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
   const nearCol = fi(day, Y_NEAR_COL);
   const nearRow = fi(day, Y_NEAR_ROW);
   const nearThreshold = fi(day, Y_NEAR_THRESHOLD);
+  const nearQuadrant = fi(day, Y_NEAR_QUADRANT);
+  const nearMinThreshold = fi(day, Y_NEAR_MIN_THRESHOLD);
   const groupCount = fi(day, Y_GROUP_COUNT);
   const groupSector = fi(day, Y_GROUP_SECTOR);
   const groupStart = fi(day, Y_GROUP_START);
@@ -364,13 +378,17 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
           lit |= 1 << lane;
           continue;
         }
-        // between the near field's bounds: trace the ray over the cells around the lane's cell (up to the grid's edge)
+        // between the near field's bounds: trace the ray over the cells around the lane's cell (up to the grid's
+        // edge, or until no cell of the ray's quadrant rises above what is left of the ray: nearFieldMaxima.ts)
         const z0 = load<f64>(state + L_Z0);
         const rayBase = gridCell + lane;
         const interior = load<i32>(state + L_INTERIOR) == 1;
+        const quadrant = i32at(nearQuadrant, k);
+        const rise = quadrant >= 0 ? load<f64>(state + L_RISE + (<usize>quadrant << 3)) : Infinity;
         let hidden = false;
         const end = i32at(nearStart, k + 1);
         for (let j = i32at(nearStart, k); j < end; j++) {
+          if (rise <= f64at(nearMinThreshold, j)) break;
           if (!interior) {
             const r = load<i32>(state + L_ROW) + i32at(nearRow, j);
             const c = load<i32>(state + L_COL) + i32at(nearCol, j);

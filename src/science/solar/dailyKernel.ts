@@ -34,6 +34,7 @@ import { HORIZON_ANGLE_UNIT_RAD, allocateNearFieldRay, nearFieldSteps, type Near
 import { sampleHours } from './dailyIrradiation.js';
 import { extraterrestrialIrradiance, solarDeclination, sunDirection } from './sunPosition.js';
 import type { SurfaceTerms } from './surface.js';
+import { quadrantOfSigns } from './nearFieldMaxima.js';
 import type { TerrainModel } from './terrainModel.js';
 import { farSectorsPerGroup, type CellBlock, type HorizonLayout, type TileHorizons } from './tileHorizons.js';
 
@@ -127,6 +128,13 @@ export interface DaySamples {
   readonly nearRow: Int32Array;
   /** Height above the cell [m] a near-field cell must exceed to hide the sun: (tan h + curvature slope) · d. */
   readonly nearThreshold: Float64Array;
+  /**
+   * The smallest of the thresholds from entry j to the end of its ray, and the quadrant holding sample k's ray
+   * (nearFieldMaxima.ts, −1: none): the compiled kernel ends a trace once the quadrant's highest terrain cannot
+   * rise above what is left of the ray (the TypeScript kernel traces the whole ray; the decisions are the same).
+   */
+  readonly nearMinThreshold: Float64Array;
+  readonly nearQuadrant: Int32Array;
   /** Largest |column| and |row| offset of any near-field ray cell (how far from the grid's edge a cell must be to skip bounds checks). */
   nearReachCols: number;
   nearReachRows: number;
@@ -174,6 +182,8 @@ export function allocateDaySamples(capacity: number, nearSteps: number): DaySamp
     nearCol: new Int32Array(nearCapacity),
     nearRow: new Int32Array(nearCapacity),
     nearThreshold: f(nearCapacity),
+    nearMinThreshold: f(nearCapacity),
+    nearQuadrant: new Int32Array(capacity),
     nearReachCols: 0,
     nearReachRows: 0,
     prefix: f(PREFIX_QUANTITIES * (capacity + 1)),
@@ -315,7 +325,10 @@ export function sunSamplesForDay(
       out.horizonDirection1[count] = k0 + 1 === directions ? 0 : k0 + 1;
       out.horizonWeight[count] = position - k0;
     }
-    out.nearStart[count] = near;
+    const rayStart = near;
+    out.nearStart[count] = rayStart;
+    // the offsets' signs (for the ray's quadrant): bit 0 a column offset < 0, 1 > 0, 2 a row offset < 0, 3 > 0
+    let signs = 0;
     for (let j = 0, cells = ray ? nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, ray) : 0; j < cells; j++) {
       const colOffset = ray!.colOffset[j]!;
       const rowOffset = ray!.rowOffset[j]!;
@@ -324,8 +337,15 @@ export function sunSamplesForDay(
       out.nearRow[near] = rowOffset;
       out.nearThreshold[near] = (tanh + ray!.curvatureSlope[j]!) / ray!.inverseDistance[j]!;
       near++;
+      signs |= (colOffset < 0 ? 1 : colOffset > 0 ? 2 : 0) | (rowOffset < 0 ? 4 : rowOffset > 0 ? 8 : 0);
       if (Math.abs(colOffset) > reachCols) reachCols = Math.abs(colOffset);
       if (Math.abs(rowOffset) > reachRows) reachRows = Math.abs(rowOffset);
+    }
+    out.nearQuadrant[count] = quadrantOfSigns(signs);
+    for (let j = near - 1, least = Infinity; j >= rayStart; j--) {
+      const threshold = out.nearThreshold[j]!;
+      if (threshold < least) least = threshold;
+      out.nearMinThreshold[j] = least;
     }
     // τ-dependent quantities at δ = −half, 0, +half, fitted as a + bδ + cδ²
     const m0 = seaLevelAirMass(h);

@@ -14,17 +14,18 @@
  */
 import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain } from './dailyKernel.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
+import { NEAR_QUADRANTS, nearMaximaScratch, nearQuadrantMaxima } from './nearFieldMaxima.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
 import { groupSectors, type TileHorizons } from './tileHorizons.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 // The descriptor fields (assembly/dailyKernel.ts, D_* and Y_*): i32 each.
-const DESCRIPTOR_FIELDS = 39;
-const DAY_FIELDS = 27;
+const DESCRIPTOR_FIELDS = 40;
+const DAY_FIELDS = 29;
 const PREFIX_QUANTITIES = 26;
 // Scratch of the kernel (assembly/sunlitLanes.ts, LANE_SCRATCH_BYTES): four cells' sums, run states and state,
 // their group bounds for up to MAX_GROUP_SECTORS group sectors, and which of those the batch's samples stand in.
-const SUMS_SCRATCH_BYTES = 17760;
+const SUMS_SCRATCH_BYTES = 17888;
 const MAX_GROUP_SECTORS = 256;
 
 /** Cells and elevation-window cells the kernel's memory has room for. */
@@ -57,6 +58,8 @@ interface MemoryLayout {
   /** The beam part of the global irradiation per day, when the kernel was made to give it (else empty). */
   readonly beamPartOut: Float32Array[];
   readonly horizons: TileHorizons | null;
+  /** The highest terrain of each quadrant of every cell's near field (nearFieldMaxima.ts), with a layout. */
+  readonly nearMaxima: Float32Array | null;
   /** Room for the surface terms: two u8 and eight f64 arrays of `cells`. */
   readonly surfaceBytes: Uint8Array[];
   readonly surfaceFloats: Float64Array[];
@@ -104,6 +107,8 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
       nearCol: i(nearCapacity),
       nearRow: i(nearCapacity),
       nearThreshold: f(nearCapacity),
+      nearMinThreshold: f(nearCapacity),
+      nearQuadrant: i(sampleCapacity),
       nearReachCols: 0,
       nearReachRows: 0,
       prefix: f(PREFIX_QUANTITIES * (sampleCapacity + 1)),
@@ -139,6 +144,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     hoursOut,
     beamPartOut,
     horizons,
+    nearMaxima: layout ? arena.take(Float32Array, cells * NEAR_QUADRANTS) : null,
     surfaceBytes: [0, 1].map(() => arena.take(Uint8Array, cells)),
     surfaceFloats: [0, 1, 2, 3, 4, 5, 6, 7].map(() => arena.take(Float64Array, cells)),
     elevation: arena.take(Float32Array, windowCells),
@@ -157,6 +163,9 @@ export class WasmDailyKernel {
   private capacity: WasmKernelCapacity = { cells: 0, windowCells: 0 };
   private views: MemoryLayout | null = null;
   private readonly window: ElevationWindow = { rowStart: 0, rowEnd: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0 };
+  private readonly maximaScratch = nearMaximaScratch();
+  /** The tile the window (and the near-field maxima, tile-local) were loaded for. */
+  private loadedTile: CellBlock | null = null;
 
   /**
    * `beamPart`: the kernel also gives the beam part of the daily global irradiation (`beamPartOut`, EEMT's real-sky
@@ -185,8 +194,8 @@ export class WasmDailyKernel {
     const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity, this.beamPart);
     views.daySamples.forEach((s, d) => {
       const arrays = [s.altitudeUnits, s.sinAltitude, s.sunEast, s.sunNorth, s.nearSector, s.horizonDirection0, s.horizonDirection1, s.horizonWeight, s.nearStart, s.nearOffset, s.nearCol, s.nearRow, s.nearThreshold, s.prefix, s.sampleGroup, s.groupSector, s.groupStart, s.groupEnd, s.groupMinAltitude, s.groupMaxAltitude, views.globalOut[d]!, views.hoursOut[d]!, views.dayScalars[d]!];
-      // the beam part's output last (0: none)
-      views.dayDescriptors.set([0, 0, 0, ...arrays.map((a) => a.byteOffset), views.beamPartOut[d]?.byteOffset ?? 0], d * DAY_FIELDS);
+      // then the beam part's output (0: none) and the near-field rays' quadrants and least thresholds
+      views.dayDescriptors.set([0, 0, 0, ...arrays.map((a) => a.byteOffset), views.beamPartOut[d]?.byteOffset ?? 0, s.nearQuadrant.byteOffset, s.nearMinThreshold.byteOffset], d * DAY_FIELDS);
     });
     this.memory = memory;
     this.integrate = instance.exports.integrateBlockDays as (descriptor: number) => void;
@@ -243,8 +252,9 @@ export class WasmDailyKernel {
   }
 
   /**
-   * Copies the elevations of `tile` and `marginRows`/`marginCols` around it (within the grid) into the window.
-   * The margins must cover the near-field rays of every day integrated for the tile.
+   * Copies the elevations of `tile` and `marginRows`/`marginCols` around it (within the grid) into the window,
+   * and finds the highest terrain of each quadrant of the tile's cells' near fields within the margins
+   * (nearFieldMaxima.ts). The margins must cover the near-field rays of every day integrated for the tile.
    */
   loadElevationWindow(model: TerrainModel, tile: CellBlock, marginRows: number, marginCols: number): void {
     const rowStart = Math.max(0, tile.rowStart - marginRows);
@@ -253,8 +263,14 @@ export class WasmDailyKernel {
     const colEnd = Math.min(model.width, tile.colEnd + marginCols);
     const width = colEnd - colStart;
     if (width * (rowEnd - rowStart) > this.capacity.windowCells) throw new RangeError('the elevation window exceeds the reserved room');
-    copyElevations(model, { rowStart, rowEnd, colStart, colEnd }, this.require().elevation);
+    const { elevation, nearMaxima } = this.require();
+    copyElevations(model, { rowStart, rowEnd, colStart, colEnd }, elevation);
     Object.assign(this.window, { rowStart, rowEnd, colStart, width, marginRows, marginCols });
+    if (nearMaxima) {
+      const window = { elevation, rowStart, colStart, width, rows: rowEnd - rowStart };
+      nearQuadrantMaxima(window, tile, marginRows, marginCols, nearMaxima, this.maximaScratch);
+    }
+    this.loadedTile = { rowStart: tile.rowStart, rowEnd: tile.rowEnd, colStart: tile.colStart, colEnd: tile.colEnd };
   }
 
   /**
@@ -288,8 +304,9 @@ export class WasmDailyKernel {
     if (terrain) {
       if (terrain.horizons !== views.horizons) throw new Error("the terrain's horizons must be this kernel's `horizons`");
       if (marginRows > w.marginRows || marginCols > w.marginCols) throw new RangeError('the near-field rays reach beyond the loaded elevation window');
-      const inside = tile.rowStart >= w.rowStart && tile.rowEnd <= w.rowEnd && tile.colStart >= w.colStart && tile.colEnd <= w.colStart + w.width;
-      if (!inside) throw new RangeError('the elevation window was loaded for another tile');
+      const loaded = this.loadedTile;
+      const same = loaded && tile.rowStart === loaded.rowStart && tile.rowEnd === loaded.rowEnd && tile.colStart === loaded.colStart && tile.colEnd === loaded.colEnd;
+      if (!same) throw new RangeError('the elevation window was loaded for another tile');
     }
     views.albedo[0] = albedo;
     const model = terrain?.model;
@@ -335,6 +352,7 @@ export class WasmDailyKernel {
       views.sums.byteOffset,
       terrain ? 1 : 0,
       marginCols,
+      views.nearMaxima?.byteOffset ?? 0,
     ]);
     this.integrate!(views.descriptor.byteOffset);
   }

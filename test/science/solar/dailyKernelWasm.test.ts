@@ -5,7 +5,8 @@
  * and of consecutive days (whose sun's path spans few sectors: the kernel's lit bound of the batch), and without terrain; one
  * kernel instance does the tiles in turn, so nothing of a tile may leak into the next. A kernel made to give the beam
  * part of the global irradiation (EEMT's real-sky radiation) gives that of the TypeScript kernel to the bit too, and
- * the same global irradiation and hours as one without it.
+ * the same global irradiation and hours as one without it. With the near field traced at every sample (a run of few
+ * days), the compiled kernel's early end of a trace (nearFieldMaxima.ts) changes no decision either.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -22,7 +23,7 @@ import {
 import { WasmDailyKernel } from '../../../src/science/solar/dailyKernelWasm.js';
 import { surfaceTerms } from '../../../src/science/solar/surface.js';
 import { buildTerrainModel } from '../../../src/science/solar/terrainModel.js';
-import { horizonTracer, tileHorizons, type CellBlock } from '../../../src/science/solar/tileHorizons.js';
+import { horizonTracer, tileHorizons, type CellBlock, type NearFieldMode } from '../../../src/science/solar/tileHorizons.js';
 import { hornGradientOfBlock } from '../../../src/science/terrain/slopeAspect.js';
 
 const DEG = Math.PI / 180;
@@ -56,8 +57,10 @@ const TILES: CellBlock[] = [
   { rowStart: 22, rowEnd: HEIGHT, colStart: 0, colEnd: 17 },
 ];
 
-for (const [name, layout, latitudeDeg, cellXM, beamPart, days] of [
+for (const [name, layout, latitudeDeg, cellXM, beamPart, days, nearField = 'bounded'] of [
   ['square cells, 40° N', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false, SEASON_DAYS],
+  ['square cells, 40° N, near field traced at every sample', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false, SEASON_DAYS, 'traced'],
+  ['cells 4 × 10 m, 62° N, near field traced at every sample', { directions: 64, nearSectors: 128, nearSteps: 12 }, 62, 4, false, [20, 80, 330], 'traced'],
   ['square cells, 40° N, eight consecutive winter days', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false, WINTER_DAYS],
   ['square cells, 40° N, with the beam part', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, true, SEASON_DAYS],
   ['cells 4 × 10 m, 50° N', { directions: 64, nearSectors: 128, nearSteps: 9 }, 50, 4, false, SEASON_DAYS],
@@ -66,7 +69,7 @@ for (const [name, layout, latitudeDeg, cellXM, beamPart, days] of [
   ['southern hemisphere, eight consecutive winter days', { directions: 96, nearSectors: 192, nearSteps: 7 }, -35, 10, false, [172, 173, 174, 175, 176, 177, 178, 179]],
   ['no terrain shadows', null, 40, 10, false, SEASON_DAYS],
   ['no terrain shadows, with the beam part', null, 40, 10, true, SEASON_DAYS],
-] as const) {
+] as const satisfies readonly (readonly [string, HorizonLayout | null, number, number, boolean, readonly number[], NearFieldMode?])[]) {
   test(`the WebAssembly kernel equals the TypeScript kernel to the bit (${name})`, () => {
     const cellYM = 10;
     const z = terrain();
@@ -97,7 +100,7 @@ for (const [name, layout, latitudeDeg, cellXM, beamPart, days] of [
       assert.equal(surface.valid.buffer, wasm.daySamples[0]!.prefix.buffer);
       assert.deepEqual(surface, surfaceTerms(tileZ, gradient.fallEast, gradient.fallNorth));
       const horizons = wasm.horizons;
-      if (tracer) tileHorizons(tracer, tile, surface, horizons!);
+      if (tracer) tileHorizons(tracer, tile, surface, horizons!, null, nearField);
       if (lay) wasm.loadElevationWindow(model, tile, margin, margin);
       const kernelTerrain = lay ? { model, layout: lay, horizons: horizons! } : null;
       // two sun geometries: the tile's west and east halves
