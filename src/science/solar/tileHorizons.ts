@@ -248,7 +248,7 @@ export function tileNearHorizons(
   for (let cell = 0; cell < cells; cell++) {
     if (undecided && surface.valid[cell] === 1) fine.set(undecided);
     else sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
-    groupBounds(surface, out, layout, perGroup, cell, fine, masks, sunGroups);
+    groupBounds(surface, out, layout, perGroup, cell, fine, masks, sunGroups, undecided !== null);
   }
 }
 
@@ -314,7 +314,9 @@ function checkCapacity(block: CellBlock, out: TileHorizons): number {
  * bounds (`fine`, N values); and the largest of three altitudes below each of which the sun is certainly
  * hidden anywhere in the sector — the lowest far direction bounding it, the lowest near-field lower bound
  * of its near sectors, and the lowest altitude of the surface's plane over its azimuths (rounded down, one
- * unit of margin). Also the cell's lit bound over all sectors (`litEverywhere`).
+ * unit of margin). Also the cell's lit bound over all sectors (`litEverywhere`). With `nearUndecided` (the near field
+ * traced, `undecidedNearBounds`) every near-field lower bound is −MAX_HORIZON_UNITS and decides nothing: they are
+ * not read.
  */
 function groupBounds(
   surface: SurfaceTerms,
@@ -325,6 +327,7 @@ function groupBounds(
   fine: Int16Array,
   masks: SectorMasks | null,
   sunGroups: Uint8Array | null,
+  nearUndecided: boolean,
 ): void {
   const { directions, nearSectors } = layout;
   const { far, nearLower, litBound, darkBound } = out;
@@ -352,8 +355,8 @@ function groupBounds(
       const d = k === directions ? 0 : k;
       if (!masks || masks.directions[d] === 1) farDark = Math.min(farDark, far[base + d]!);
     }
-    let nearDark = MAX_HORIZON_UNITS;
-    for (let k = g * nearPerGroup; k < (g + 1) * nearPerGroup; k++) {
+    let nearDark = nearUndecided ? -MAX_HORIZON_UNITS : MAX_HORIZON_UNITS;
+    for (let k = g * nearPerGroup; !nearUndecided && k < (g + 1) * nearPerGroup; k++) {
       if (!masks || masks.nearSectors[k] === 1) nearDark = Math.min(nearDark, nearLower[cell * nearSectors + k]!);
     }
     let dark = Math.max(farDark, nearDark);
