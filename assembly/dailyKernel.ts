@@ -65,6 +65,7 @@ import {
 
 export { DAY_FIELDS, DESCRIPTOR_FIELDS } from './kernelLayout';
 export { LANE_SCRATCH_BYTES, MAX_GROUP_SECTORS } from './sunlitLanes';
+export { nearQuadrantMaxima } from './nearMaxima';
 
 
 // the bytes `touchHorizons` read, or-ed (a use of its loads)

@@ -14,7 +14,7 @@
  */
 import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain } from './dailyKernel.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
-import { NEAR_QUADRANTS, nearMaximaScratch, nearQuadrantMaxima } from './nearFieldMaxima.js';
+import { NEAR_QUADRANTS } from './nearFieldMaxima.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
 import { groupSectors, type TileHorizons } from './tileHorizons.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
@@ -60,6 +60,8 @@ interface MemoryLayout {
   readonly horizons: TileHorizons | null;
   /** The highest terrain of each quadrant of every cell's near field (nearFieldMaxima.ts), with a layout. */
   readonly nearMaxima: Float32Array | null;
+  /** Scratch of the kernel's `nearQuadrantMaxima` (assembly/nearMaxima.ts), with a layout. */
+  readonly maximaScratch: Float32Array | null;
   /** Room for the surface terms: two u8 and eight f64 arrays of `cells`. */
   readonly surfaceBytes: Uint8Array[];
   readonly surfaceFloats: Float64Array[];
@@ -145,6 +147,8 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     beamPartOut,
     horizons,
     nearMaxima: layout ? arena.take(Float32Array, cells * NEAR_QUADRANTS) : null,
+    // two arrays of the window's rows × the tile's width, two lines of the window's longer side
+    maximaScratch: layout ? arena.take(Float32Array, 4 * windowCells) : null,
     surfaceBytes: [0, 1].map(() => arena.take(Uint8Array, cells)),
     surfaceFloats: [0, 1, 2, 3, 4, 5, 6, 7].map(() => arena.take(Float64Array, cells)),
     elevation: arena.take(Float32Array, windowCells),
@@ -160,10 +164,10 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
 export class WasmDailyKernel {
   private memory: WebAssembly.Memory | null = null;
   private integrate: ((descriptor: number) => void) | null = null;
+  private maxima: ((...args: number[]) => void) | null = null;
   private capacity: WasmKernelCapacity = { cells: 0, windowCells: 0 };
   private views: MemoryLayout | null = null;
   private readonly window: ElevationWindow = { rowStart: 0, rowEnd: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0 };
-  private readonly maximaScratch = nearMaximaScratch();
   /** The tile the window (and the near-field maxima, tile-local) were loaded for. */
   private loadedTile: CellBlock | null = null;
 
@@ -199,6 +203,7 @@ export class WasmDailyKernel {
     });
     this.memory = memory;
     this.integrate = instance.exports.integrateBlockDays as (descriptor: number) => void;
+    this.maxima = instance.exports.nearQuadrantMaxima as (...args: number[]) => void;
     this.capacity = capacity;
     this.views = views;
   }
@@ -246,6 +251,14 @@ export class WasmDailyKernel {
     }) as ArrayAllocator;
   }
 
+  /**
+   * The highest terrain of each quadrant of the near field of the loaded tile's cells (`nearQuadrantMaximum` of
+   * nearFieldMaxima.ts within the window's margins; tile-local cell · 4 + quadrant), or null without a layout.
+   */
+  get nearMaxima(): Float32Array | null {
+    return this.require().nearMaxima;
+  }
+
   /** Width of the loaded elevation window: near-field ray offsets (`sunSamplesForDay`) must use it. */
   get windowWidth(): number {
     return this.window.width;
@@ -254,7 +267,7 @@ export class WasmDailyKernel {
   /**
    * Copies the elevations of `tile` and `marginRows`/`marginCols` around it (within the grid) into the window,
    * and finds the highest terrain of each quadrant of the tile's cells' near fields within the margins
-   * (nearFieldMaxima.ts). The margins must cover the near-field rays of every day integrated for the tile.
+   * (`nearMaxima`). The margins must cover the near-field rays of every day integrated for the tile.
    */
   loadElevationWindow(model: TerrainModel, tile: CellBlock, marginRows: number, marginCols: number): void {
     const rowStart = Math.max(0, tile.rowStart - marginRows);
@@ -263,12 +276,13 @@ export class WasmDailyKernel {
     const colEnd = Math.min(model.width, tile.colEnd + marginCols);
     const width = colEnd - colStart;
     if (width * (rowEnd - rowStart) > this.capacity.windowCells) throw new RangeError('the elevation window exceeds the reserved room');
-    const { elevation, nearMaxima } = this.require();
+    const { elevation, nearMaxima, maximaScratch } = this.require();
     copyElevations(model, { rowStart, rowEnd, colStart, colEnd }, elevation);
     Object.assign(this.window, { rowStart, rowEnd, colStart, width, marginRows, marginCols });
-    if (nearMaxima) {
-      const window = { elevation, rowStart, colStart, width, rows: rowEnd - rowStart };
-      nearQuadrantMaxima(window, tile, marginRows, marginCols, nearMaxima, this.maximaScratch);
+    if (nearMaxima && maximaScratch) {
+      const tileWidth = tile.colEnd - tile.colStart;
+      const tileRows = tile.rowEnd - tile.rowStart;
+      this.maxima!(elevation.byteOffset, width, rowEnd - rowStart, tile.rowStart - rowStart, tile.colStart - colStart, tileWidth, tileRows, marginRows, marginCols, nearMaxima.byteOffset, maximaScratch.byteOffset);
     }
     this.loadedTile = { rowStart: tile.rowStart, rowEnd: tile.rowEnd, colStart: tile.colStart, colEnd: tile.colEnd };
   }

@@ -6,12 +6,12 @@
  * where a cell rises above the ray's height threshold there (dailyKernel.ts, `DaySamples.nearThreshold`); once
  * the quadrant's largest elevation is at or below every remaining threshold of the ray, the rest of the ray
  * hides nothing. The compiled kernel ends its traces there (assembly/sunlitLanes.ts): the same decisions,
- * fewer cells read.
+ * fewer cells read. It finds the maxima of a tile's cells with running maxima (assembly/nearMaxima.ts,
+ * `WasmDailyKernel.nearMaxima`), equal to `nearQuadrantMaximum` below (test/science/solar/nearFieldMaxima.test.ts).
  *
  * Quadrant q = 2·south + east: south when the ray's row offsets are all ≥ 0 (rows grow southward), east when
  * its column offsets are all ≥ 0 (`quadrantOfSigns`).
  */
-import type { CellBlock } from './terrainModel.js';
 
 /** Quadrants of a cell's near field. */
 export const NEAR_QUADRANTS = 4;
@@ -53,96 +53,4 @@ export function nearQuadrantMaximum(window: ElevationWindow, row: number, col: n
     }
   }
   return highest;
-}
-
-/** Scratch of `nearQuadrantMaxima`, reusable across tiles. */
-export interface NearMaximaScratch {
-  east: Float32Array;
-  west: Float32Array;
-  deque: Int32Array;
-}
-
-export function nearMaximaScratch(): NearMaximaScratch {
-  return { east: new Float32Array(0), west: new Float32Array(0), deque: new Int32Array(0) };
-}
-
-/**
- * `nearQuadrantMaximum` of every cell of `tile` (inside `window`) and quadrant, into `out` at
- * (tile-local cell)·4 + quadrant: the maxima along each row, then along each column (running maxima, linear time).
- */
-export function nearQuadrantMaxima(
-  window: ElevationWindow,
-  tile: CellBlock,
-  reachRows: number,
-  reachCols: number,
-  out: Float32Array,
-  scratch: NearMaximaScratch = nearMaximaScratch(),
-): void {
-  const tileWidth = tile.colEnd - tile.colStart;
-  const tileRows = tile.rowEnd - tile.rowStart;
-  const { rows, width } = window;
-  if (tile.rowStart < window.rowStart || tile.rowEnd > window.rowStart + rows || tile.colStart < window.colStart || tile.colEnd > window.colStart + width) {
-    throw new RangeError('the tile lies outside the elevation window');
-  }
-  if (out.length < tileWidth * tileRows * NEAR_QUADRANTS) throw new RangeError('the output has no room for the tile');
-  if (scratch.east.length < rows * tileWidth) {
-    scratch.east = new Float32Array(rows * tileWidth);
-    scratch.west = new Float32Array(rows * tileWidth);
-  }
-  if (scratch.deque.length < Math.max(rows, width)) scratch.deque = new Int32Array(Math.max(rows, width));
-  const { east, west, deque } = scratch;
-  const firstCol = tile.colStart - window.colStart;
-  const firstRow = tile.rowStart - window.rowStart;
-  // along each row of the window, at the tile's columns: the maxima over [col, col + reachCols] and [col − reachCols, col]
-  for (let r = 0; r < rows; r++) {
-    const row = { values: window.elevation, offset: r * width, stride: 1, length: width };
-    runningMaxima(row, 0, reachCols, firstCol, firstCol + tileWidth, east, r * tileWidth - firstCol, 1, deque);
-    runningMaxima(row, reachCols, 0, firstCol, firstCol + tileWidth, west, r * tileWidth - firstCol, 1, deque);
-  }
-  // along each column, at the tile's rows: the quadrants
-  for (let c = 0; c < tileWidth; c++) {
-    const outBase = c * NEAR_QUADRANTS - firstRow * tileWidth * NEAR_QUADRANTS;
-    const stride = tileWidth * NEAR_QUADRANTS;
-    for (const [values, eastward] of [
-      [west, 0],
-      [east, 1],
-    ] as const) {
-      const column = { values, offset: c, stride: tileWidth, length: rows };
-      runningMaxima(column, reachRows, 0, firstRow, firstRow + tileRows, out, outBase + eastward, stride, deque);
-      runningMaxima(column, 0, reachRows, firstRow, firstRow + tileRows, out, outBase + 2 + eastward, stride, deque);
-    }
-  }
-}
-
-/** A strided run of values: element i at values[offset + i·stride], i < length. */
-interface Run {
-  readonly values: Float32Array;
-  readonly offset: number;
-  readonly stride: number;
-  readonly length: number;
-}
-
-/**
- * For i in [from, to): the largest element of `run` over [i − back, i + ahead] (within the run; NaN as −∞) into
- * out[outOffset + i·outStride]. A deque of candidate indices with falling values: each index enters and leaves once.
- */
-function runningMaxima(run: Run, back: number, ahead: number, from: number, to: number, out: Float32Array, outOffset: number, outStride: number, deque: Int32Array): void {
-  const { values, offset, stride, length } = run;
-  const valueAt = (i: number) => {
-    const z = values[offset + i * stride]!;
-    return z === z ? z : -Infinity;
-  };
-  let head = 0;
-  let tail = 0;
-  let next = Math.max(0, from - back);
-  for (let i = from; i < to; i++) {
-    const last = Math.min(length - 1, i + ahead);
-    for (; next <= last; next++) {
-      const z = valueAt(next);
-      while (tail > head && valueAt(deque[tail - 1]!) <= z) tail--;
-      deque[tail++] = next;
-    }
-    while (deque[head]! < i - back) head++;
-    out[outOffset + i * outStride] = valueAt(deque[head]!);
-  }
 }

@@ -1,30 +1,36 @@
 /**
  * The quadrant maxima of the near field (nearFieldMaxima.ts), on which the compiled kernel ends its traces early:
- * the running maxima equal the boxes' maxima found cell by cell (nodata, the window's edges, reaches of 0 and
- * beyond the window), and every near-field ray lies in the quadrant its offsets' signs name, within the reach.
+ * the kernel's running maxima (assembly/nearMaxima.ts) equal the boxes' maxima found cell by cell (nodata, tiles at
+ * the grid's edges and corners, reaches of 0 and beyond the grid), and every near-field ray lies in the quadrant
+ * its offsets' signs name, within the reach.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { allocateNearFieldRay, nearFieldReach, nearFieldSteps } from '../../../src/science/solar/horizon.js';
-import { NEAR_QUADRANTS, nearMaximaScratch, nearQuadrantMaxima, nearQuadrantMaximum, quadrantOfSigns } from '../../../src/science/solar/nearFieldMaxima.js';
+import { sampleCapacity } from '../../../src/science/solar/dailyKernel.js';
+import { WasmDailyKernel } from '../../../src/science/solar/dailyKernelWasm.js';
+import { NEAR_QUADRANTS, nearQuadrantMaximum, quadrantOfSigns } from '../../../src/science/solar/nearFieldMaxima.js';
+import { buildTerrainModel } from '../../../src/science/solar/terrainModel.js';
 import { random } from '../../helpers/syntheticTerrain.js';
 
-test('the running quadrant maxima equal the maxima of each box', () => {
+test("the kernel's quadrant maxima equal the maxima of each box", () => {
   const next = random(7);
   const width = 37;
-  const rows = 29;
-  const elevation = new Float32Array(width * rows).map(() => (next() < 0.08 ? NaN : Math.round(1000 * next()) / 4));
+  const height = 29;
+  const elevation = new Float32Array(width * height).map(() => (next() < 0.08 ? NaN : Math.round(1000 * next()) / 4));
   // a column of nodata and a row of nodata: boxes along them hold no valid cell
-  for (let r = 0; r < rows; r++) elevation[r * width] = NaN;
+  for (let r = 0; r < height; r++) elevation[r * width] = NaN;
   elevation.fill(NaN, 0, width);
-  const window = { elevation, rowStart: 100, colStart: 200, width, rows };
-  const scratch = nearMaximaScratch();
+  const model = buildTerrainModel(elevation, width, height, new Float64Array(height).fill(10), new Float64Array(height).fill(10));
+  const grid = { elevation, rowStart: 0, colStart: 0, width, rows: height };
+  const kernel = new WasmDailyKernel({ directions: 32, nearSectors: 128, nearSteps: 8 }, sampleCapacity(15));
   let checked = 0;
   let empty = 0;
   for (const tile of [
-    { rowStart: 105, rowEnd: 120, colStart: 207, colEnd: 230 },
-    { rowStart: 100, rowEnd: 129, colStart: 200, colEnd: 237 },
-    { rowStart: 128, rowEnd: 129, colStart: 236, colEnd: 237 },
+    { rowStart: 5, rowEnd: 20, colStart: 7, colEnd: 30 },
+    { rowStart: 0, rowEnd: height, colStart: 0, colEnd: width },
+    { rowStart: 28, rowEnd: 29, colStart: 36, colEnd: 37 },
+    { rowStart: 3, rowEnd: 9, colStart: 0, colEnd: 4 },
   ]) {
     for (const [reachRows, reachCols] of [
       [0, 0],
@@ -33,12 +39,14 @@ test('the running quadrant maxima equal the maxima of each box', () => {
       [40, 60],
     ] as const) {
       const tileWidth = tile.colEnd - tile.colStart;
-      const out = new Float32Array(tileWidth * (tile.rowEnd - tile.rowStart) * NEAR_QUADRANTS).fill(12345);
-      nearQuadrantMaxima(window, tile, reachRows, reachCols, out, scratch);
+      kernel.reserve(tileWidth * (tile.rowEnd - tile.rowStart), width * height);
+      kernel.nearMaxima!.fill(12345);
+      kernel.loadElevationWindow(model, tile, reachRows, reachCols);
+      const out = kernel.nearMaxima!;
       for (let row = tile.rowStart; row < tile.rowEnd; row++) {
         for (let col = tile.colStart; col < tile.colEnd; col++) {
           for (let q = 0; q < NEAR_QUADRANTS; q++) {
-            const expected = nearQuadrantMaximum(window, row, col, q, reachRows, reachCols);
+            const expected = nearQuadrantMaximum(grid, row, col, q, reachRows, reachCols);
             const found = out[((row - tile.rowStart) * tileWidth + (col - tile.colStart)) * NEAR_QUADRANTS + q]!;
             assert.equal(found, expected, `tile ${JSON.stringify(tile)}, reach ${reachRows}/${reachCols}, cell ${row}/${col}, quadrant ${q}`);
             if (expected === -Infinity) empty++;
@@ -49,19 +57,20 @@ test('the running quadrant maxima equal the maxima of each box', () => {
     }
   }
   assert.ok(checked > 20_000 && empty > 0, `${checked} maxima checked, ${empty} of boxes without a valid cell`);
-  assert.throws(() => nearQuadrantMaxima(window, { rowStart: 99, rowEnd: 110, colStart: 200, colEnd: 210 }, 1, 1, new Float32Array(4000)), /outside the elevation window/);
 });
 
 test('the box of a quadrant holds its own cell and the cells toward its two sides', () => {
-  // 3 × 3 window, values 1 … 9 row by row (north-west 1, south-east 9): the quadrants of the centre with reach 1
-  const window = { elevation: Float32Array.from({ length: 9 }, (_, i) => i + 1), rowStart: 0, colStart: 0, width: 3, rows: 3 };
+  // 3 × 3 grid, values 1 … 9 row by row (north-west 1, south-east 9): the quadrants of the centre with reach 1
+  const elevation = Float32Array.from({ length: 9 }, (_, i) => i + 1);
+  const grid = { elevation, rowStart: 0, colStart: 0, width: 3, rows: 3 };
   assert.deepEqual(
-    [0, 1, 2, 3].map((q) => nearQuadrantMaximum(window, 1, 1, q, 1, 1)),
+    [0, 1, 2, 3].map((q) => nearQuadrantMaximum(grid, 1, 1, q, 1, 1)),
     [5, 6, 8, 9],
   );
-  const out = new Float32Array(4);
-  nearQuadrantMaxima(window, { rowStart: 1, rowEnd: 2, colStart: 1, colEnd: 2 }, 1, 1, out);
-  assert.deepEqual([...out], [5, 6, 8, 9]);
+  const kernel = new WasmDailyKernel({ directions: 32, nearSectors: 128, nearSteps: 1 }, sampleCapacity(15));
+  kernel.reserve(1, 9);
+  kernel.loadElevationWindow(buildTerrainModel(elevation, 3, 3, new Float64Array(3).fill(1), new Float64Array(3).fill(1)), { rowStart: 1, rowEnd: 2, colStart: 1, colEnd: 2 }, 1, 1);
+  assert.deepEqual([...kernel.nearMaxima!.subarray(0, 4)], [5, 6, 8, 9]);
 });
 
 test('every near-field ray lies in the quadrant of its offsets, within the reach', () => {
