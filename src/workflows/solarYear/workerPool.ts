@@ -1,4 +1,5 @@
 /** A fixed set of `sol` worker threads fed from a task list, one task at a time per worker. */
+import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { siblingModuleUrl, startModuleWorker } from '../../util/modules.js';
 import type { CogAssemblyJob } from '../../raster/geotiff/geoTiffStreams.js';
@@ -8,6 +9,18 @@ import type { WorkerReply, WorkerSetup, WorkerStart, WorkerTask } from './messag
 const ASSEMBLIES_PER_WORKER = 2;
 
 const workerUrl = siblingModuleUrl(import.meta.url, 'solWorker');
+
+/**
+ * A `sol` worker thread on `workerUrl`. Its JavaScript is optimised on its own thread rather than on V8's
+ * background threads (`--no-concurrent-recompilation`, a process-wide flag read when a thread's isolate starts):
+ * with every core computing, the background compiles waited for a core while the workers ran their first tiles
+ * in unoptimised code. Two workers on two cores, three days on a 270 × 270 DEM: about 0.8 × the CPU time and
+ * wall time; a year on mcn_10m: the same (docs/performance.md).
+ */
+function startSolWorker(workerData: WorkerSetup | null): Worker {
+  setFlagsFromString('--no-concurrent-recompilation');
+  return startModuleWorker(workerUrl, { workerData });
+}
 
 /** Workers started ahead of a run (`prestartSolWorkers`), not yet taken by a pool; with whether they failed. */
 const spare: { worker: Worker; failed: boolean }[] = [];
@@ -19,7 +32,7 @@ const spare: { worker: Worker; failed: boolean }[] = [];
  */
 export function prestartSolWorkers(count: number): void {
   while (spare.length < count) {
-    const entry = { worker: startModuleWorker(workerUrl, { workerData: null }), failed: false };
+    const entry = { worker: startSolWorker(null), failed: false };
     entry.worker.unref();
     entry.worker.on('error', () => (entry.failed = true));
     entry.worker.on('exit', () => (entry.failed = true));
@@ -69,7 +82,7 @@ export class WorkerPool {
     this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
     this.failed.catch(() => {});
     this.workers = Array.from({ length: count }, () => {
-      const worker = takeSpareWorker(setup) ?? startModuleWorker(workerUrl, { workerData: setup });
+      const worker = takeSpareWorker(setup) ?? startSolWorker(setup);
       worker.on('error', (error) => this.fail(error));
       worker.on('exit', (code) => {
         if (code !== 0) this.fail(new Error(`solar worker thread exited with code ${code}`));
