@@ -43,6 +43,8 @@ interface ElevationWindow {
   /** Rows and columns of margin around the tile it was loaded for. */
   marginRows: number;
   marginCols: number;
+  /** The tile it was loaded for (the near-field maxima are local to it). */
+  tile: CellBlock | null;
 }
 
 /** The views of a memory laid out for a capacity. */
@@ -167,9 +169,7 @@ export class WasmDailyKernel {
   private maxima: ((...args: number[]) => void) | null = null;
   private capacity: WasmKernelCapacity = { cells: 0, windowCells: 0 };
   private views: MemoryLayout | null = null;
-  private readonly window: ElevationWindow = { rowStart: 0, rowEnd: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0 };
-  /** The tile the window (and the near-field maxima, tile-local) were loaded for. */
-  private loadedTile: CellBlock | null = null;
+  private readonly window: ElevationWindow = { rowStart: 0, rowEnd: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0, tile: null };
 
   /**
    * `beamPart`: the kernel also gives the beam part of the daily global irradiation (`beamPartOut`, EEMT's real-sky
@@ -278,13 +278,13 @@ export class WasmDailyKernel {
     if (width * (rowEnd - rowStart) > this.capacity.windowCells) throw new RangeError('the elevation window exceeds the reserved room');
     const { elevation, nearMaxima, maximaScratch } = this.require();
     copyElevations(model, { rowStart, rowEnd, colStart, colEnd }, elevation);
-    Object.assign(this.window, { rowStart, rowEnd, colStart, width, marginRows, marginCols });
+    const loaded = { rowStart: tile.rowStart, rowEnd: tile.rowEnd, colStart: tile.colStart, colEnd: tile.colEnd };
+    Object.assign(this.window, { rowStart, rowEnd, colStart, width, marginRows, marginCols, tile: loaded });
     if (nearMaxima && maximaScratch) {
       const tileWidth = tile.colEnd - tile.colStart;
       const tileRows = tile.rowEnd - tile.rowStart;
       this.maxima!(elevation.byteOffset, width, rowEnd - rowStart, tile.rowStart - rowStart, tile.colStart - colStart, tileWidth, tileRows, marginRows, marginCols, nearMaxima.byteOffset, maximaScratch.byteOffset);
     }
-    this.loadedTile = { rowStart: tile.rowStart, rowEnd: tile.rowEnd, colStart: tile.colStart, colEnd: tile.colEnd };
   }
 
   /**
@@ -318,7 +318,7 @@ export class WasmDailyKernel {
     if (terrain) {
       if (terrain.horizons !== views.horizons) throw new Error("the terrain's horizons must be this kernel's `horizons`");
       if (marginRows > w.marginRows || marginCols > w.marginCols) throw new RangeError('the near-field rays reach beyond the loaded elevation window');
-      const loaded = this.loadedTile;
+      const loaded = w.tile;
       const same = loaded && tile.rowStart === loaded.rowStart && tile.rowEnd === loaded.rowEnd && tile.colStart === loaded.colStart && tile.colEnd === loaded.colEnd;
       if (!same) throw new RangeError('the elevation window was loaded for another tile');
     }

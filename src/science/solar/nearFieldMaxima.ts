@@ -12,18 +12,10 @@
  * Quadrant q = 2·south + east: south when the ray's row offsets are all ≥ 0 (rows grow southward), east when
  * its column offsets are all ≥ 0 (`quadrantOfSigns`).
  */
+import type { TerrainModel } from './terrainModel.js';
 
 /** Quadrants of a cell's near field. */
 export const NEAR_QUADRANTS = 4;
-
-/** A block of the elevation grid: rows from `rowStart`, columns from `colStart`, `width` columns, row-major. */
-export interface ElevationWindow {
-  readonly elevation: Float32Array;
-  readonly rowStart: number;
-  readonly colStart: number;
-  readonly width: number;
-  readonly rows: number;
-}
 
 /**
  * The quadrant of a ray from the signs of its cells' offsets (bit 0: a column offset < 0, bit 1: one > 0, bit 2: a
@@ -35,20 +27,21 @@ export function quadrantOfSigns(signs: number): number {
 }
 
 /**
- * The readable definition: the largest elevation of quadrant `quadrant` around grid cell (row, col) of a window
+ * The readable definition: the largest elevation of quadrant `quadrant` around cell (row, col) of the grid
  * (−∞ if all its cells are nodata).
  */
-export function nearQuadrantMaximum(window: ElevationWindow, row: number, col: number, quadrant: number, reachRows: number, reachCols: number): number {
+export function nearQuadrantMaximum(model: TerrainModel, row: number, col: number, quadrant: number, reachRows: number, reachCols: number): number {
+  const { elevation, width, height } = model;
   const south = quadrant >= 2;
   const east = quadrant % 2 === 1;
-  const rowFrom = Math.max(window.rowStart, south ? row : row - reachRows);
-  const rowTo = Math.min(window.rowStart + window.rows - 1, south ? row + reachRows : row);
-  const colFrom = Math.max(window.colStart, east ? col : col - reachCols);
-  const colTo = Math.min(window.colStart + window.width - 1, east ? col + reachCols : col);
+  const rowFrom = Math.max(0, south ? row : row - reachRows);
+  const rowTo = Math.min(height - 1, south ? row + reachRows : row);
+  const colFrom = Math.max(0, east ? col : col - reachCols);
+  const colTo = Math.min(width - 1, east ? col + reachCols : col);
   let highest = -Infinity;
   for (let r = rowFrom; r <= rowTo; r++) {
     for (let c = colFrom; c <= colTo; c++) {
-      const z = window.elevation[(r - window.rowStart) * window.width + (c - window.colStart)]!;
+      const z = elevation[r * width + c]!;
       if (z > highest) highest = z;
     }
   }

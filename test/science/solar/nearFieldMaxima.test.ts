@@ -22,7 +22,6 @@ test("the kernel's quadrant maxima equal the maxima of each box", () => {
   for (let r = 0; r < height; r++) elevation[r * width] = NaN;
   elevation.fill(NaN, 0, width);
   const model = buildTerrainModel(elevation, width, height, new Float64Array(height).fill(10), new Float64Array(height).fill(10));
-  const grid = { elevation, rowStart: 0, colStart: 0, width, rows: height };
   const kernel = new WasmDailyKernel({ directions: 32, nearSectors: 128, nearSteps: 8 }, sampleCapacity(15));
   let checked = 0;
   let empty = 0;
@@ -46,7 +45,7 @@ test("the kernel's quadrant maxima equal the maxima of each box", () => {
       for (let row = tile.rowStart; row < tile.rowEnd; row++) {
         for (let col = tile.colStart; col < tile.colEnd; col++) {
           for (let q = 0; q < NEAR_QUADRANTS; q++) {
-            const expected = nearQuadrantMaximum(grid, row, col, q, reachRows, reachCols);
+            const expected = nearQuadrantMaximum(model, row, col, q, reachRows, reachCols);
             const found = out[((row - tile.rowStart) * tileWidth + (col - tile.colStart)) * NEAR_QUADRANTS + q]!;
             assert.equal(found, expected, `tile ${JSON.stringify(tile)}, reach ${reachRows}/${reachCols}, cell ${row}/${col}, quadrant ${q}`);
             if (expected === -Infinity) empty++;
@@ -62,14 +61,14 @@ test("the kernel's quadrant maxima equal the maxima of each box", () => {
 test('the box of a quadrant holds its own cell and the cells toward its two sides', () => {
   // 3 × 3 grid, values 1 … 9 row by row (north-west 1, south-east 9): the quadrants of the centre with reach 1
   const elevation = Float32Array.from({ length: 9 }, (_, i) => i + 1);
-  const grid = { elevation, rowStart: 0, colStart: 0, width: 3, rows: 3 };
+  const model = buildTerrainModel(elevation, 3, 3, new Float64Array(3).fill(1), new Float64Array(3).fill(1));
   assert.deepEqual(
-    [0, 1, 2, 3].map((q) => nearQuadrantMaximum(grid, 1, 1, q, 1, 1)),
+    [0, 1, 2, 3].map((q) => nearQuadrantMaximum(model, 1, 1, q, 1, 1)),
     [5, 6, 8, 9],
   );
   const kernel = new WasmDailyKernel({ directions: 32, nearSectors: 128, nearSteps: 1 }, sampleCapacity(15));
   kernel.reserve(1, 9);
-  kernel.loadElevationWindow(buildTerrainModel(elevation, 3, 3, new Float64Array(3).fill(1), new Float64Array(3).fill(1)), { rowStart: 1, rowEnd: 2, colStart: 1, colEnd: 2 }, 1, 1);
+  kernel.loadElevationWindow(model, { rowStart: 1, rowEnd: 2, colStart: 1, colEnd: 2 }, 1, 1);
   assert.deepEqual([...kernel.nearMaxima!.subarray(0, 4)], [5, 6, 8, 9]);
 });
 
