@@ -1,13 +1,16 @@
 /**
- * Coordinate reference system of a GeoTIFF from its GeoKeys, via `geotiff-geokeys-to-proj4`.
+ * Coordinate reference system of a GeoTIFF from its GeoKeys, via `geotiff-geokeys-to-proj4` (the common systems
+ * without loading it: commonCrs.ts).
  *
  * Units policy: a projected CRS must measure x/y in metres and a geographic CRS in degrees. Grids in feet
  * (e.g. US State Plane ftUS) are refused with a message that says how to reproject them, because the rest
  * of the pipeline reads cell sizes and elevations as metres; the same goes for elevation units declared
  * in feet by the vertical GeoKeys.
  */
+import { createRequire } from 'node:module';
+import type { GeoKeys, ProjectionParameters } from 'geotiff-geokeys-to-proj4';
 import proj4 from './proj4.js';
-import { toProj4, type GeoKeys } from 'geotiff-geokeys-to-proj4';
+import { commonCrsDefinition } from './commonCrs.js';
 import { GeoKey, geoKeysByName, geoKeyValue } from '../geotiff/geoKeys.js';
 import { RasterFormatError, type CrsInfo, type GeoKeyEntry } from '../types.js';
 
@@ -16,6 +19,19 @@ const EPSG_METRE = 9001;
 /** EPSG angular unit codes accepted for geographic grids: degree (9102) and its DMS/hemisphere variants. */
 const EPSG_DEGREE_UNITS = new Set([9102, 9110, 9122]);
 const USER_DEFINED = 32767;
+
+const require = createRequire(import.meta.url);
+
+/**
+ * `toProj4` of `geotiff-geokeys-to-proj4`: the common systems without it (commonCrs.ts), the library, with its
+ * EPSG tables, loaded only for the others.
+ */
+function toProj4(keys: GeoKeys): ProjectionParameters {
+  const common = commonCrsDefinition(keys);
+  if (common) return common;
+  const library = require('geotiff-geokeys-to-proj4') as { toProj4(keys: GeoKeys): ProjectionParameters };
+  return library.toProj4(keys);
+}
 
 /** Reads the CRS of a raster from its GeoKeys; throws NO_GEOREFERENCE or UNSUPPORTED_CRS. */
 export function crsFromGeoKeys(entries: readonly GeoKeyEntry[]): CrsInfo {
