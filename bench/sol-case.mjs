@@ -1,7 +1,7 @@
 // One benchmark case, run in its own process so that peak RSS belongs to it alone:
 //   node bench/sol-case.mjs <dem.tif> <outDir> <threads> <days|all> [build root, default: this checkout]
-// Reads the DEM and runs the `sol` pipeline of the build in <root>/dist (step 15 min, Linke 3, albedo 0.2),
-// then prints one JSON line. `npm run bench` builds dist/ first; a baseline is any other built checkout.
+// Starts the worker threads ahead, reads the DEM and runs the `sol` pipeline of the build in <root>/dist (step 15 min,
+// Linke 3, albedo 0.2), as the `eemt` command does, then prints one JSON line. `npm run bench` builds dist/ first; a baseline is any other built checkout.
 // <days> is `all` or a list of days and ranges (`1,172`, `1-31`).
 // The run's end, writing the products after the last tile was computed (the COG assembly of every file), is
 // timed from the last progress report of the computing (any build reports it), with the CPU time and the
@@ -12,9 +12,12 @@ import { pathToFileURL } from 'node:url';
 
 const [demPath, outDir, threadsArg, daysArg, root] = process.argv.slice(2);
 const dist = (path) => (root ? pathToFileURL(`${root}/dist/${path}`).href : new URL(`../dist/${path}`, import.meta.url).href);
+const threads = Number(threadsArg);
+// as the `eemt` command does: the worker threads start before the DEM is read and the run planned
+const { prestartSolWorkers } = await import(dist('workflows/solarYear/workerPool.js'));
+prestartSolWorkers(threads);
 const { readDem } = await import(dist('raster/geotiff/readGeoTiff.js'));
 const { computeSolarYear } = await import(dist('workflows/solarYear/index.js'));
-const threads = Number(threadsArg);
 const days = daysArg === 'all' ? undefined : daysArg.split(',').flatMap(dayRange);
 
 /** `a-b` → the days a…b; `a` → [a]. */
