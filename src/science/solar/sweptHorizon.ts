@@ -32,14 +32,15 @@
 import { EARTH_RADIUS_M, MAX_HORIZON_UNITS, horizonUnits } from './horizon.js';
 import { cellSizeBands, pyramidWidth, type CellBlock, type TerrainModel } from './terrainModel.js';
 
-/** The hull of one line (reused across lines and blocks). */
+/** The hull of one line, and the minor offset of each position of a direction's sweep (reused across lines and blocks). */
 export interface SweepScratch {
   u: Float64Array;
   z: Float64Array;
+  shift: Int32Array;
 }
 
 export function sweepScratch(): SweepScratch {
-  return { u: new Float64Array(1024), z: new Float64Array(1024) };
+  return { u: new Float64Array(1024), z: new Float64Array(1024), shift: new Int32Array(1024) };
 }
 
 /** Cells before the block from which the swept lines are simplified (see the module comment). */
@@ -168,10 +169,13 @@ function sweepDirection(rows: SweptRows, k: number): void {
   if (scratch.u.length < count) {
     scratch.u = new Float64Array(count);
     scratch.z = new Float64Array(count);
+    scratch.shift = new Int32Array(count);
   }
+  // the minor offset of the cell at each position of the sweep, the same for every line (a line adds its own λ)
+  const shiftAt = scratch.shift;
+  for (let t = 0; t < count; t++) shiftAt[t] = shift(first - toward * t);
   const geometry: LineGeometry = {
     colMajor,
-    slope,
     toward,
     first,
     lag,
@@ -182,13 +186,14 @@ function sweepDirection(rows: SweptRows, k: number): void {
     minorLo,
     minorHi,
     blockWidth: block.colEnd - block.colStart,
+    count,
+    shiftAt,
   };
   for (let line = lineLo; line <= lineHi; line++) sweepLine(rows, geometry, line, k);
 }
 
 interface LineGeometry {
   readonly colMajor: boolean;
-  readonly slope: number;
   readonly toward: number;
   readonly first: number;
   readonly lag: number;
@@ -199,6 +204,9 @@ interface LineGeometry {
   readonly minorLo: number;
   readonly minorHi: number;
   readonly blockWidth: number;
+  /** Positions of the sweep, and the minor offset floor(κ·a + ½) of the cell at each (a = first − toward · position). */
+  readonly count: number;
+  readonly shiftAt: Int32Array;
 }
 
 const INVERSE_TWO_R = 1 / (2 * EARTH_RADIUS_M);
@@ -223,7 +231,7 @@ function pushOnHull(hullU: Float64Array, hullZ: Float64Array, size: number, u: n
 function sweepLine(rows: SweptRows, g: LineGeometry, line: number, k: number): void {
   const { model, directions, block, far, scratch, simplifiedFrom, pyramidWidths } = rows;
   const { elevation, width } = model;
-  const { colMajor, slope, toward, first, lag, alongM, minorSize, majorLo, majorHi, minorLo, minorHi, blockWidth } = g;
+  const { colMajor, toward, first, lag, alongM, minorSize, majorLo, majorHi, minorLo, minorHi, blockWidth, count, shiftAt } = g;
   const hullU = scratch.u;
   const hullZ = scratch.z;
   const majorStride = colMajor ? 1 : width;
@@ -242,7 +250,7 @@ function sweepLine(rows: SweptRows, g: LineGeometry, line: number, k: number): v
     const span = 1 << level;
     if (m - span < simplifiedFrom) break;
     const a = first - toward * (next + (span >> 1));
-    const b = line + Math.floor(slope * a + 0.5);
+    const b = line + shiftAt[next + (span >> 1)]!;
     next += span;
     if (b < 0 || b >= minorSize) continue;
     const row = colMajor ? b : a;
@@ -252,19 +260,24 @@ function sweepLine(rows: SweptRows, g: LineGeometry, line: number, k: number): v
     const u = (next - span + (span >> 1)) * alongM;
     size = pushOnHull(hullU, hullZ, size, u, z - u * u * INVERSE_TWO_R);
   }
+  // the positions whose cell lies on the grid (the minor offset moves monotonically along the line)
+  const [validFrom, validTo] = positionsOnGrid(shiftAt, count, line, minorSize);
   for (let t = queryFrom; t <= queryTo; t++) {
     // push every valid cell at least `lag` positions back (farther along the look direction)
-    for (const end = t - lag; next <= end; next++) {
-      const a = first - toward * next;
-      const b = line + Math.floor(slope * a + 0.5);
-      if (b < 0 || b >= minorSize) continue;
-      const z = elevation[a * majorStride + b * minorStride]!;
-      if (Number.isNaN(z)) continue;
-      const u = next * alongM;
-      size = pushOnHull(hullU, hullZ, size, u, z - u * u * INVERSE_TWO_R);
+    const end = t - lag;
+    if (next <= end) {
+      if (next < validFrom) next = Math.min(validFrom, end + 1);
+      for (const stop = Math.min(end, validTo); next <= stop; next++) {
+        const a = first - toward * next;
+        const z = elevation[a * majorStride + (line + shiftAt[next]!) * minorStride]!;
+        if (Number.isNaN(z)) continue;
+        const u = next * alongM;
+        size = pushOnHull(hullU, hullZ, size, u, z - u * u * INVERSE_TWO_R);
+      }
+      if (next <= end) next = end + 1; // past the grid's edge: nothing more to push
     }
     const a = first - toward * t;
-    const b = line + Math.floor(slope * a + 0.5);
+    const b = line + shiftAt[t]!;
     if (b < minorLo || b > minorHi) continue;
     const row = colMajor ? b : a;
     const col = colMajor ? a : b;
@@ -287,4 +300,39 @@ function sweepLine(rows: SweptRows, g: LineGeometry, line: number, k: number): v
     }
     far[out] = horizonUnits((hullZ[lo]! - zc) / (u - hullU[lo]!) - u * 2 * INVERSE_TWO_R);
   }
+}
+
+/**
+ * The first and last position of a sweep whose cell on line λ lies on the grid (minor offset λ + shift in
+ * [0, minorSize)); last < first when none does. `shiftAt` is monotone over the `count` positions.
+ */
+function positionsOnGrid(shiftAt: Int32Array, count: number, line: number, minorSize: number): [number, number] {
+  const onGrid = (t: number) => line + shiftAt[t]! >= 0 && line + shiftAt[t]! < minorSize;
+  const rising = shiftAt[count - 1]! >= shiftAt[0]!;
+  // the positions below the grid's minor range come first when the offsets rise, last when they fall
+  const below = (t: number) => line + shiftAt[t]! < 0;
+  const above = (t: number) => line + shiftAt[t]! >= minorSize;
+  const firstNot = (outside: (t: number) => boolean) => {
+    let lo = 0;
+    let hi = count;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (outside(mid)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  const lastNot = (outside: (t: number) => boolean) => {
+    let lo = -1;
+    let hi = count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (outside(mid)) hi = mid - 1;
+      else lo = mid;
+    }
+    return lo;
+  };
+  const from = firstNot(rising ? below : above);
+  const to = lastNot(rising ? above : below);
+  return from <= to && onGrid(from) ? [from, to] : [0, -1];
 }
