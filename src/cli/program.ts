@@ -244,7 +244,7 @@ export function buildProgram(): Command {
     );
     const cellDays = result.validCells * result.days;
     process.stdout.write(
-      `sol: ${result.files.length} GeoTIFFs in ${options.out} — ${result.validCells} cells × ${result.days} day${result.days === 1 ? '' : 's'} ` +
+      `sol: ${result.files.length} GeoTIFF${result.files.length === 1 ? '' : 's'} in ${options.out} — ${result.validCells} cells × ${result.days} day${result.days === 1 ? '' : 's'} ` +
         `in ${result.seconds.toFixed(1)} s (${(cellDays / result.seconds / 1e6).toFixed(2)} M cell-days/s)${phaseSummary(result.phases)}\n`,
     );
   });

@@ -142,7 +142,7 @@ test('eemt sol --days with --products: the maps chosen among the days computed; 
   const out = join(work, 'days-products');
   const result = run(['sol', dem, '--out', out, '--step', '60', '--threads', '2', '--days', '1-31', '--products', 'daily:5']);
   assert.equal(result.status, 0, result.stderr);
-  assert.match(result.stdout, /^sol: 1 GeoTIFFs in .* — 320 cells × 1 day in /);
+  assert.match(result.stdout, /^sol: 1 GeoTIFF in .* — 320 cells × 1 day in /);
   assert.deepEqual(filesUnder(out), ['global/daily/total_sun_day_5.tif']);
   const withMonth = join(work, 'days-products-month');
   assert.equal(run(['sol', dem, '--out', withMonth, '--step', '60', '--threads', '2', '--days', '1-40', '--products', 'monthly,hours']).status, 0);
