@@ -304,35 +304,25 @@ function sweepLine(rows: SweptRows, g: LineGeometry, line: number, k: number): v
 
 /**
  * The first and last position of a sweep whose cell on line λ lies on the grid (minor offset λ + shift in
- * [0, minorSize)); last < first when none does. `shiftAt` is monotone over the `count` positions.
+ * [0, minorSize)); last < first when none does. `shiftAt` is monotone over the `count` positions, so those
+ * positions are one run: after the cells off one side of the grid and before those off the other.
  */
 function positionsOnGrid(shiftAt: Int32Array, count: number, line: number, minorSize: number): [number, number] {
-  const onGrid = (t: number) => line + shiftAt[t]! >= 0 && line + shiftAt[t]! < minorSize;
-  const rising = shiftAt[count - 1]! >= shiftAt[0]!;
-  // the positions below the grid's minor range come first when the offsets rise, last when they fall
   const below = (t: number) => line + shiftAt[t]! < 0;
   const above = (t: number) => line + shiftAt[t]! >= minorSize;
-  const firstNot = (outside: (t: number) => boolean) => {
-    let lo = 0;
-    let hi = count;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (outside(mid)) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  };
-  const lastNot = (outside: (t: number) => boolean) => {
-    let lo = -1;
-    let hi = count - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (outside(mid)) hi = mid - 1;
-      else lo = mid;
-    }
-    return lo;
-  };
-  const from = firstNot(rising ? below : above);
-  const to = lastNot(rising ? above : below);
-  return from <= to && onGrid(from) ? [from, to] : [0, -1];
+  // rising offsets leave the grid's minor range below it first and above it last; falling ones the other way
+  const [leftFirst, leftLast] = shiftAt[count - 1]! >= shiftAt[0]! ? [below, above] : [above, below];
+  return [firstPosition(count, (t) => !leftFirst(t)), firstPosition(count, leftLast) - 1];
+}
+
+/** The first of `count` positions at which `holds` (false up to some position, true from it on), or `count`. */
+function firstPosition(count: number, holds: (t: number) => boolean): number {
+  let lo = 0;
+  let hi = count;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (holds(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
