@@ -1,7 +1,8 @@
 // One benchmark case, run in its own process so that peak RSS belongs to it alone:
 //   node bench/sol-case.mjs <dem.tif> <outDir> <threads> <days|all> [build root, default: this checkout]
 // Starts the worker threads ahead, reads the DEM and runs the `sol` pipeline of the build in <root>/dist (step 15 min,
-// Linke 3, albedo 0.2), as the `eemt` command does, then prints one JSON line. `npm run bench` builds dist/ first; a baseline is any other built checkout.
+// Linke 3, albedo 0.2), as the `eemt` command does, then prints one JSON line. `npm run bench` builds dist/ first; a
+// baseline is any other built checkout.
 // <days> is `all` or a list of days and ranges (`1,172`, `1-31`).
 // The run's end, writing the products after the last tile was computed (the COG assembly of every file), is
 // timed from the last progress report of the computing (any build reports it), with the CPU time and the

@@ -9,12 +9,17 @@ import { availableParallelism } from 'node:os';
 import { NUMERIC_PARAMETERS } from '../workflows/parameters/contract.js';
 import { prestartSolWorkers } from '../workflows/solarYear/workerPool.js';
 
+/** The command's default number of threads: every core the machine has, within the parameter's range. */
+export function defaultCliThreads(): number {
+  return Math.min(availableParallelism(), NUMERIC_PARAMETERS.num_threads.maximum);
+}
+
 /** Worker threads a `sol` command line will use (0 for other commands, help, or a thread count it will refuse). */
 export function solWorkersOf(argv: readonly string[]): number {
   const args = argv.slice(2);
   if (args[0] !== 'sol' || args.some((arg) => arg === '-h' || arg === '--help')) return 0;
   const { minimum, maximum } = NUMERIC_PARAMETERS.num_threads;
-  let threads = Math.min(availableParallelism(), maximum);
+  let threads = defaultCliThreads();
   for (let i = 1; i < args.length; i++) {
     const arg = args[i]!;
     const value = arg === '--threads' ? args[i + 1] : arg.startsWith('--threads=') ? arg.slice('--threads='.length) : undefined;

@@ -38,6 +38,7 @@ import { ParameterRangeError, validateWorkflowParams } from '../workflows/params
 import { DaySpecError, parseDaySpec } from '../workflows/solarYear/days.js';
 import { MAX_REQUESTED_TILE_SIZE, checkTileSize } from '../workflows/solarYear/tilePlan.js';
 import { prestartSolWorkers } from '../workflows/solarYear/workerPool.js';
+import { defaultCliThreads } from './earlyWorkers.js';
 import type { NumericWorkflowParam, PhaseTimings, ProgressListener, WorkflowParams, WorkflowType } from '../workflows/types.js';
 import { checkOutputSpace } from './outputSpace.js';
 import { progressDisplay } from './progress.js';
@@ -190,9 +191,7 @@ async function withNormalisedProducts(type: WorkflowType, params: WorkflowParams
 
 /** The options of the parameters of `sol`, shared by `eemt` (`type`: whose help the grammar options get). */
 function withSolarOptions(command: Command, type: WorkflowType): Command {
-  // the CLI's default number of threads is every core the machine has (within the range)
-  const threads = Math.min(availableParallelism(), NUMERIC_PARAMETERS.num_threads.maximum);
-  for (const name of parametersOf('sol').numeric) numericOption(command, name, name === 'num_threads' ? threads : undefined);
+  for (const name of parametersOf('sol').numeric) numericOption(command, name, name === 'num_threads' ? defaultCliThreads() : undefined);
   return withGrammarOptions(command, type);
 }
 

@@ -38,16 +38,17 @@ const EPSG_DEGREE = 9102;
 
 /**
  * The GeoKeys GDAL writes for the covered systems, each with the values that leave the definition as the EPSG code
- * alone gives it (a string: any text). GeogTOWGS84GeoKey (GDAL writes 0,0,0 for NAD83) is handled apart.
+ * alone gives it ('text': any text; 'number': any number, the code itself). GeogTOWGS84GeoKey (GDAL writes 0,0,0 for
+ * NAD83) is handled apart.
  */
-const NEUTRAL_KEYS: Readonly<Record<string, 'text' | readonly number[]>> = {
+const NEUTRAL_KEYS: Readonly<Record<string, 'text' | 'number' | readonly number[]>> = {
   GTModelTypeGeoKey: [1, 2],
   GTRasterTypeGeoKey: [1, 2],
   GTCitationGeoKey: 'text',
   GeogCitationGeoKey: 'text',
   PCSCitationGeoKey: 'text',
-  ProjectedCSTypeGeoKey: [],
-  GeographicTypeGeoKey: [],
+  ProjectedCSTypeGeoKey: 'number',
+  GeographicTypeGeoKey: 'number',
   ProjLinearUnitsGeoKey: [EPSG_METRE],
   GeogAngularUnitsGeoKey: [EPSG_DEGREE],
 };
@@ -88,7 +89,7 @@ export function commonCrsDefinition(keys: GeoKeys): ProjectionParameters | null 
     }
     const allowed = NEUTRAL_KEYS[name];
     if (allowed === undefined) return null;
-    if (allowed === 'text' ? typeof value !== 'string' : allowed.length > 0 && !allowed.includes(value as number)) return null;
+    if (allowed === 'text' ? typeof value !== 'string' : allowed === 'number' ? typeof value !== 'number' : !allowed.includes(value as number)) return null;
   }
   return {
     proj4: `${system.head} ${ELLIPSOIDS[system.ellipsoid]} +pm=0${towgs84} +axis=${geographic ? 'ne' : 'en'} +no_defs `,
