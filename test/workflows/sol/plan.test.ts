@@ -30,12 +30,15 @@ test('sun tiles span at most 0.005° of latitude and come from a fixed set of si
   for (const cell of [0.01, 0.2, 1, 10, 90]) assert.ok(sunTileSize(cell) / 2 <= RAY_CELL_SIZE_ROWS, `${cell} m`);
 });
 
-test('default compute tiles: multiples of the sun tile and of 16, at least 8 of them when the DEM allows', () => {
+test('default compute tiles: multiples of the sun tile and of 16, at least 8 of them when the DEM allows; larger on large DEMs', () => {
   assert.equal(defaultComputeTileSize(228, 211, 48), 48);
-  assert.equal(defaultComputeTileSize(912, 844, 64), 192);
+  assert.equal(defaultComputeTileSize(270, 270, 16), 96);
+  // the far sweep's approach per tile weighs more on larger DEMs: fewer, larger tiles
+  assert.equal(defaultComputeTileSize(912, 844, 64), 320);
+  assert.equal(defaultComputeTileSize(10364, 9591, 64), 384);
   for (const [w, h, s] of [[228, 211, 48], [912, 844, 64], [5000, 300, 16], [40, 40, 48], [10364, 9591, 64]] as const) {
     const size = defaultComputeTileSize(w, h, s);
-    assert.ok(size % 16 === 0 && size % s === 0 && size <= 256, `${w}×${h}: ${size}`);
+    assert.ok(size % 16 === 0 && size % s === 0 && size <= 384, `${w}×${h}: ${size}`);
     const count = Math.ceil(w / size) * Math.ceil(h / size);
     assert.ok(count >= 8 || size === 48, `${w}×${h}: ${count} tiles of ${size}`);
   }
