@@ -19,7 +19,7 @@ import { surfaceTerms } from '../../../src/science/solar/surface.js';
 import { buildTerrainModel, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
 import { random, terrain } from '../../helpers/syntheticTerrain.js';
 import { sweepScratch, sweptFarHorizons } from '../../../src/science/solar/sweptHorizon.js';
-import { RAY_CELL_SIZE_ROWS, allocateTileHorizons, groupSectors, horizonTracer, tileHorizons, type HorizonLayout } from '../../../src/science/solar/tileHorizons.js';
+import { RAY_CELL_SIZE_ROWS, allocateTileHorizons, groupSectors, horizonTracer, sunlitBounds, tileHorizons, type HorizonLayout } from '../../../src/science/solar/tileHorizons.js';
 
 const DEG = Math.PI / 180;
 
@@ -326,6 +326,60 @@ test('near-field rays stay within nearFieldReach, and reach its edge less one', 
     assert.ok(cols <= reach.cols && rows <= reach.rows, `${dx} × ${dy} m, ${steps} steps: ${cols}, ${rows} within ${reach.cols}, ${reach.rows}`);
     if (steps > 0) assert.deepEqual([cols, rows], [reach.cols - 1, reach.rows - 1], `${dx} × ${dy} m, ${steps} steps`);
   }
+});
+
+test("lit bounds equal the readable rule: the far and near bounds, and the plane's ⌈atan(tan)/unit⌉ + 1 wherever it is above them", () => {
+  const next = random(41);
+  const directions = 64;
+  const nearSectors = 128;
+  const cells = 400;
+  // steep and gentle planes facing every way (slopes 0.01–3)
+  const slope = Float64Array.from({ length: cells }, () => 0.01 + 3 * next() ** 2);
+  const aspect = Float64Array.from({ length: cells }, () => 2 * Math.PI * next());
+  const surface = surfaceTerms(
+    new Float64Array(cells).fill(1000),
+    Float64Array.from(slope, (g, i) => g * Math.sin(aspect[i]!)),
+    Float64Array.from(slope, (g, i) => g * Math.cos(aspect[i]!)),
+  );
+  const far = new Int16Array(cells * directions);
+  const nearUpper = new Int16Array(cells * nearSectors).fill(-MAX_HORIZON_UNITS);
+  // the far field at, just below and just above the plane's own bound toward each direction, or anywhere
+  for (let cell = 0; cell < cells; cell++) {
+    const tanSlope = slope[cell]! / 1;
+    for (let k = 0; k < directions; k++) {
+      const planeTan = -Math.cos((2 * Math.PI * k) / directions - aspect[cell]! - Math.PI) * tanSlope;
+      const planeUnits = Math.ceil(Math.atan(Math.max(planeTan, 0)) / HORIZON_ANGLE_UNIT_RAD) + 1;
+      const pick = next();
+      far[cell * directions + k] = pick < 0.75 ? planeUnits + Math.floor(next() * 5) - 2 : Math.floor((next() * 2 - 1) * MAX_HORIZON_UNITS);
+    }
+  }
+  const readable = (cell: number, k: number): number => {
+    const base = cell * directions;
+    let bound = Math.max(far[base + k]!, far[base + ((k + 1) % directions)]!);
+    for (let j = 0; j < nearSectors / directions; j++) bound = Math.max(bound, nearUpper[cell * nearSectors + k * (nearSectors / directions) + j]!);
+    if (surface.inclined[cell] === 1) {
+      // the plane's self-shading tan −(n_E sin az + n_N cos az)/n_U, its largest over the sector
+      const at = (az: number) => -(surface.normalEast[cell]! * Math.sin(az) + surface.normalNorth[cell]! * Math.cos(az)) / surface.normalUp[cell]!;
+      let worst = Math.max(at((2 * Math.PI * k) / directions), at((2 * Math.PI * (k + 1)) / directions));
+      const up = Math.atan2(-surface.normalEast[cell]!, -surface.normalNorth[cell]!);
+      const upTurn = up < 0 ? up + 2 * Math.PI : up;
+      if (Math.min(directions - 1, Math.floor((upTurn / (2 * Math.PI)) * directions)) === k) worst = Math.max(worst, Math.hypot(surface.normalEast[cell]!, surface.normalNorth[cell]!) / surface.normalUp[cell]!);
+      if (worst > 0) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
+    }
+    return bound;
+  };
+  const out = new Int16Array(directions);
+  let raisedByPlane = 0;
+  for (let cell = 0; cell < cells; cell++) {
+    sunlitBounds(surface, far, nearUpper, directions, nearSectors, cell, out);
+    for (let k = 0; k < directions; k++) {
+      const expected = readable(cell, k);
+      assert.equal(out[k], expected, `cell ${cell} sector ${k}`);
+      if (expected > Math.max(far[cell * directions + k]!, far[cell * directions + ((k + 1) % directions)]!)) raisedByPlane++;
+    }
+  }
+  // the plane decided a good share of the bounds, and the far field the rest
+  assert.ok(raisedByPlane > 0.1 * cells * directions && raisedByPlane < 0.9 * cells * directions, `${raisedByPlane}`);
 });
 
 test('the near-field steps are the distinct cells of the first n ray steps', () => {
