@@ -75,6 +75,11 @@ export function allocateTileHorizons(layout: HorizonLayout, capacity: number): T
   };
 }
 
+/** Bytes of a tile's horizon arrays (`allocateTileHorizons`) per cell of the tile. */
+export function horizonBytesPerCell(layout: HorizonLayout): number {
+  return Int16Array.BYTES_PER_ELEMENT * (layout.directions + 2 * layout.nearSectors + 2 * groupSectors(layout) + 1);
+}
+
 /**
  * The sectors a tile's horizons are read in, from the far sectors its sun can stand in (`sunSectors` in
  * dailyKernel.ts: far sector k spans azimuths k·2π/N … (k + 1)·2π/N): the kernel reads a cell's far field

@@ -9,6 +9,7 @@ import type { Dem, GridSpec } from '../../raster/types.js';
 import { rasterTiling, tileCompression, type RasterTiling } from '../../raster/geotiff/writeGeoTiff.js';
 import type { ClearSkyParams } from '../../science/solar/clearSky.js';
 import { horizonLayoutFor, type BudgetSite } from '../../science/solar/horizonBudget.js';
+import { horizonBytesPerCell } from '../../science/solar/tileHorizons.js';
 import { buildTerrainModel, type TerrainModel } from '../../science/solar/terrainModel.js';
 import type { ProgressListener, TileSlice } from '../types.js';
 import type { WorkerSetup } from './messages.js';
@@ -104,7 +105,8 @@ export function planSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, option
   const layout = options.directions === 0 ? null : horizonLayoutFor(terrain, site);
   const midRow = Math.floor(height / 2);
   const sunSize = sunTileSize(Math.min(cellSizeX[midRow]!, cellSizeY[midRow]!));
-  const tileSize = options.tileSize !== undefined ? checkTileSize(options.tileSize) : defaultComputeTileSize(width, height, sunSize);
+  const tileSize =
+    options.tileSize !== undefined ? checkTileSize(options.tileSize) : defaultComputeTileSize(width, height, sunSize, layout ? horizonBytesPerCell(layout) : 0);
   const tiling = rasterTiling(grid, tileSize);
   const sunTiles = planSunTiles(width, height, sunSize, { dx: cellSizeX, dy: cellSizeY }, terrain.elevation, (col, row) => ({
     latitudeRad: (geodesy.latLon(col, row).latDeg * Math.PI) / 180,

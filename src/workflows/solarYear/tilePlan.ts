@@ -42,6 +42,11 @@ const MAX_COMPUTE_TILE_SIZE = 384;
 const MIN_COMPUTE_TILES = 8;
 /** Work of a compute tile that does not grow with its area, in cells per cell of its side (at least). */
 const MIN_TILE_OVERHEAD_CELLS = 16;
+/**
+ * Largest horizon arrays of a default compute tile, per thread [bytes]: 384 × 384 with up to 192 far
+ * directions (189 MB), 320 × 320 with 256 (171 MB; 256 × 256 took 109 MB when tiles were at most 256).
+ */
+const MAX_TILE_HORIZON_BYTES = 192 * 1024 ** 2;
 /** Largest compute tile accepted from the caller (per-tile working set grows with its square). */
 export const MAX_REQUESTED_TILE_SIZE = 512;
 
@@ -63,13 +68,16 @@ export function sunTileSize(cellSizeM: number): number {
  * one with the least work counting the NaN padding of the edge tiles (encoded too) and a per-tile overhead
  * of `tileOverheadCells` per cell of side: padded area × (1 + overhead / side). Multiples of the sun tile
  * size keep every sun tile inside one compute tile (sun samples are computed once per sun tile and day).
+ * `horizonBytesPerCell` (the layout's, 0 without terrain shadows) keeps a tile's horizons within
+ * MAX_TILE_HORIZON_BYTES.
  */
-export function defaultComputeTileSize(width: number, height: number, sunSize: number): number {
+export function defaultComputeTileSize(width: number, height: number, sunSize: number, horizonBytesPerCell = 0): number {
   const unit = lcm(16, sunSize);
   const overhead = tileOverheadCells(width, height);
   let best = unit;
   let bestCost = Infinity;
   for (let size = unit; size <= MAX_COMPUTE_TILE_SIZE; size += unit) {
+    if (size > unit && size * size * horizonBytesPerCell > MAX_TILE_HORIZON_BYTES) break;
     const across = Math.ceil(width / size);
     const down = Math.ceil(height / size);
     if (across * down < MIN_COMPUTE_TILES) continue;

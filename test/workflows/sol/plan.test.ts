@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { rasterTiling } from '../../../src/raster/geotiff/writeGeoTiff.js';
 import { checkedDays, parseDaySpec } from '../../../src/workflows/solarYear/days.js';
 import { defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from '../../../src/workflows/solarYear/tilePlan.js';
-import { RAY_CELL_SIZE_ROWS } from '../../../src/science/solar/tileHorizons.js';
+import { RAY_CELL_SIZE_ROWS, allocateTileHorizons, horizonBytesPerCell } from '../../../src/science/solar/tileHorizons.js';
+import { nearSectorsFor } from '../../../src/science/solar/horizonBudget.js';
 import { completeMonths } from '../../../src/workflows/solarYear/products.js';
 import { utm13Grid } from '../../helpers/grids.js';
 
@@ -36,6 +37,16 @@ test('default compute tiles: multiples of the sun tile and of 16, at least 8 of 
   // the far sweep's approach per tile weighs more on larger DEMs: fewer, larger tiles
   assert.equal(defaultComputeTileSize(912, 844, 64), 320);
   assert.equal(defaultComputeTileSize(10364, 9591, 64), 384);
+  // ... while a tile's horizon arrays (as allocated) stay within 192 MiB per thread
+  for (const directions of [128, 192, 256]) {
+    const layout = { directions, nearSectors: nearSectorsFor(directions), nearSteps: 16 };
+    const perCell = horizonBytesPerCell(layout);
+    const arrays = allocateTileHorizons(layout, 10);
+    assert.equal(Object.values(arrays).reduce((n: number, a) => n + (ArrayBuffer.isView(a) ? a.byteLength : 0), 0), 10 * perCell);
+    const size = defaultComputeTileSize(10364, 9591, 64, perCell);
+    assert.equal(size, directions === 256 ? 320 : 384, `N ${directions}`);
+    assert.ok(size * size * perCell <= 192 * 1024 ** 2, `N ${directions}: ${size}`);
+  }
   for (const [w, h, s] of [[228, 211, 48], [912, 844, 64], [5000, 300, 16], [40, 40, 48], [10364, 9591, 64]] as const) {
     const size = defaultComputeTileSize(w, h, s);
     assert.ok(size % 16 === 0 && size % s === 0 && size <= 384, `${w}×${h}: ${size}`);
