@@ -141,7 +141,6 @@ export function allocateNearFieldRay(steps: number): NearFieldRay {
  */
 export function nearFieldSteps(cellSizeXM: number, cellSizeYM: number, gridAzimuthRad: number, steps: number, out: NearFieldRay): number {
   const { colPerStep, northPerStep } = rayDirection(cellSizeXM, cellSizeYM, gridAzimuthRad);
-  const cells = offsetCellsFor(cellSizeXM, cellSizeYM, steps);
   let count = 0;
   let lastCol = 0;
   let lastRow = 0;
@@ -151,48 +150,14 @@ export function nearFieldSteps(cellSizeXM: number, cellSizeYM: number, gridAzimu
     if (colOffset === lastCol && rowOffset === lastRow) continue;
     lastCol = colOffset;
     lastRow = rowOffset;
-    const at = (rowOffset + cells.rows) * cells.side + colOffset + cells.cols;
-    if (cells.inverseDistance[at] === 0) {
-      const d = Math.sqrt((colOffset * cellSizeXM) ** 2 + (rowOffset * cellSizeYM) ** 2);
-      cells.inverseDistance[at] = 1 / d;
-      cells.curvatureSlope[at] = curvatureOverDistance(d);
-    }
+    const d = Math.sqrt((colOffset * cellSizeXM) ** 2 + (rowOffset * cellSizeYM) ** 2);
     out.colOffset[count] = colOffset;
     out.rowOffset[count] = rowOffset;
-    out.inverseDistance[count] = cells.inverseDistance[at]!;
-    out.curvatureSlope[count] = cells.curvatureSlope[at]!;
+    out.inverseDistance[count] = 1 / d;
+    out.curvatureSlope[count] = curvatureOverDistance(d);
     count++;
   }
   return count;
-}
-
-/**
- * 1/d [1/m] and the curvature slope of the cells within a near-field reach (`nearFieldReach`) of a cell, for one
- * cell size, each computed the first time a ray steps on it (0: not yet): rays of every sample of every day
- * step on the same few hundred cells.
- */
-interface OffsetCells {
-  readonly cellSizeXM: number;
-  readonly cellSizeYM: number;
-  readonly cols: number;
-  readonly rows: number;
-  /** Entries per row of offsets: 2 · cols + 1. */
-  readonly side: number;
-  readonly inverseDistance: Float64Array;
-  readonly curvatureSlope: Float64Array;
-}
-
-let offsetCells: OffsetCells | null = null;
-
-/** The offset cells for rays of `steps` steps on cells `cellSizeXM` × `cellSizeYM` (the last ones, when they serve). */
-function offsetCellsFor(cellSizeXM: number, cellSizeYM: number, steps: number): OffsetCells {
-  const reach = nearFieldReach(cellSizeXM, cellSizeYM, steps);
-  const last = offsetCells;
-  if (last && last.cellSizeXM === cellSizeXM && last.cellSizeYM === cellSizeYM && last.cols >= reach.cols && last.rows >= reach.rows) return last;
-  const side = 2 * reach.cols + 1;
-  const entries = side * (2 * reach.rows + 1);
-  offsetCells = { cellSizeXM, cellSizeYM, ...reach, side, inverseDistance: new Float64Array(entries), curvatureSlope: new Float64Array(entries) };
-  return offsetCells;
 }
 
 /**
