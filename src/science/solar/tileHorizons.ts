@@ -369,8 +369,7 @@ function groupBounds(
       // tan h below the plane's lowest tan over the sector: behind the plane at every azimuth of it
       let lowest = Math.min(plane.atBoundary[g]!, plane.atBoundary[g + 1]!);
       if (g === plane.sectorOfExtreme) lowest = Math.min(lowest, -plane.extreme);
-      // (the atan only where it can raise the bound: below TAN_OF_UNITS[dark + 2] it gives at most `dark`)
-      if (lowest > 0 && !(dark >= -1 && lowest < TAN_OF_UNITS[dark + 2]!)) dark = Math.max(dark, Math.floor(Math.atan(lowest) / HORIZON_ANGLE_UNIT_RAD) - 1);
+      if (lowest > 0) dark = Math.max(dark, Math.floor(Math.atan(lowest) / HORIZON_ANGLE_UNIT_RAD) - 1);
     }
     litBound[cell * groups + g] = lit;
     darkBound[cell * groups + g] = dark;
@@ -425,21 +424,11 @@ export function sunlitBounds(
     if (plane) {
       let worst = Math.max(plane.atBoundary[k]!, plane.atBoundary[k + 1]!);
       if (k === plane.sectorOfExtreme) worst = Math.max(worst, plane.extreme);
-      // (the atan only where it can raise the bound: below TAN_OF_UNITS[bound - 1] it gives at most `bound`)
-      if (worst > 0 && !(bound >= 1 && worst < TAN_OF_UNITS[bound - 1]!)) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
+      if (worst > 0) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
     }
     out[k] = bound;
   }
 }
-
-/**
- * tan(k · HORIZON_ANGLE_UNIT_RAD) for k = 0 … MAX_HORIZON_UNITS + 2, lowered by a relative 1e-9 (+∞ from π/2 on):
- * t < TAN_OF_UNITS[k] gives atan(t) / HORIZON_ANGLE_UNIT_RAD < k in floating point too (the margin is far above
- * their rounding), so a plane bound that cannot move the cell's bound is not computed.
- */
-const TAN_OF_UNITS = Float64Array.from({ length: MAX_HORIZON_UNITS + 3 }, (_, k) =>
-  k * HORIZON_ANGLE_UNIT_RAD < Math.PI / 2 ? Math.tan(k * HORIZON_ANGLE_UNIT_RAD) * (1 - 1e-9) : Infinity,
-);
 
 /**
  * The plane's self-shading tangent −(n_E sin az + n_N cos az)/n_U (the sun is behind the plane below it) at
