@@ -16,7 +16,7 @@ import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, 
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
 import { NEAR_QUADRANTS } from './nearFieldMaxima.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
-import { groupSectors, type TileHorizons } from './tileHorizons.js';
+import { allocateTileHorizons, groupSectors, type TileHorizons } from './tileHorizons.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 // The descriptor fields (assembly/dailyKernel.ts, D_* and Y_*): i32 each.
@@ -124,19 +124,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     hoursOut.push(arena.take(Float32Array, cells));
     if (beamPart) beamPartOut.push(arena.take(Float32Array, cells));
   }
-  let horizons: TileHorizons | null = null;
-  if (layout) {
-    const g = groupSectors(layout);
-    horizons = {
-      capacity: cells,
-      far: arena.take(Int16Array, cells * layout.directions),
-      nearUpper: arena.take(Int16Array, cells * layout.nearSectors),
-      nearLower: arena.take(Int16Array, cells * layout.nearSectors),
-      litBound: arena.take(Int16Array, cells * g),
-      darkBound: arena.take(Int16Array, cells * g),
-      litEverywhere: arena.take(Int16Array, cells),
-    };
-  }
+  const horizons = layout ? allocateTileHorizons(layout, cells, (length) => arena.take(Int16Array, length)) : null;
   return {
     descriptor: ints.subarray(0, DESCRIPTOR_FIELDS),
     dayDescriptors: ints.subarray(DESCRIPTOR_FIELDS),

@@ -63,21 +63,31 @@ export interface TileHorizons {
   readonly litEverywhere: Int16Array;
 }
 
-export function allocateTileHorizons(layout: HorizonLayout, capacity: number): TileHorizons {
+/**
+ * The horizon arrays of a tile of up to `capacity` cells, in this order, each from `allocate` (default: the heap;
+ * the WebAssembly kernel takes them from its memory).
+ */
+export function allocateTileHorizons(layout: HorizonLayout, capacity: number, allocate: (length: number) => Int16Array = (length) => new Int16Array(length)): TileHorizons {
+  const groups = groupSectors(layout);
   return {
     capacity,
-    far: new Int16Array(capacity * layout.directions),
-    nearUpper: new Int16Array(capacity * layout.nearSectors),
-    nearLower: new Int16Array(capacity * layout.nearSectors),
-    litBound: new Int16Array(capacity * groupSectors(layout)),
-    darkBound: new Int16Array(capacity * groupSectors(layout)),
-    litEverywhere: new Int16Array(capacity),
+    far: allocate(capacity * layout.directions),
+    nearUpper: allocate(capacity * layout.nearSectors),
+    nearLower: allocate(capacity * layout.nearSectors),
+    litBound: allocate(capacity * groups),
+    darkBound: allocate(capacity * groups),
+    litEverywhere: allocate(capacity),
   };
 }
 
 /** Bytes of a tile's horizon arrays (`allocateTileHorizons`) per cell of the tile. */
 export function horizonBytesPerCell(layout: HorizonLayout): number {
-  return Int16Array.BYTES_PER_ELEMENT * (layout.directions + 2 * layout.nearSectors + 2 * groupSectors(layout) + 1);
+  let values = 0;
+  allocateTileHorizons(layout, 1, (length) => {
+    values += length;
+    return new Int16Array(0);
+  });
+  return values * Int16Array.BYTES_PER_ELEMENT;
 }
 
 /**

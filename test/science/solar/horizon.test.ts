@@ -345,9 +345,8 @@ test("lit bounds equal the readable rule: the far and near bounds, and the plane
   const nearUpper = new Int16Array(cells * nearSectors).fill(-MAX_HORIZON_UNITS);
   // the far field at, just below and just above the plane's own bound toward each direction, or anywhere
   for (let cell = 0; cell < cells; cell++) {
-    const tanSlope = slope[cell]! / 1;
     for (let k = 0; k < directions; k++) {
-      const planeTan = -Math.cos((2 * Math.PI * k) / directions - aspect[cell]! - Math.PI) * tanSlope;
+      const planeTan = -Math.cos((2 * Math.PI * k) / directions - aspect[cell]! - Math.PI) * slope[cell]!;
       const planeUnits = Math.ceil(Math.atan(Math.max(planeTan, 0)) / HORIZON_ANGLE_UNIT_RAD) + 1;
       const pick = next();
       far[cell * directions + k] = pick < 0.75 ? planeUnits + Math.floor(next() * 5) - 2 : Math.floor((next() * 2 - 1) * MAX_HORIZON_UNITS);
