@@ -130,6 +130,31 @@ test('a cell\'s swept horizons do not depend on the block it is swept in', () =>
   assert.equal(a[(0 * 90 + 40) * directions + 0], -MAX_HORIZON_UNITS); // row 0 looking north
 });
 
+test('only the needed directions are swept, in any number and spread: the others open, the swept ones as in the full sweep', () => {
+  const next = random(23);
+  const model = terrain(64, 58, 4, 4, (x, y) => 300 + 40 * Math.sin(x / 19) * Math.cos(y / 11) + 5 * next());
+  const block = { rowStart: 9, rowEnd: 50, colStart: 3, colEnd: 61 };
+  const cells = 41 * 58;
+  const directions = 96;
+  const full = swept(model, block, directions, 5);
+  // 50 of the 96 directions, in runs and singles: more than one pass of the sweep's planes
+  const needed = Uint8Array.from({ length: directions }, (_, k) => (k % 4 === 3 || (k > 40 && k < 70) ? 0 : 1));
+  const masked = new Int16Array(cells * directions).fill(12345);
+  sweptFarHorizons(model, block, directions, 5, masked, sweepScratch(), { needed });
+  let sweptValues = 0;
+  for (let i = 0; i < cells; i++) {
+    for (let k = 0; k < directions; k++) {
+      const at = i * directions + k;
+      if (needed[k]) {
+        assert.equal(masked[at], full[at], `cell ${i} direction ${k}`);
+        sweptValues++;
+      } else assert.equal(masked[at], -MAX_HORIZON_UNITS, `cell ${i} direction ${k} is left open`);
+    }
+  }
+  assert.equal(sweptValues, cells * needed.reduce((n, on) => n + on, 0));
+  assert.ok(full.some((units) => units > 0), 'the terrain hides some of the sky');
+});
+
 test('terrain more than 512 cells away is simplified over the maximum pyramid: close to the full sweep, unchanged nearer', () => {
   const next = random(5);
   const width = 1400;
