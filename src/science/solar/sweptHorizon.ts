@@ -22,12 +22,13 @@
  * The far field starts at the major offset of ray step n + 1 (the near field, steps 1 … n, is traced
  * exactly elsewhere): a point is pushed on the hull only when the sweep is that many cells past it.
  *
- * Distant terrain is simplified (as HORAYZON does, Steger et al. 2022): more than C = 512 cells before the
+ * Distant terrain is simplified (as HORAYZON does, Steger et al. 2022): more than C = 256 cells before the
  * block, the line is pushed in spans of 2^ℓ cells, 2^ℓ ≤ 2·m/C at m cells from the block, each as one point
  * at the span's middle with the highest elevation of the 2^ℓ × 2^ℓ block of the maximum pyramid holding that
- * middle cell. A point thus stands for terrain at most 2^ℓ cells aside or along, under 2/C = 1/256 rad
- * (0.22°) seen from the block — a small part of the direction interpolation's error — and a line costs
- * C + (C/2)·log₂(D/C) pushes for D cells of approach instead of D.
+ * middle cell. A point thus stands for terrain at most 2^ℓ cells aside or along, under 2/C = 1/128 rad
+ * (0.45°) seen from the block — a third of the azimuth step of the finest layout (N = 256: 1.41°), whose
+ * interpolation error the far field already carries — and a line costs C + (C/2)·log₂(D/C) pushes for D cells
+ * of approach instead of D (docs/solar-model.md gives the measured effect on the daily sums).
  */
 import { EARTH_RADIUS_M, MAX_HORIZON_UNITS, horizonUnits } from './horizon.js';
 import { cellSizeBands, pyramidWidth, type CellBlock, type TerrainModel } from './terrainModel.js';
@@ -53,7 +54,7 @@ export function sweepScratch(): SweepScratch {
 const DIRECTIONS_PER_PASS = 32;
 
 /** Cells before the block from which the swept lines are simplified (see the module comment). */
-export const SIMPLIFIED_FROM_CELLS = 512;
+export const SIMPLIFIED_FROM_CELLS = 256;
 /**
  * Rows whose cell sizes are within this of each other (relative) are swept with one cell size, their band's
  * first row's (`cellSizeBands`): distances off by at most 0.2 %, so tangents of the far horizon by as much.
