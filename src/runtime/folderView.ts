@@ -68,7 +68,7 @@ function depth(path: string): number {
 }
 
 /** The folders above `path`, from the root down to its parent. */
-function foldersAbove(path: string): string[] {
+export function foldersAbove(path: string): string[] {
   const folders: string[] = [];
   for (let p = dirname(path); ; p = dirname(p)) {
     folders.unshift(p);

@@ -11,11 +11,11 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { BubblewrapRuntime, codeRootFolders } from '../../src/runtime/bubblewrap.js';
-import { jobUserCanSearch } from '../../src/runtime/folderView.js';
+import { foldersAbove, jobUserCanSearch } from '../../src/runtime/folderView.js';
 import { FIXTURES, getJson, startTestService, submit, waitForStatus, type TestService } from './helpers.js';
 import { REPO_ROOT, serviceEnv, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
 import { zipEntries } from './zip.js';
@@ -125,8 +125,8 @@ describe('root that may not make mount namespaces (no CAP_SYS_ADMIN, as in a con
 
   test('with its data in folders open to the job user, it starts: no view is needed', async (t) => {
     // the code's folders and every folder above them (a checkout in a 0700 folder is refused like the data)
-    const onTheWay = (path: string): string[] => (path === dirname(path) ? [path] : [path, ...onTheWay(dirname(path))]);
-    const searchable = await Promise.all(codeRootFolders().flatMap(onTheWay).map((folder) => jobUserCanSearch(folder)));
+    const onTheWay = codeRootFolders().flatMap((root) => [...foldersAbove(root), root]);
+    const searchable = await Promise.all(onTheWay.map((folder) => jobUserCanSearch(folder)));
     if (searchable.includes(false)) return t.skip('this checkout lies in a folder closed to the job user');
     const folder = privateFolder();
     chmodSync(folder, 0o755);

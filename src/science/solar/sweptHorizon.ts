@@ -141,7 +141,8 @@ function sweepRows(rows: SweptRows, needed: Uint8Array | null): void {
   // the directions not swept are opened cell by cell (a cell's N values are adjacent; opening them direction by
   // direction touched every cell's cache line once per direction)
   const open: number[] = [];
-  for (let k = 0; k < directions; k++) if (needed && needed[k] === 0) open.push(k);
+  const swept: number[] = [];
+  for (let k = 0; k < directions; k++) (needed && needed[k] === 0 ? open : swept).push(k);
   if (open.length > 0) {
     for (let i = 0; i < cells; i++) {
       const base = i * directions;
@@ -150,8 +151,6 @@ function sweepRows(rows: SweptRows, needed: Uint8Array | null): void {
   }
   // the needed directions in passes of up to DIRECTIONS_PER_PASS: each swept into a plane of its own (a line's
   // cells are near each other there), then the pass written to the cells' values at once
-  const swept: number[] = [];
-  for (let k = 0; k < directions; k++) if (!needed || needed[k] === 1) swept.push(k);
   const { scratch } = rows;
   const perPass = Math.min(DIRECTIONS_PER_PASS, swept.length);
   if (scratch.planes.length < perPass * cells) scratch.planes = new Int16Array(perPass * cells);
