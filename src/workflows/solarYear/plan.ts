@@ -14,7 +14,7 @@ import { buildTerrainModel, type TerrainModel } from '../../science/solar/terrai
 import type { ProgressListener, TileSlice } from '../types.js';
 import type { WorkerSetup } from './messages.js';
 import { checkedDays } from './days.js';
-import { checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize, type ComputeTile } from './tilePlan.js';
+import { MIN_SHARED_COMPUTE_TILES, checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize, type ComputeTile } from './tilePlan.js';
 import { completeMonths } from './products.js';
 import { ALL_PRODUCTS, selectionForDays, type ProductSelection } from './productSelection.js';
 import { checkTileSlice, sliceFolder, sliceTiles } from './slices.js';
@@ -105,8 +105,14 @@ export function planSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, option
   const layout = options.directions === 0 ? null : horizonLayoutFor(terrain, site);
   const midRow = Math.floor(height / 2);
   const sunSize = sunTileSize(Math.min(cellSizeX[midRow]!, cellSizeY[midRow]!));
+  // one thread on a whole run takes the fewest tiles (each costs its far sweep's approach); threads, or the
+  // slices of a split job, share at least MIN_SHARED_COMPUTE_TILES
+  const threads = Math.max(1, Math.min(options.threads, availableParallelism()));
+  const minTiles = threads === 1 && !options.slice ? 1 : MIN_SHARED_COMPUTE_TILES;
   const tileSize =
-    options.tileSize !== undefined ? checkTileSize(options.tileSize) : defaultComputeTileSize(width, height, sunSize, layout ? horizonBytesPerCell(layout) : 0);
+    options.tileSize !== undefined
+      ? checkTileSize(options.tileSize)
+      : defaultComputeTileSize(width, height, sunSize, layout ? horizonBytesPerCell(layout) : 0, minTiles);
   const tiling = rasterTiling(grid, tileSize);
   const sunTiles = planSunTiles(width, height, sunSize, { dx: cellSizeX, dy: cellSizeY }, terrain.elevation, (col, row) => ({
     latitudeRad: (geodesy.latLon(col, row).latDeg * Math.PI) / 180,
@@ -153,7 +159,7 @@ export function planSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, option
     writeDir: slice ? sliceFolder(options.outDir, slice) : options.outDir,
     directions: layout?.directions ?? 0,
     validCells: slice ? runTiles.reduce((n, tile) => n + tile.validCells, 0) : dem.validCount,
-    threads: Math.max(1, Math.min(options.threads, availableParallelism(), runTiles.length)),
+    threads: Math.max(1, Math.min(threads, runTiles.length)),
     setup,
     metadata,
   };

@@ -37,9 +37,13 @@ const MAX_TILE_SPAN_DEG = 0.005;
 /** Sun tile sides in cells, largest first: each divides the compute tile sizes chosen by default. */
 const SUN_TILE_SIZES = [64, 48, 32, 16, 8, 4] as const;
 
-/** Compute tiles: at most this side, and by default at least this many tiles when the DEM allows. */
+/** Compute tiles: at most this side. */
 const MAX_COMPUTE_TILE_SIZE = 384;
-const MIN_COMPUTE_TILES = 8;
+/**
+ * By default at least this many compute tiles when the DEM allows and more than one thread shares them (or the
+ * tiles are dealt to slices of a split job), so that the threads stay busy to the end.
+ */
+export const MIN_SHARED_COMPUTE_TILES = 8;
 /** Work of a compute tile that does not grow with its area, in cells per cell of its side (at least). */
 const MIN_TILE_OVERHEAD_CELLS = 16;
 /**
@@ -64,14 +68,15 @@ export function sunTileSize(cellSizeM: number): number {
 
 /**
  * Default compute tile side for a width × height DEM whose sun tiles are `sunSize` cells: among the
- * multiples of lcm(16, sunSize) up to 384 that give at least 8 tiles (threads stay busy to the end), the
- * one with the least work counting the NaN padding of the edge tiles (encoded too) and a per-tile overhead
+ * multiples of lcm(16, sunSize) up to 384 that give at least `minTiles` tiles (MIN_SHARED_COMPUTE_TILES when
+ * threads share them: they stay busy to the end; 1 for one thread, which gains nothing from more), the one with
+ * the least work counting the NaN padding of the edge tiles (encoded too) and a per-tile overhead
  * of `tileOverheadCells` per cell of side: padded area × (1 + overhead / side). Multiples of the sun tile
  * size keep every sun tile inside one compute tile (sun samples are computed once per sun tile and day).
  * `horizonBytesPerCell` (the layout's, 0 without terrain shadows) keeps a tile's horizons within
  * MAX_TILE_HORIZON_BYTES.
  */
-export function defaultComputeTileSize(width: number, height: number, sunSize: number, horizonBytesPerCell = 0): number {
+export function defaultComputeTileSize(width: number, height: number, sunSize: number, horizonBytesPerCell = 0, minTiles = MIN_SHARED_COMPUTE_TILES): number {
   const unit = lcm(16, sunSize);
   const overhead = tileOverheadCells(width, height);
   let best = unit;
@@ -80,7 +85,7 @@ export function defaultComputeTileSize(width: number, height: number, sunSize: n
     if (size > unit && size * size * horizonBytesPerCell > MAX_TILE_HORIZON_BYTES) break;
     const across = Math.ceil(width / size);
     const down = Math.ceil(height / size);
-    if (across * down < MIN_COMPUTE_TILES) continue;
+    if (across * down < minTiles) continue;
     const cost = across * down * size * size * (1 + overhead / size);
     if (cost <= bestCost) {
       best = size;

@@ -1,8 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { availableParallelism } from 'node:os';
 import { rasterTiling } from '../../../src/raster/geotiff/writeGeoTiff.js';
 import { checkedDays, parseDaySpec } from '../../../src/workflows/solarYear/days.js';
-import { defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from '../../../src/workflows/solarYear/tilePlan.js';
+import { MIN_SHARED_COMPUTE_TILES, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from '../../../src/workflows/solarYear/tilePlan.js';
+import { planSolarYear } from '../../../src/workflows/solarYear/plan.js';
+import { readDem } from '../../../src/raster/index.js';
 import { RAY_CELL_SIZE_ROWS, allocateTileHorizons, horizonBytesPerCell } from '../../../src/science/solar/tileHorizons.js';
 import { nearSectorsFor } from '../../../src/science/solar/horizonBudget.js';
 import { completeMonths } from '../../../src/workflows/solarYear/products.js';
@@ -53,6 +56,29 @@ test('default compute tiles: multiples of the sun tile and of 16, at least 8 of 
     const count = Math.ceil(w / size) * Math.ceil(h / size);
     assert.ok(count >= 8 || size === 48, `${w}×${h}: ${count} tiles of ${size}`);
   }
+});
+
+test('one thread on a whole run takes the fewest compute tiles; threads and the slices of a split job share at least 8', async () => {
+  // a 270 × 270 DEM: one tile of 272 for one thread (no far-sweep approach to repeat), 3 × 3 of 96 when shared
+  assert.equal(defaultComputeTileSize(270, 270, 16, 0, 1), 272);
+  assert.equal(defaultComputeTileSize(270, 270, 16, 0, MIN_SHARED_COMPUTE_TILES), 96);
+  // larger DEMs: the cost model's choice, whatever the minimum (tiles stay within 384 cells)
+  assert.equal(defaultComputeTileSize(912, 844, 64, 0, 1), defaultComputeTileSize(912, 844, 64));
+  assert.equal(defaultComputeTileSize(10364, 9591, 64, 0, 1), 384);
+  const dem = await readDem(new URL('../../fixtures/oracle/fine/north62_20m.tif', import.meta.url).pathname, { precision: 'float32', shared: true });
+  const params = { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 };
+  const plan = (threads: number, slice?: { index: number; count: number }) =>
+    planSolarYear(dem, { days: [30], params, threads, outDir: '/nonexistent', ...(slice ? { slice } : {}) });
+  const alone = plan(1);
+  assert.equal(alone.tiles.length, 1);
+  assert.equal(alone.tileSize, 272);
+  assert.equal(alone.threads, 1);
+  // (two threads only where the machine has two cores)
+  if (availableParallelism() >= 2) assert.equal(plan(2).tiles.length, 9);
+  // the slices of a split job deal the same tiles whatever each part's threads
+  const sliced = plan(1, { index: 0, count: 4 });
+  assert.equal(sliced.tiles.length, 9);
+  assert.equal(sliced.tileSize, 96);
 });
 
 test('the sun-tile parts of every compute tile cover its cells exactly once; all-nodata sun tiles are skipped', () => {
