@@ -22,7 +22,7 @@ import { f64at, fi, i16at, i32at } from './memoryAccess';
 import {
   PREFIX_QUANTITIES,
   D_DIRECTIONS,
-  D_NEAR_SECTORS,
+  D_NEAR_STRIDE,
   D_GROUPS_PER_CELL,
   D_FAR,
   D_NEAR_UPPER,
@@ -149,8 +149,8 @@ export function touchHorizons(desc: usize, cell: i32): i32 {
   const farBytes = LANES * fi(desc, D_DIRECTIONS) * 2;
   const far = <usize>fi(desc, D_FAR) + <usize>(cell * fi(desc, D_DIRECTIONS) * 2);
   for (let at = 0; at < farBytes; at += CACHE_LINE_BYTES) seen |= load<u8>(far + <usize>at);
-  const nearBytes = LANES * fi(desc, D_NEAR_SECTORS) * 2;
-  const nearOffset = <usize>(cell * fi(desc, D_NEAR_SECTORS) * 2);
+  const nearBytes = LANES * fi(desc, D_NEAR_STRIDE) * 2;
+  const nearOffset = <usize>(cell * fi(desc, D_NEAR_STRIDE) * 2);
   const upper = <usize>fi(desc, D_NEAR_UPPER) + nearOffset;
   const lower = <usize>fi(desc, D_NEAR_LOWER) + nearOffset;
   for (let at = 0; at < nearBytes; at += CACHE_LINE_BYTES) seen |= load<u8>(upper + <usize>at) | load<u8>(lower + <usize>at);
@@ -191,7 +191,7 @@ export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i
       store<f64>(state + L_RISE + (<usize>q << 3), <f64>load<f32>(<usize>maxima + (<usize>(laneCell * 4 + q) << 2)) - z0);
     }
     store<i32>(state + L_FAR_BASE, laneCell * fi(desc, D_DIRECTIONS));
-    store<i32>(state + L_NEAR_BASE, laneCell * fi(desc, D_NEAR_SECTORS));
+    store<i32>(state + L_NEAR_BASE, laneCell * fi(desc, D_NEAR_STRIDE));
     store<i32>(state + L_ROW, row);
     store<i32>(state + L_COL, col + shift);
     store<i32>(state + L_INTERIOR, i32(rowInterior && col + shift >= marginCols && col + shift < width - marginCols));
@@ -302,7 +302,6 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
   const nearUpper = fi(desc, D_NEAR_UPPER);
   const nearLower = fi(desc, D_NEAR_LOWER);
   const directions = fi(desc, D_DIRECTIONS);
-  const nearSectors = fi(desc, D_NEAR_SECTORS);
   const elevation = fi(desc, D_ELEVATION);
   const width = fi(desc, D_GRID_WIDTH);
   const height = fi(desc, D_GRID_HEIGHT);

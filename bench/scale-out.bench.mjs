@@ -9,6 +9,9 @@
 //   --dem PATH     another DEM (default bench/data/mcn_2m5.tif)
 //   --step N       time step in minutes (default 15)
 //   --parts N      tile slices of the job (EEMT_SPLIT_PARTS, default 4)
+//   --products L   the job's `products` (e.g. daily:172,hours:172: only day 172 is computed, as `eemt sol --days 172`;
+//                  default: every product, the full year)
+//   --workers L    the worker counts to run, one run each (default 1,2)
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -19,7 +22,13 @@ import { parseArgs } from 'node:util';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const { values: args } = parseArgs({
-  options: { dem: { type: 'string' }, step: { type: 'string', default: '15' }, parts: { type: 'string', default: '4' } },
+  options: {
+    dem: { type: 'string' },
+    step: { type: 'string', default: '15' },
+    parts: { type: 'string', default: '4' },
+    products: { type: 'string' },
+    workers: { type: 'string', default: '1,2' },
+  },
 });
 const demPath = args.dem ?? here('./data/mcn_2m5.tif');
 if (!existsSync(demPath)) throw new Error(`${demPath} not found (npm run bench makes bench/data/mcn_2m5.tif on first use)`);
@@ -112,7 +121,8 @@ try {
       await worker.until(/worker \S+: process runtime/);
     }
     const form = new FormData();
-    for (const [k, v] of Object.entries({ workflow_type: 'sol', step: args.step, linke_value: '3', albedo_value: '0.2', num_threads: '1' })) form.append(k, v);
+    const fields = { workflow_type: 'sol', step: args.step, linke_value: '3', albedo_value: '0.2', num_threads: '1', ...(args.products ? { products: args.products } : {}) };
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
     form.append('dem_file', new Blob([dem]), 'dem.tif');
     const started = performance.now();
     const submitted = await (await fetch(`${base}/api/submit-job`, { method: 'POST', body: form })).json();
@@ -142,17 +152,20 @@ try {
     };
   }
 
-  const one = await runWith(1);
-  const two = await runWith(2);
+  const runs = [];
+  for (const count of args.workers.split(',').map(Number)) runs.push(await runWith(count));
+  const one = runs.find((run) => run.workers === 1);
+  const two = runs.find((run) => run.workers === 2);
   const report = {
     scale_out: {
       dem: demPath,
       size: JSON.parse(execFileSync('gdalinfo', ['-json', demPath], { encoding: 'utf8' })).size,
       step: Number(args.step),
       parts: Number(args.parts),
+      products: args.products ?? 'all',
       machine: `${cpus().length} CPUs (${cpus()[0]?.model ?? 'unknown'}); the workers run on this one host; the machine may be shared`,
-      runs: [one, two],
-      speedup: Number((one.seconds / two.seconds).toFixed(2)),
+      runs,
+      speedup: one && two ? Number((one.seconds / two.seconds).toFixed(2)) : null,
     },
   };
   process.stdout.write(JSON.stringify(report, null, 2) + '\n');

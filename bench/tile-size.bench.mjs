@@ -30,7 +30,7 @@ const dem = await readDem(positionals[0], { precision: 'float32', shared: true }
 for (const tileSize of args.sizes.split(',').map(Number)) {
   const { setup } = planSolarYear(dem, { outDir: '/nonexistent', params: { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, threads: 1, days, tileSize });
   const inside = setup.tiles.filter((t) => t.rowStart >= row0 && t.rowEnd <= row0 + window && t.colStart >= col0 && t.colEnd <= col0 + window);
-  const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.sunTiles, setup.days, 'wasm');
+  const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.sunTiles, setup.days, 'wasm', false, setup.nearField);
   let prepareMs = 0;
   let kernelMs = 0;
   let cells = 0;
@@ -50,6 +50,7 @@ for (const tileSize of args.sizes.split(',').map(Number)) {
     JSON.stringify({
       tile_size: tileSize,
       layout: setup.layout,
+      near_field: setup.nearField,
       tiles: inside.length,
       mcells: cells / 1e6,
       horizon_seconds_per_mcell: +((prepareMs / cells) * 1e3).toFixed(2),

@@ -556,8 +556,8 @@ function sunlitSums(samples: DaySamples, state: CellState, terrain: KernelTerrai
   const { horizonDirection0, horizonDirection1, horizonWeight, nearSector } = samples;
   const { nearStart, nearOffset, nearCol, nearRow, nearThreshold } = samples;
   const { groupCount, groupSector, groupStart, groupEnd, groupMinAltitude, groupMaxAltitude } = samples;
-  const { far, nearUpper, nearLower, litBound, darkBound, litEverywhere } = terrain.horizons;
-  const { directions, nearSectors } = terrain.layout;
+  const { far, nearUpper, nearLower, nearStride, litBound, darkBound, litEverywhere } = terrain.horizons;
+  const { directions } = terrain.layout;
   const { width, height, elevation } = terrain.model;
   const groupsPerCell = directions / farSectorsPerGroup(directions);
   const { row, col, cell, inclined, interior, gridCell, z0 } = state;
@@ -566,7 +566,7 @@ function sunlitSums(samples: DaySamples, state: CellState, terrain: KernelTerrai
   const testNorth = inclined ? state.normalNorth : 0;
   const testUp = inclined ? state.normalUp : 1;
   const base = cell * directions;
-  const nearBase = cell * nearSectors;
+  const nearBase = cell * nearStride;
   let runs = 0;
   let runStart = -1;
   // the groups strictly between `skipFrom` and `skipTo` have the sun above every lit bound of the cell

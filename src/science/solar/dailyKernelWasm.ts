@@ -16,7 +16,7 @@ import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, 
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
 import { NEAR_QUADRANTS } from './nearFieldMaxima.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
-import { allocateTileHorizons, groupSectors, type TileHorizons } from './tileHorizons.js';
+import { allocateTileHorizons, groupSectors, type NearFieldMode, type TileHorizons } from './tileHorizons.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 // The descriptor fields (assembly/dailyKernel.ts, D_* and Y_*): i32 each.
@@ -71,7 +71,7 @@ interface MemoryLayout {
 }
 
 /** Lays out the kernel's memory (`arena` without a buffer: only measures it); `beamPart`: room for its outputs. */
-function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: number, capacity: WasmKernelCapacity, beamPart: boolean): MemoryLayout {
+function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: number, capacity: WasmKernelCapacity, beamPart: boolean, nearField: NearFieldMode): MemoryLayout {
   const { cells, windowCells } = capacity;
   const ints = arena.take(Int32Array, DESCRIPTOR_FIELDS + DAY_FIELDS * KERNEL_DAY_BATCH);
   const scalars = arena.take(Float64Array, 1 + SUMS_SCRATCH_BYTES / 8);
@@ -124,7 +124,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     hoursOut.push(arena.take(Float32Array, cells));
     if (beamPart) beamPartOut.push(arena.take(Float32Array, cells));
   }
-  const horizons = layout ? allocateTileHorizons(layout, cells, (length) => arena.take(Int16Array, length)) : null;
+  const horizons = layout ? allocateTileHorizons(layout, cells, (length) => arena.take(Int16Array, length), nearField) : null;
   return {
     descriptor: ints.subarray(0, DESCRIPTOR_FIELDS),
     dayDescriptors: ints.subarray(DESCRIPTOR_FIELDS),
@@ -162,11 +162,14 @@ export class WasmDailyKernel {
   /**
    * `beamPart`: the kernel also gives the beam part of the daily global irradiation (`beamPartOut`, EEMT's real-sky
    * radiation); without it the kernel's memory and work are those of the global irradiation and hours alone.
+   * `nearField` 'traced': every tile traces its near field, and `horizons` keeps no near-field bounds per cell
+   * (`allocateTileHorizons`).
    */
   constructor(
     private readonly layout: HorizonLayout | null,
     private readonly sampleCapacity: number,
     private readonly beamPart = false,
+    private readonly nearField: NearFieldMode = 'bounded',
   ) {
     if (layout && groupSectors(layout) > MAX_GROUP_SECTORS) throw new RangeError(`at most ${MAX_GROUP_SECTORS} group sectors, not ${groupSectors(layout)}`);
   }
@@ -176,14 +179,14 @@ export class WasmDailyKernel {
     if (this.memory && cells <= this.capacity.cells && windowCells <= this.capacity.windowCells) return;
     const capacity = { cells: Math.max(cells, this.capacity.cells), windowCells: Math.max(windowCells, this.capacity.windowCells) };
     const bytes = new Arena(null);
-    layMemory(bytes, this.layout, this.sampleCapacity, capacity, this.beamPart);
+    layMemory(bytes, this.layout, this.sampleCapacity, capacity, this.beamPart, this.nearField);
     const memory = new WebAssembly.Memory({ initial: Math.ceil(bytes.used / PAGE_BYTES) });
     const instance = instantiateKernel('dailyKernel', memory, DESCRIPTOR_FIELDS);
     const dayFields = (instance.exports.DAY_FIELDS as WebAssembly.Global).value as number;
     const scratchBytes = (instance.exports.LANE_SCRATCH_BYTES as WebAssembly.Global).value as number;
     const maxGroups = (instance.exports.MAX_GROUP_SECTORS as WebAssembly.Global).value as number;
     if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
-    const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity, this.beamPart);
+    const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity, this.beamPart, this.nearField);
     views.daySamples.forEach((s, d) => {
       const arrays = [s.altitudeUnits, s.sinAltitude, s.sunEast, s.sunNorth, s.nearSector, s.horizonDirection0, s.horizonDirection1, s.horizonWeight, s.nearStart, s.nearOffset, s.nearCol, s.nearRow, s.nearThreshold, s.prefix, s.sampleGroup, s.groupSector, s.groupStart, s.groupEnd, s.groupMinAltitude, s.groupMaxAltitude, views.globalOut[d]!, views.hoursOut[d]!, views.dayScalars[d]!];
       // then the beam part's output (0: none) and the near-field rays' quadrants and least thresholds
@@ -330,7 +333,7 @@ export class WasmDailyKernel {
       w.width,
       views.elevation.byteOffset,
       layout ? layout.directions : 0,
-      layout ? layout.nearSectors : 0,
+      h?.nearStride ?? 0,
       g,
       h?.far.byteOffset ?? 0,
       h?.nearUpper.byteOffset ?? 0,

@@ -13,7 +13,8 @@
  *
  * Arrays are tile-local and cell-major: cell (row, col) of block B has index
  * i = (row − B.rowStart)·(B.colEnd − B.colStart) + (col − B.colStart), and its values of direction k sit at
- * i·N + k (far, litBound) or i·K + k (near bounds); angles in units of HORIZON_ANGLE_UNIT_RAD.
+ * i·N + k (far, litBound) or i·s + k (near bounds, s = `nearStride`: K, or 0 where every cell shares one row of
+ * undecided bounds, `allocateTileHorizons` for a traced near field); angles in units of HORIZON_ANGLE_UNIT_RAD.
  */
 import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS } from './horizon.js';
 import { nearCandidates, nearHorizonBounds, nearScratchLength, selectSectors, type NearCandidates, type SectorSelection } from './nearHorizonBounds.js';
@@ -50,6 +51,11 @@ export interface TileHorizons {
   readonly nearUpper: Int16Array;
   readonly nearLower: Int16Array;
   /**
+   * Near-field values per cell: K, or 0 when the arrays hold one row of undecided bounds (+MAX_HORIZON_UNITS upper,
+   * −MAX_HORIZON_UNITS lower) that every cell reads (the near field traced at every sample, `nearFieldMode`).
+   */
+  readonly nearStride: number;
+  /**
    * Per cell and group sector g (G = groupSectors(layout) sectors of r = N/G far sectors: azimuths g·2π/G …
    * (g + 1)·2π/G), the altitude at and above which a sun in that sector certainly lights the surface (above
    * the stored far directions, the near-field upper bounds and the plane of the surface), and the altitude
@@ -65,28 +71,51 @@ export interface TileHorizons {
 
 /**
  * The horizon arrays of a tile of up to `capacity` cells, in this order, each from `allocate` (default: the heap;
- * the WebAssembly kernel takes them from its memory).
+ * the WebAssembly kernel takes them from its memory). `nearField` 'traced' (every tile of the run traces its near
+ * field): the near-field bounds are one shared row of undecided values instead of K per cell — 2 K·2 bytes less
+ * per cell (1 KiB with K = 256), so a tile of a few days' run can be larger within the same memory.
  */
-export function allocateTileHorizons(layout: HorizonLayout, capacity: number, allocate: (length: number) => Int16Array = (length) => new Int16Array(length)): TileHorizons {
+export function allocateTileHorizons(
+  layout: HorizonLayout,
+  capacity: number,
+  allocate: (length: number) => Int16Array = (length) => new Int16Array(length),
+  nearField: NearFieldMode = 'bounded',
+): TileHorizons {
   const groups = groupSectors(layout);
+  const nearStride = nearField === 'traced' ? 0 : layout.nearSectors;
+  const nearValues = nearField === 'traced' ? layout.nearSectors : capacity * layout.nearSectors;
+  const far = allocate(capacity * layout.directions);
+  const nearUpper = allocate(nearValues);
+  const nearLower = allocate(nearValues);
+  if (nearField === 'traced') {
+    nearUpper.fill(MAX_HORIZON_UNITS);
+    nearLower.fill(-MAX_HORIZON_UNITS);
+  }
   return {
     capacity,
-    far: allocate(capacity * layout.directions),
-    nearUpper: allocate(capacity * layout.nearSectors),
-    nearLower: allocate(capacity * layout.nearSectors),
+    far,
+    nearUpper,
+    nearLower,
+    nearStride,
     litBound: allocate(capacity * groups),
     darkBound: allocate(capacity * groups),
     litEverywhere: allocate(capacity),
   };
 }
 
-/** Bytes of a tile's horizon arrays (`allocateTileHorizons`) per cell of the tile. */
-export function horizonBytesPerCell(layout: HorizonLayout): number {
+/** Bytes of a tile's horizon arrays (`allocateTileHorizons`) per cell of the tile (the shared row not counted). */
+export function horizonBytesPerCell(layout: HorizonLayout, nearField: NearFieldMode = 'bounded'): number {
   let values = 0;
-  allocateTileHorizons(layout, 1, (length) => {
-    values += length;
-    return new Int16Array(0);
-  });
+  allocateTileHorizons(
+    layout,
+    1,
+    (length) => {
+      values += length;
+      return new Int16Array(0);
+    },
+    nearField,
+  );
+  if (nearField === 'traced') values -= 2 * layout.nearSectors;
   return values * Int16Array.BYTES_PER_ELEMENT;
 }
 
@@ -251,8 +280,10 @@ export function tileNearHorizons(
   const { layout } = tracer;
   const { directions } = layout;
   const cells = checkCapacity(block, out);
-  if (nearField === 'traced') undecidedNearBounds(tracer, block, out);
-  else boundedNearHorizons(tracer, block, out, masks);
+  if (out.nearStride === 0 && nearField === 'bounded') throw new Error('horizons made for a traced near field have no room for near-field bounds');
+  // (the shared row of a traced near field is undecided from its allocation)
+  if (nearField === 'traced' && out.nearStride > 0) undecidedNearBounds(tracer, block, out);
+  else if (nearField === 'bounded') boundedNearHorizons(tracer, block, out, masks);
   const fine = new Int16Array(directions);
   const perGroup = farSectorsPerGroup(directions);
   // the groups the kernel reads (once per tile, not per cell)

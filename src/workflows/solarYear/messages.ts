@@ -5,6 +5,7 @@ import type { TileCompression } from '../../raster/geotiff/writeGeoTiff.js';
 import type { ClearSkyParams } from '../../science/solar/clearSky.js';
 import type { HorizonLayout } from '../../science/solar/dailyKernel.js';
 import type { TerrainModel } from '../../science/solar/terrainModel.js';
+import type { NearFieldMode } from '../../science/solar/tileHorizons.js';
 import type { ComputeTile, SunTile } from './tilePlan.js';
 import type { DailyKernelChoice } from './tileEngine.js';
 
@@ -40,6 +41,8 @@ export interface WorkerSetup {
   readonly dailyHours: readonly number[];
   readonly compression: TileCompression;
   readonly kernel: DailyKernelChoice;
+  /** 'traced': every tile traces its near field, its horizons without near-field bounds per cell (`runNearField`). */
+  readonly nearField: NearFieldMode;
 }
 
 /** The first message to a worker started ahead of its run (`prestartSolWorkers`): the run's setup. */

@@ -14,7 +14,7 @@ import { buildTerrainModel, type TerrainModel } from '../../science/solar/terrai
 import type { ProgressListener, TileSlice } from '../types.js';
 import type { WorkerSetup } from './messages.js';
 import { checkedDays } from './days.js';
-import { MIN_SHARED_COMPUTE_TILES, checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize, type ComputeTile } from './tilePlan.js';
+import { MIN_SHARED_COMPUTE_TILES, checkTileSize, defaultComputeTileSize, planComputeTiles, planSunTiles, runNearField, sunTileSize, type ComputeTile } from './tilePlan.js';
 import { completeMonths } from './products.js';
 import { ALL_PRODUCTS, selectionForDays, type ProductSelection } from './productSelection.js';
 import { checkTileSlice, sliceFolder, sliceTiles } from './slices.js';
@@ -109,15 +109,17 @@ export function planSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, option
   // slices of a split job, share at least MIN_SHARED_COMPUTE_TILES
   const threads = Math.max(1, Math.min(options.threads, availableParallelism()));
   const minTiles = threads === 1 && !options.slice ? 1 : MIN_SHARED_COMPUTE_TILES;
-  const tileSize =
-    options.tileSize !== undefined
-      ? checkTileSize(options.tileSize)
-      : defaultComputeTileSize(width, height, sunSize, layout ? horizonBytesPerCell(layout) : 0, minTiles);
-  const tiling = rasterTiling(grid, tileSize);
   const sunTiles = planSunTiles(width, height, sunSize, { dx: cellSizeX, dy: cellSizeY }, terrain.elevation, (col, row) => ({
     latitudeRad: (geodesy.latLon(col, row).latDeg * Math.PI) / 180,
     convergenceRad: options.azimuthReference === 'grid-north' ? 0 : geodesy.convergenceRad(col, row),
   }));
+  // a run of few days keeps no near-field bounds per cell: larger tiles in the same memory
+  const nearField = layout ? runNearField(layout, days, sunTiles, options.params.stepMinutes) : 'bounded';
+  const tileSize =
+    options.tileSize !== undefined
+      ? checkTileSize(options.tileSize)
+      : defaultComputeTileSize(width, height, sunSize, layout ? horizonBytesPerCell(layout, nearField) : 0, minTiles);
+  const tiling = rasterTiling(grid, tileSize);
   const tiles = planComputeTiles(tiling, sunSize, sunTiles, terrain.elevation);
   const slice = options.slice ? checkTileSlice(options.slice) : null;
   const runTiles = slice ? sliceTiles(tiles, slice) : tiles;
@@ -137,6 +139,7 @@ export function planSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, option
     dailyHours: products.dailyHours,
     compression: tileCompression({ level: options.deflateLevel }),
     kernel: options.kernel ?? 'wasm',
+    nearField,
   };
   const metadata = {
     MODEL: 'r.sun clear-sky daily model, bugs fixed (eemt-service)',

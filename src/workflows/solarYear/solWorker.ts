@@ -29,7 +29,7 @@ port.on('message', (message: WorkerTask | WorkerStart) => {
 });
 const setup = (workerData as WorkerSetup | null) ?? (await setupMessage);
 const beamParts = setup.beamParts === true;
-const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.sunTiles, setup.days, setup.kernel, beamParts);
+const engine = new TileEngine(setup.terrain, setup.layout, setup.params, setup.sunTiles, setup.days, setup.kernel, beamParts, setup.nearField);
 const { tileWidth, tileHeight } = setup;
 const padded = new Float32Array(tileWidth * tileHeight);
 const scratch = new Uint8Array(padded.byteLength);

@@ -5,7 +5,8 @@
  * model (the DEM and its maximum pyramid) is shared and indexed globally; a cell's numbers do not depend
  * on the tile it is computed in. Horizons are computed only in the sectors the tile's sun stands in on the
  * run's days (`sunSectors`), so the engine integrates those days only; with few days the near field is traced
- * at the samples instead of bounded (`nearFieldMode`).
+ * at the samples instead of bounded (`nearFieldMode`) — for every tile when the run's `nearField` is 'traced', whose
+ * horizons then keep no near-field bounds per cell.
  *
  * The daily kernel and the near-field horizon bounds run compiled to WebAssembly (dailyKernelWasm.ts,
  * nearHorizonBoundsWasm.ts) unless the TypeScript kernel is asked for; the two give the same outputs to the
@@ -42,6 +43,7 @@ import {
   type CellBlock,
   type HorizonLayout,
   type HorizonTracer,
+  type NearFieldMode,
   type TileHorizons,
 } from '../../science/solar/tileHorizons.js';
 import { hornGradientOfBlock } from '../../science/terrain/slopeAspect.js';
@@ -82,6 +84,8 @@ export class TileEngine {
   /**
    * `layout` null: no terrain shadows. `days`: the days of the run (the only ones `integrateDays` takes).
    * `beamParts`: the kernel also gives the beam parts of the daily sums (`DayOutputs.beamPart`, `flatBeam`).
+   * `nearField` 'traced': every tile traces its near field (`runNearField`, tilePlan.ts); 'bounded': each tile
+   * decides (`nearFieldMode`).
    */
   constructor(
     private readonly model: TerrainModel,
@@ -91,13 +95,14 @@ export class TileEngine {
     days: readonly number[],
     kernel: DailyKernelChoice = 'wasm',
     private readonly beamParts = false,
+    private readonly nearField: NearFieldMode = 'bounded',
   ) {
     this.days = days;
     this.runDays = new Set(days);
     this.table = transmittanceTable(params.linkeTurbidity);
     const capacity = sampleCapacity(params.stepMinutes);
     // (sol's kernel, made without the beam part, has neither its memory nor its stores)
-    this.wasm = kernel === 'wasm' ? (beamParts ? new WasmDailyKernel(layout, capacity, true) : new WasmDailyKernel(layout, capacity)) : null;
+    this.wasm = kernel === 'wasm' ? new WasmDailyKernel(layout, capacity, beamParts, nearField) : null;
     this.samples = this.wasm ? [] : Array.from({ length: KERNEL_DAY_BATCH }, () => allocateDaySamples(capacity, layout?.nearSteps ?? 0));
     this.tracer = layout ? horizonTracer(model, layout, kernel === 'wasm' ? new WasmNearBounds() : null) : null;
   }
@@ -126,10 +131,10 @@ export class TileEngine {
       surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth);
     }
     if (this.tracer && this.layout) {
-      if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells);
+      if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells, undefined, this.nearField);
       const masks = sectorMasks(this.layout, sunSectors(this.days, geometries, this.params.stepMinutes, this.layout.directions));
       // a run of few days traces the near field at its samples instead of bounding it (the same outputs)
-      const nearField = nearFieldMode(this.layout, masks, sunSampleCount(this.days, geometries, this.params.stepMinutes));
+      const nearField = this.nearField === 'traced' ? 'traced' : nearFieldMode(this.layout, masks, sunSampleCount(this.days, geometries, this.params.stepMinutes));
       // the far field swept for the whole tile at once, the rest in bands of rows (a cell's horizons do not
       // depend on the block it is done in), for progress
       tileFarHorizons(this.tracer, tile, this.horizons, masks);
@@ -234,7 +239,9 @@ function horizonCells(horizons: TileHorizons, layout: HorizonLayout, first: numb
     litBound: horizons.litBound.subarray(first * g, last * g),
     darkBound: horizons.darkBound.subarray(first * g, last * g),
     litEverywhere: horizons.litEverywhere.subarray(first, last),
-    nearUpper: horizons.nearUpper.subarray(first * k, last * k),
-    nearLower: horizons.nearLower.subarray(first * k, last * k),
+    // (a traced near field's shared row is every cell's)
+    nearUpper: horizons.nearStride === 0 ? horizons.nearUpper : horizons.nearUpper.subarray(first * k, last * k),
+    nearLower: horizons.nearStride === 0 ? horizons.nearLower : horizons.nearLower.subarray(first * k, last * k),
+    nearStride: horizons.nearStride,
   };
 }

@@ -14,7 +14,8 @@
  */
 import { pressureRatio } from '../../science/solar/clearSky.js';
 import { SIMPLIFIED_FROM_CELLS } from '../../science/solar/sweptHorizon.js';
-import type { CellBlock, TileGeometry } from '../../science/solar/dailyKernel.js';
+import { sunSampleCount, sunSectors, type CellBlock, type TileGeometry } from '../../science/solar/dailyKernel.js';
+import { nearFieldMode, sectorMasks, type HorizonLayout, type NearFieldMode } from '../../science/solar/tileHorizons.js';
 import type { RasterTiling } from '../../raster/geotiff/writeGeoTiff.js';
 
 /** A block of cells whose sun is computed at the block centre. */
@@ -207,4 +208,26 @@ export function planComputeTiles(tiling: RasterTiling, sunSize: number, sunTiles
 function lcm(a: number, b: number): number {
   const gcd = (x: number, y: number): number => (y === 0 ? x : gcd(y, x % y));
   return (a / gcd(a, b)) * b;
+}
+
+/** Sun tiles spread over the DEM on which `runNearField` judges a run. */
+const RUN_NEAR_FIELD_TILES = 9;
+
+/**
+ * The near field of a whole run: 'traced' when its days are so few that a tile would trace its near field at the
+ * samples rather than bound it (`nearFieldMode`), judged on RUN_NEAR_FIELD_TILES sun tiles spread over the DEM (the
+ * sample count of the one whose sun is up longest, the sectors of all). Every tile of such a run traces, and its
+ * horizons keep no near-field bounds per cell (`allocateTileHorizons`), so its tiles may be larger. 'bounded':
+ * each tile decides. Either gives the same outputs on projected grids (the bounds only spare traces).
+ */
+export function runNearField(layout: HorizonLayout, days: readonly number[], sunTiles: readonly (SunTile | null)[], stepMinutes: number): NearFieldMode {
+  if (layout.nearSteps === 0) return 'bounded';
+  const present = sunTiles.filter((tile): tile is SunTile => tile !== null);
+  if (present.length === 0) return 'bounded';
+  const stride = Math.max(1, Math.floor((present.length - 1) / (RUN_NEAR_FIELD_TILES - 1)));
+  const spread = present.filter((_, i) => i % stride === 0 || i === present.length - 1);
+  const samples = sunSampleCount(days, spread, stepMinutes);
+  // (a year has far more samples than any layout's bounds cost: no need to find its sectors)
+  if (nearFieldMode(layout, null, samples) === 'bounded') return 'bounded';
+  return nearFieldMode(layout, sectorMasks(layout, sunSectors(days, spread, stepMinutes, layout.directions)), samples);
 }

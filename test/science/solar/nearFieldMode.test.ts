@@ -1,7 +1,8 @@
 /**
  * A run of few days traces the near field at its samples instead of bounding it (`nearFieldMode`,
  * tileHorizons.ts): the stored near-field bounds then decide nothing, and both kernels give the outputs of the
- * bounded near field to the bit, because the bounds only spare traces. A year stays bounded.
+ * bounded near field to the bit, because the bounds only spare traces — also from one row of undecided bounds that
+ * every cell shares (a traced run's horizons, `runNearField`). A year stays bounded.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -99,9 +100,10 @@ for (const [latitudeDeg, days, layout] of [
     const capacity = sampleCapacity(params.stepMinutes);
     const tracer = horizonTracer(model, layout);
 
-    const typescript = (nearField: NearFieldMode) => {
+    // `shared`: horizons made for a traced run, one row of undecided near-field bounds for every cell
+    const typescript = (nearField: NearFieldMode, shared = false) => {
       const surface = surfaceTerms(tileZ, gradient.fallEast, gradient.fallNorth);
-      const horizons = allocateTileHorizons(layout, cells);
+      const horizons = allocateTileHorizons(layout, cells, undefined, shared ? 'traced' : 'bounded');
       tileHorizons(tracer, tile, surface, horizons, masks, nearField);
       const samples = days.map((day) => sunSamplesForDay(day, sun, params, table, WIDTH, layout, allocateDaySamples(capacity, layout.nearSteps)));
       const globals = days.map(() => new Float32Array(cells));
@@ -109,8 +111,8 @@ for (const [latitudeDeg, days, layout] of [
       integrateBlockDays(tile, tile, samples, surface, { model, layout, horizons }, params.albedo, globals, hours);
       return { horizons, globals, hours };
     };
-    const compiled = (nearField: NearFieldMode) => {
-      const wasm = new WasmDailyKernel(layout, capacity);
+    const compiled = (nearField: NearFieldMode, shared = false) => {
+      const wasm = new WasmDailyKernel(layout, capacity, false, shared ? 'traced' : 'bounded');
       const margin = 2 * layout.nearSteps + 2;
       wasm.reserve(cells, (tile.rowEnd - tile.rowStart + 2 * margin) * (tileWidth + 2 * margin));
       const surface = surfaceTerms(tileZ, gradient.fallEast, gradient.fallNorth, wasm.surfaceAllocator());
@@ -126,6 +128,11 @@ for (const [latitudeDeg, days, layout] of [
     assertUndecided(traced.horizons, z, tile, layout);
     const boundedWasm = compiled('bounded');
     const tracedWasm = compiled('traced');
+    const shared = typescript('traced', true);
+    const sharedWasm = compiled('traced', true);
+    assert.equal(shared.horizons.nearStride, 0);
+    assert.equal(shared.horizons.nearUpper.length, layout.nearSectors);
+    assert.throws(() => typescript('bounded', true), /no room for near-field bounds/);
     // no near field at all: the sun shines wherever the plane and the far field let it (the near field matters here)
     const noNear = { globals: days.map(() => new Float32Array(cells)), hours: days.map(() => new Float32Array(cells)) };
     const farOnly = { ...layout, nearSteps: 0 };
@@ -143,6 +150,8 @@ for (const [latitudeDeg, days, layout] of [
         assert.ok(Object.is(traced.globals[d]![i], bounded.globals[d]![i]) && Object.is(traced.hours[d]![i], bounded.hours[d]![i]), `TypeScript, ${label}`);
         assert.ok(Object.is(tracedWasm.globals[d]![i], boundedWasm.globals[d]![i]) && Object.is(tracedWasm.hours[d]![i], boundedWasm.hours[d]![i]), `WebAssembly, ${label}`);
         assert.ok(Object.is(tracedWasm.globals[d]![i], bounded.globals[d]![i]), `WebAssembly against TypeScript, ${label}`);
+        assert.ok(Object.is(shared.globals[d]![i], bounded.globals[d]![i]) && Object.is(shared.hours[d]![i], bounded.hours[d]![i]), `TypeScript, one shared row, ${label}`);
+        assert.ok(Object.is(sharedWasm.globals[d]![i], bounded.globals[d]![i]) && Object.is(sharedWasm.hours[d]![i], bounded.hours[d]![i]), `WebAssembly, one shared row, ${label}`);
         if (bounded.hours[d]![i]! < noNear.hours[d]![i]!) nearShaded++;
       }
     });

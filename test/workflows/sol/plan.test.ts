@@ -81,6 +81,24 @@ test('one thread on a whole run takes the fewest compute tiles; threads and the 
   assert.equal(sliced.tileSize, 96);
 });
 
+test('a run of few days traces its near field in every tile, whose horizons keep no near-field bounds per cell; a year is bounded', async () => {
+  const dem = await readDem(new URL('../../fixtures/oracle/fine/north62_20m.tif', import.meta.url).pathname, { precision: 'float32', shared: true });
+  const params = { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 };
+  const few = planSolarYear(dem, { days: [30, 80, 330], params, threads: 2, outDir: '/nonexistent' });
+  assert.equal(few.setup.nearField, 'traced');
+  const year = planSolarYear(dem, { params, threads: 2, outDir: '/nonexistent' });
+  assert.equal(year.setup.nearField, 'bounded');
+  const layout = few.setup.layout!;
+  assert.deepEqual(year.setup.layout, layout);
+  // a traced run's horizons take 2·K·2 bytes less per cell
+  assert.equal(horizonBytesPerCell(layout, 'bounded') - horizonBytesPerCell(layout, 'traced'), 4 * layout.nearSectors);
+  const traced = allocateTileHorizons(layout, 10, undefined, 'traced');
+  assert.equal(Object.values(traced).reduce((n: number, a) => n + (ArrayBuffer.isView(a) ? a.byteLength : 0), 0), 10 * horizonBytesPerCell(layout, 'traced') + 4 * layout.nearSectors);
+  // so with 256 far directions a few days' tiles of a large DEM are larger than a year's
+  const perCell = (nearField: 'traced' | 'bounded') => horizonBytesPerCell({ directions: 256, nearSectors: 256, nearSteps: 16 }, nearField);
+  assert.ok(defaultComputeTileSize(10364, 9591, 64, perCell('traced')) > defaultComputeTileSize(10364, 9591, 64, perCell('bounded')));
+});
+
 test('the sun-tile parts of every compute tile cover its cells exactly once; all-nodata sun tiles are skipped', () => {
   const width = 100;
   const height = 70;
