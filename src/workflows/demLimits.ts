@@ -13,8 +13,8 @@ import type { WorkflowType } from './types.js';
  * Memory a job needs per DEM cell [bytes], by workflow.
  * - `sol`: the tiled engine keeps only the DEM (Float32, 4 bytes) and its maximum pyramid (1.3 bytes) resident;
  *   horizons, kernel and encoders work per compute tile. Measured peak RSS with 2 threads (CHANGELOG.md, "The ladder at scale"):
- *   4.8 M cells, full year: 665 MB; 99.4 M cells, day 172: 0.94 GB with 192 × 192 tiles, 1.39 GB with today's
- *   320 × 320 (docs/performance.md) — about 5 bytes per cell on a working set of 0.4–0.9 GB (a default tile's
+ *   4.8 M cells, full year: 665 MB; 99.4 M cells, day 172: 0.94 GB with 192 × 192 tiles, 1.39 GB with
+ *   320 × 320 and 1.29 GB with 384 × 384 and one shared row of near-field bounds (docs/performance.md) — about 5 bytes per cell on a working set of 0.4–0.9 GB (a default tile's
  *   horizons take at most 192 MiB per thread, tilePlan.ts). 32 bytes per cell leaves room for more threads: the default 8 GB job
  *   limit admits 260 M cells.
  * - `eemt`: terrain indices, climate grids and monthly maps are whole-DEM Float64 arrays; about 730 bytes per
