@@ -226,8 +226,9 @@ export function runNearField(layout: HorizonLayout, days: readonly number[], sun
   if (present.length === 0) return 'bounded';
   const stride = Math.max(1, Math.floor((present.length - 1) / (RUN_NEAR_FIELD_TILES - 1)));
   const spread = present.filter((_, i) => i % stride === 0 || i === present.length - 1);
+  // a year has far more samples than any layout's bounds cost: the first tile's count says so (the count judged is
+  // the most over the tiles), without counting the others' or finding the sectors
+  if (nearFieldMode(layout, null, sunSampleCount(days, spread.slice(0, 1), stepMinutes)) === 'bounded') return 'bounded';
   const samples = sunSampleCount(days, spread, stepMinutes);
-  // (a year has far more samples than any layout's bounds cost: no need to find its sectors)
-  if (nearFieldMode(layout, null, samples) === 'bounded') return 'bounded';
   return nearFieldMode(layout, sectorMasks(layout, sunSectors(days, spread, stepMinutes, layout.directions)), samples);
 }
