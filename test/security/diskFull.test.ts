@@ -98,8 +98,10 @@ describe('a full results folder (a 40 MiB tmpfs)', () => {
   });
 
   test('(a2) a job that fitted when it was submitted but not when it starts fails at once, with the same message', { timeout: 180_000 }, async () => {
-    // a running job (100 × 100 cells at 3 minutes, about 33 MB with its margin) holds the only job slot
-    const running = await submit(service.base, { workflow_type: 'sol', step: '3', num_threads: '1' }, { name: 'fits.tif', bytes: fitting });
+    // a running job (100 × 100 cells at 3 minutes, about 33 MB with its margin) holds the only job slot; with two threads
+    // it is cut into 8 or more tiles, so it has written no file when it is cancelled below (with one thread it is one
+    // tile, writes each day's files as they come, and frees them on cancelling: more free space than the ballast leaves)
+    const running = await submit(service.base, { workflow_type: 'sol', step: '3', num_threads: '2' }, { name: 'fits.tif', bytes: fitting });
     assert.equal(running.status, 200, JSON.stringify(running.body));
     await runningJob(running.body.job_id);
     // an 8 × 8 job (about 4.3 MB) fits beside what the running one has still to write, and waits
