@@ -4,5 +4,6 @@
 export const WASM_KERNELS = [
   { source: 'assembly/dailyKernel.ts', output: 'dailyKernel.wasm' },
   { source: 'assembly/nearBounds.ts', output: 'nearBounds.wasm' },
+  { source: 'assembly/farSweep.ts', output: 'farSweep.wasm' },
   { source: 'assembly/deflateTile.ts', output: 'deflateTile.wasm' },
 ];

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 
 /** The compiled kernels, by name (build/wasm/<name>.wasm). */
-export type WasmKernelName = 'dailyKernel' | 'nearBounds' | 'deflateTile';
+export type WasmKernelName = 'dailyKernel' | 'nearBounds' | 'farSweep' | 'deflateTile';
 
 export const PAGE_BYTES = 65536;
 /**

@@ -51,7 +51,7 @@ export function sweepScratch(): SweepScratch {
  * cell-major: writing each direction's values straight into the cell-major array touched a cache line per cell
  * and direction; the planes cut the far sweep's time by about 8 % (1 m and 2.5 m DEMs, day 172).
  */
-const DIRECTIONS_PER_PASS = 32;
+export const DIRECTIONS_PER_PASS = 32;
 
 /** Cells before the block from which the swept lines are simplified (see the module comment). */
 export const SIMPLIFIED_FROM_CELLS = 256;
@@ -67,6 +67,13 @@ export interface SweepOptions {
   readonly needed?: Uint8Array | null;
   /** Distance [cells] before the block from which lines are simplified; Infinity: never. */
   readonly simplifiedFromCells?: number;
+  /** The sweep compiled to WebAssembly (sweptHorizonWasm.ts: the same horizons), or null: swept here. */
+  readonly compiled?: CompiledFarSweep | null;
+}
+
+/** What sweeps rows of one cell size in place of `sweepRows` (sweptHorizonWasm.ts). */
+export interface CompiledFarSweep {
+  sweepRows(rows: SweptRows, needed: Uint8Array | null): void;
 }
 
 /**
@@ -91,32 +98,32 @@ export function sweptFarHorizons(
   const needed = options.needed ?? null;
   const simplifiedFrom = Math.max(options.simplifiedFromCells ?? SIMPLIFIED_FROM_CELLS, 2 * (nearSteps + 2));
   const pyramidWidths = Int32Array.from(model.pyramid, (_, i) => pyramidWidth(model.width, i + 1));
+  const compiled = options.compiled ?? null;
   for (let rowStart = block.rowStart; rowStart < block.rowEnd; ) {
     const band = bandOfRow[rowStart]!;
     let rowEnd = rowStart + 1;
     while (rowEnd < block.rowEnd && bandOfRow[rowEnd] === band) rowEnd++;
     const first = firstRow[band]!;
-    sweepRows(
-      {
-        model,
-        block: { rowStart, rowEnd, colStart: block.colStart, colEnd: block.colEnd },
-        directions,
-        nearSteps,
-        dx: model.cellSizeX[first]!,
-        dy: model.cellSizeY[first]!,
-        simplifiedFrom,
-        pyramidWidths,
-        far: far.subarray((rowStart - block.rowStart) * blockWidth * directions, (rowEnd - block.rowStart) * blockWidth * directions),
-        scratch,
-      },
-      needed,
-    );
+    const rows: SweptRows = {
+      model,
+      block: { rowStart, rowEnd, colStart: block.colStart, colEnd: block.colEnd },
+      directions,
+      nearSteps,
+      dx: model.cellSizeX[first]!,
+      dy: model.cellSizeY[first]!,
+      simplifiedFrom,
+      pyramidWidths,
+      far: far.subarray((rowStart - block.rowStart) * blockWidth * directions, (rowEnd - block.rowStart) * blockWidth * directions),
+      scratch,
+    };
+    if (compiled) compiled.sweepRows(rows, needed);
+    else sweepRows(rows, needed);
     rowStart = rowEnd;
   }
 }
 
 /** Rows of a block that all take one cell size, with what every direction's sweep of them needs. */
-interface SweptRows {
+export interface SweptRows {
   readonly model: TerrainModel;
   readonly block: CellBlock;
   readonly directions: number;
@@ -170,7 +177,54 @@ function sweepRows(rows: SweptRows, needed: Uint8Array | null): void {
  * plane at `planeOffset` of `scratch.planes`.
  */
 function sweepDirection(rows: SweptRows, k: number, planeOffset: number): void {
-  const { model, block, directions, nearSteps, dx, dy, scratch } = rows;
+  const { scratch } = rows;
+  const direction = directionGeometry(rows, k);
+  const { count, first, toward, slope, lineLo, lineHi } = direction;
+  if (scratch.u.length < count) {
+    scratch.u = new Float64Array(count);
+    scratch.z = new Float64Array(count);
+    scratch.shift = new Int32Array(count);
+  }
+  // the minor offset of the cell at each position of the sweep, the same for every line (a line adds its own λ)
+  const shiftAt = scratch.shift;
+  for (let t = 0; t < count; t++) shiftAt[t] = minorShift(slope, first - toward * t);
+  const geometry: LineGeometry = { ...direction, shiftAt };
+  for (let line = lineLo; line <= lineHi; line++) sweepLine(rows, geometry, line, planeOffset);
+}
+
+/** The minor offset floor(κ·a + ½) of the cell at major coordinate a of a line (the line adds its own λ). */
+export function minorShift(slope: number, a: number): number {
+  return Math.floor(slope * a + 0.5);
+}
+
+/** The sweep's frame for direction k over the rows: which axis is major, where the sweep starts, the lines that cross the block. */
+export interface DirectionGeometry {
+  readonly colMajor: boolean;
+  /** The major direction the rays look toward (±1). */
+  readonly toward: number;
+  /** Major coordinate of the sweep's first position (the grid's edge on the side the rays look toward). */
+  readonly first: number;
+  /** Positions a cell is pushed after it is passed (the far field starts at ray step n + 1). */
+  readonly lag: number;
+  /** Metres per major cell along the line. */
+  readonly alongM: number;
+  /** κ: minor cells per major cell. */
+  readonly slope: number;
+  readonly minorSize: number;
+  readonly majorLo: number;
+  readonly majorHi: number;
+  readonly minorLo: number;
+  readonly minorHi: number;
+  readonly blockWidth: number;
+  /** Positions of the sweep. */
+  readonly count: number;
+  /** The lines λ that cross the block. */
+  readonly lineLo: number;
+  readonly lineHi: number;
+}
+
+export function directionGeometry(rows: SweptRows, k: number): DirectionGeometry {
+  const { model, block, directions, nearSteps, dx, dy } = rows;
   const azimuthRad = (2 * Math.PI * k) / directions;
   const stepM = 0.5 * (dx + dy);
   const colPerStep = (stepM * Math.sin(azimuthRad)) / dx;
@@ -186,53 +240,45 @@ function sweepDirection(rows: SweptRows, k: number, planeOffset: number): void {
     : [block.rowStart, block.rowEnd - 1, block.colStart, block.colEnd - 1];
   const alongM = Math.hypot(colMajor ? dx : dy, slope * (colMajor ? dy : dx)); // metres per major cell
   const lag = Math.max(1, Math.floor((nearSteps + 1) * Math.abs(majorPerStep) + 0.5));
-  const shift = (a: number) => Math.floor(slope * a + 0.5);
-  const lineLo = minorLo - Math.max(shift(majorLo), shift(majorHi));
-  const lineHi = minorHi - Math.min(shift(majorLo), shift(majorHi));
+  const lineLo = minorLo - Math.max(minorShift(slope, majorLo), minorShift(slope, majorHi));
+  const lineHi = minorHi - Math.min(minorShift(slope, majorLo), minorShift(slope, majorHi));
   // the sweep runs against the look direction: from the grid's edge on that side to the block's far side
   const first = toward > 0 ? majorSize - 1 : 0;
   const last = toward > 0 ? majorLo : majorHi;
   const count = Math.abs(last - first) + 1;
-  if (scratch.u.length < count) {
-    scratch.u = new Float64Array(count);
-    scratch.z = new Float64Array(count);
-    scratch.shift = new Int32Array(count);
-  }
-  // the minor offset of the cell at each position of the sweep, the same for every line (a line adds its own λ)
-  const shiftAt = scratch.shift;
-  for (let t = 0; t < count; t++) shiftAt[t] = shift(first - toward * t);
-  const geometry: LineGeometry = {
-    colMajor,
-    toward,
-    first,
-    lag,
-    alongM,
-    minorSize,
-    majorLo,
-    majorHi,
-    minorLo,
-    minorHi,
-    blockWidth: block.colEnd - block.colStart,
-    count,
-    shiftAt,
-  };
-  for (let line = lineLo; line <= lineHi; line++) sweepLine(rows, geometry, line, planeOffset);
+  return { colMajor, toward, first, lag, alongM, slope, minorSize, majorLo, majorHi, minorLo, minorHi, blockWidth: block.colEnd - block.colStart, count, lineLo, lineHi };
 }
 
-interface LineGeometry {
-  readonly colMajor: boolean;
-  readonly toward: number;
-  readonly first: number;
-  readonly lag: number;
-  readonly alongM: number;
-  readonly minorSize: number;
-  readonly majorLo: number;
-  readonly majorHi: number;
-  readonly minorLo: number;
-  readonly minorHi: number;
-  readonly blockWidth: number;
-  /** Positions of the sweep, and the minor offset floor(κ·a + ½) of the cell at each (a = first − toward · position). */
-  readonly count: number;
+/** The positions of a sweep at which the block's cells are queried: [queryFrom, queryTo]. */
+export function queryPositions(g: DirectionGeometry): { queryFrom: number; queryTo: number } {
+  const tA = g.toward * (g.first - g.majorLo);
+  const tB = g.toward * (g.first - g.majorHi);
+  return tA < tB ? { queryFrom: tA, queryTo: tB } : { queryFrom: tB, queryTo: tA };
+}
+
+/**
+ * The simplified part of every line of a sweep (the loop at the start of `sweepLine`, which does not depend on
+ * the line): each span's pyramid level and the position of its middle, and the position from which cells are
+ * pushed one by one.
+ */
+export function simplifiedSpans(queryFrom: number, simplifiedFrom: number, levels: number): { levels: number[]; middles: number[]; exactFrom: number } {
+  const spans = { levels: [] as number[], middles: [] as number[], exactFrom: 0 };
+  let next = 0;
+  for (let m = queryFrom - next; m > simplifiedFrom; m = queryFrom - next) {
+    let level = 1;
+    while ((simplifiedFrom << level) <= m && level < levels) level++;
+    const span = 1 << level;
+    if (m - span < simplifiedFrom) break;
+    spans.levels.push(level);
+    spans.middles.push(next + (span >> 1));
+    next += span;
+  }
+  spans.exactFrom = next;
+  return spans;
+}
+
+interface LineGeometry extends DirectionGeometry {
+  /** The minor offset floor(κ·a + ½) of the cell at each position (a = first − toward · position). */
   readonly shiftAt: Int32Array;
 }
 

@@ -20,7 +20,7 @@ import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS } from './horizon.js';
 import { nearCandidates, nearHorizonBounds, nearScratchLength, selectSectors, type NearCandidates, type SectorSelection } from './nearHorizonBounds.js';
 import type { WasmNearBounds } from './nearHorizonBoundsWasm.js';
 import type { SurfaceTerms } from './surface.js';
-import { sweepScratch, sweptFarHorizons, type SweepScratch } from './sweptHorizon.js';
+import { sweepScratch, sweptFarHorizons, type CompiledFarSweep, type SweepScratch } from './sweptHorizon.js';
 import { cellSizeBands, type CellBlock, type TerrainModel } from './terrainModel.js';
 
 /** How horizons are stored: N far directions, K near sectors (a multiple of N), n near-field steps. */
@@ -213,9 +213,16 @@ export interface HorizonTracer {
   readonly sweep: SweepScratch;
   /** The near-field bounds compiled to WebAssembly (the same bounds), or null: computed in TypeScript. */
   readonly compiledBounds: WasmNearBounds | null;
+  /** The far-field sweep compiled to WebAssembly (the same horizons), or null: swept in TypeScript. */
+  readonly compiledSweep: CompiledFarSweep | null;
 }
 
-export function horizonTracer(model: TerrainModel, layout: HorizonLayout, compiledBounds: WasmNearBounds | null = null): HorizonTracer {
+export function horizonTracer(
+  model: TerrainModel,
+  layout: HorizonLayout,
+  compiledBounds: WasmNearBounds | null = null,
+  compiledSweep: CompiledFarSweep | null = null,
+): HorizonTracer {
   if (layout.directions <= 0) throw new RangeError('a horizon layout needs at least one direction');
   if (layout.nearSectors % layout.directions !== 0) throw new RangeError('near sectors must subdivide the far directions');
   // a row takes the candidates of its band's first row, whatever rows its thread visited before it
@@ -227,6 +234,7 @@ export function horizonTracer(model: TerrainModel, layout: HorizonLayout, compil
     layout,
     sweep: sweepScratch(),
     compiledBounds,
+    compiledSweep,
     candidatesForRow(row) {
       const band = bandOfRow[row]!;
       let candidates = cache.get(band);
@@ -261,7 +269,7 @@ export function tileHorizons(
 export function tileFarHorizons(tracer: HorizonTracer, block: CellBlock, out: TileHorizons, masks: SectorMasks | null = null): void {
   const { directions, nearSteps } = tracer.layout;
   checkCapacity(block, out);
-  sweptFarHorizons(tracer.model, block, directions, nearSteps, out.far, tracer.sweep, { needed: masks?.directions ?? null });
+  sweptFarHorizons(tracer.model, block, directions, nearSteps, out.far, tracer.sweep, { needed: masks?.directions ?? null, compiled: tracer.compiledSweep });
 }
 
 /**

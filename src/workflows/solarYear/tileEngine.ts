@@ -30,6 +30,7 @@ import type { ClearSkyParams } from '../../science/solar/clearSky.js';
 import { WasmDailyKernel } from '../../science/solar/dailyKernelWasm.js';
 import { nearFieldReach } from '../../science/solar/horizon.js';
 import { WasmNearBounds } from '../../science/solar/nearHorizonBoundsWasm.js';
+import { WasmFarSweep } from '../../science/solar/sweptHorizonWasm.js';
 import { surfaceTerms, type SurfaceTerms } from '../../science/solar/surface.js';
 import { copyElevations, type TerrainModel } from '../../science/solar/terrainModel.js';
 import {
@@ -104,7 +105,8 @@ export class TileEngine {
     // (sol's kernel, made without the beam part, has neither its memory nor its stores)
     this.wasm = kernel === 'wasm' ? new WasmDailyKernel(layout, capacity, beamParts, nearField) : null;
     this.samples = this.wasm ? [] : Array.from({ length: KERNEL_DAY_BATCH }, () => allocateDaySamples(capacity, layout?.nearSteps ?? 0));
-    this.tracer = layout ? horizonTracer(model, layout, kernel === 'wasm' ? new WasmNearBounds() : null) : null;
+    const compiled = kernel === 'wasm';
+    this.tracer = layout ? horizonTracer(model, layout, compiled ? new WasmNearBounds() : null, compiled ? new WasmFarSweep() : null) : null;
   }
 
   /** Surface terms and horizons of the cells of `tile`; `onProgress` sees the share of the horizons done. */
