@@ -297,12 +297,14 @@ export function tileNearHorizons(
   // the groups the kernel reads (once per tile, not per cell)
   const sunGroups = masks ? groupsWithSun(masks.farSectors, perGroup) : null;
   // traced: a sun sector's lit bound is at least the undecided near bound's +MAX, whatever the far field and
-  // the plane say (no sample is that high), so it is +MAX without computing them
-  const undecided = nearField === 'traced' ? Int16Array.from({ length: directions }, (_, k) => (!masks || masks.farSectors[k] === 1 ? MAX_HORIZON_UNITS : -MAX_HORIZON_UNITS)) : null;
+  // the plane say (no sample is that high), so it is +MAX without computing them, and so is the lit bound of every
+  // group the sun stands in
+  const traced = nearField === 'traced';
+  const darkDirections = groupDarkDirections(directions, perGroup, masks);
   for (let cell = 0; cell < cells; cell++) {
-    if (undecided && surface.valid[cell] === 1) fine.set(undecided);
-    else sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
-    groupBounds(surface, out, layout, perGroup, cell, fine, masks, sunGroups, undecided !== null);
+    const litUndecided = traced && surface.valid[cell] === 1;
+    if (!litUndecided) sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
+    groupBounds(surface, out, layout, perGroup, cell, litUndecided ? null : fine, masks, sunGroups, traced, darkDirections);
   }
 }
 
@@ -364,8 +366,28 @@ function checkCapacity(block: CellBlock, out: TileHorizons): number {
 }
 
 /**
+ * The far directions whose horizons bound each group sector of r far sectors from below (the group's r + 1
+ * directions, the last one N ≡ 0; with `masks`, only the directions computed): group g's are
+ * list[start[g]] … list[start[g + 1] − 1].
+ */
+function groupDarkDirections(directions: number, r: number, masks: SectorMasks | null): { start: Int32Array; list: Int32Array } {
+  const groups = directions / r;
+  const start = new Int32Array(groups + 1);
+  const list: number[] = [];
+  for (let g = 0; g < groups; g++) {
+    start[g] = list.length;
+    for (let k = g * r; k <= (g + 1) * r; k++) {
+      const d = k === directions ? 0 : k;
+      if (!masks || masks.directions[d] === 1) list.push(d);
+    }
+  }
+  start[groups] = list.length;
+  return { start, list: Int32Array.from(list) };
+}
+
+/**
  * The bounds of one cell per group sector of r far sectors (G = N/r): the largest of its far sectors' lit
- * bounds (`fine`, N values); and the largest of three altitudes below each of which the sun is certainly
+ * bounds (`fine`, N values; null: every lit bound +MAX_HORIZON_UNITS, undecided); and the largest of three altitudes below each of which the sun is certainly
  * hidden anywhere in the sector — the lowest far direction bounding it, the lowest near-field lower bound
  * of its near sectors, and the lowest altitude of the surface's plane over its azimuths (rounded down, one
  * unit of margin). Also the cell's lit bound over all sectors (`litEverywhere`). With `nearUndecided` (the near field
@@ -378,10 +400,11 @@ function groupBounds(
   layout: HorizonLayout,
   r: number,
   cell: number,
-  fine: Int16Array,
+  fine: Int16Array | null,
   masks: SectorMasks | null,
   sunGroups: Uint8Array | null,
   nearUndecided: boolean,
+  darkDirections: { start: Int32Array; list: Int32Array },
 ): void {
   const { directions, nearSectors } = layout;
   const { far, nearLower, litBound, darkBound } = out;
@@ -401,14 +424,11 @@ function groupBounds(
       darkBound[cell * groups + g] = -MAX_HORIZON_UNITS;
       continue;
     }
-    let lit = -MAX_HORIZON_UNITS;
-    let farDark = MAX_HORIZON_UNITS;
-    for (let k = g * r; k < (g + 1) * r; k++) lit = Math.max(lit, fine[k]!);
+    let lit = fine ? -MAX_HORIZON_UNITS : MAX_HORIZON_UNITS;
+    for (let k = g * r; fine && k < (g + 1) * r; k++) lit = Math.max(lit, fine[k]!);
     // only the directions and near sectors a sun in the group can be compared with (masks: those computed)
-    for (let k = g * r; k <= (g + 1) * r; k++) {
-      const d = k === directions ? 0 : k;
-      if (!masks || masks.directions[d] === 1) farDark = Math.min(farDark, far[base + d]!);
-    }
+    let farDark = MAX_HORIZON_UNITS;
+    for (let i = darkDirections.start[g]!; i < darkDirections.start[g + 1]!; i++) farDark = Math.min(farDark, far[base + darkDirections.list[i]!]!);
     let nearDark = nearUndecided ? -MAX_HORIZON_UNITS : MAX_HORIZON_UNITS;
     for (let k = g * nearPerGroup; !nearUndecided && k < (g + 1) * nearPerGroup; k++) {
       if (!masks || masks.nearSectors[k] === 1) nearDark = Math.min(nearDark, nearLower[cell * nearSectors + k]!);
