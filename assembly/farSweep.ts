@@ -12,7 +12,7 @@
 import { fi } from './memoryAccess';
 
 /** Descriptor fields (i32), the same list as src/science/solar/sweptHorizonWasm.ts. */
-export const DESCRIPTOR_FIELDS: i32 = 33;
+export const DESCRIPTOR_FIELDS: i32 = 36;
 const F_COL_MAJOR = 0;
 const F_TOWARD = 1;
 const F_FIRST = 2;
@@ -48,6 +48,11 @@ const F_DIRECTIONS = 29;
 const F_FAR = 30;
 const F_PASS = 31;
 const F_PASS_COUNT = 32;
+/** Per cell, the least horizon of each group of far directions (i16, F_GROUPS per cell), or 0: none kept. */
+const F_GROUP_DARK = 33;
+const F_GROUPS = 34;
+/** Per plane of the pass, the groups its direction bounds (i32 pairs; −1: none). */
+const F_PASS_GROUPS = 35;
 
 // sweptHorizon.ts's INVERSE_TWO_R (1 / (2 · 6 371 000 m), horizon.ts's EARTH_RADIUS_M), passed in F_VALUES
 let inverseTwoR: f64 = 0;
@@ -216,7 +221,8 @@ function sweepLine(desc: usize, line: i32): void {
 
 /**
  * Writes the planes of a pass (F_PASS: the direction of each plane, i32; F_PASS_COUNT of them, F_CELLS cells each, at
- * F_PLANE) to the cells' values at F_FAR (F_DIRECTIONS per cell), as sweptHorizon.ts's `sweepRows` does.
+ * F_PLANE) to the cells' values at F_FAR (F_DIRECTIONS per cell), as sweptHorizon.ts's `sweepRows` does; with
+ * F_GROUP_DARK, lowers each cell's least horizon of the groups each plane's direction bounds (F_PASS_GROUPS) to it.
  */
 export function writePass(desc: usize): void {
   const cells = fi(desc, F_CELLS);
@@ -225,10 +231,22 @@ export function writePass(desc: usize): void {
   const planes = <usize>fi(desc, F_PLANE);
   const pass = fi(desc, F_PASS);
   const planeCount = fi(desc, F_PASS_COUNT);
+  const groupDark = <usize>fi(desc, F_GROUP_DARK);
+  const groups = fi(desc, F_GROUPS);
+  const passGroups = fi(desc, F_PASS_GROUPS);
   for (let i = 0; i < cells; i++) {
     const base = far + (<usize>(i * directions) << 1);
+    const dark = groupDark + (<usize>(i * groups) << 1);
     for (let j = 0; j < planeCount; j++) {
-      store<i16>(base + (<usize>i32at(pass, j) << 1), load<i16>(planes + (<usize>(j * cells + i) << 1)));
+      const value = load<i16>(planes + (<usize>(j * cells + i) << 1));
+      store<i16>(base + (<usize>i32at(pass, j) << 1), value);
+      if (groupDark == 0) continue;
+      for (let side = 0; side < 2; side++) {
+        const g = i32at(passGroups, 2 * j + side);
+        if (g < 0) continue;
+        const at = dark + (<usize>g << 1);
+        if (value < load<i16>(at)) store<i16>(at, value);
+      }
     }
   }
 }

@@ -69,11 +69,24 @@ export interface SweepOptions {
   readonly simplifiedFromCells?: number;
   /** The sweep compiled to WebAssembly (sweptHorizonWasm.ts: the same horizons), or null: swept here. */
   readonly compiled?: CompiledFarSweep | null;
+  /** With `compiled`, each cell's least horizon per group of directions is written here too (`GroupDark`). */
+  readonly groupDark?: GroupDark | null;
 }
 
 /** What sweeps rows of one cell size in place of `sweepRows` (sweptHorizonWasm.ts). */
 export interface CompiledFarSweep {
-  sweepRows(rows: SweptRows, needed: Uint8Array | null): void;
+  /** With `groupDark`, also each cell's least horizon per group of `perGroup` directions (see `SweepOptions.groupDark`). */
+  sweepRows(rows: SweptRows, needed: Uint8Array | null, groupDark?: GroupDark | null): void;
+}
+
+/**
+ * Each cell's least far-field horizon over the swept directions of each group of `perGroup` directions (group g:
+ * directions g·r … (g + 1)·r, the last one N ≡ 0; +MAX_HORIZON_UNITS where none is swept), cell-major like the
+ * horizons: N / r values per cell.
+ */
+export interface GroupDark {
+  readonly perGroup: number;
+  readonly out: Int16Array;
 }
 
 /**
@@ -99,6 +112,8 @@ export function sweptFarHorizons(
   const simplifiedFrom = Math.max(options.simplifiedFromCells ?? SIMPLIFIED_FROM_CELLS, 2 * (nearSteps + 2));
   const pyramidWidths = Int32Array.from(model.pyramid, (_, i) => pyramidWidth(model.width, i + 1));
   const compiled = options.compiled ?? null;
+  const groupDark = options.groupDark ?? null;
+  const groups = groupDark ? directions / groupDark.perGroup : 0;
   for (let rowStart = block.rowStart; rowStart < block.rowEnd; ) {
     const band = bandOfRow[rowStart]!;
     let rowEnd = rowStart + 1;
@@ -116,7 +131,8 @@ export function sweptFarHorizons(
       far: far.subarray((rowStart - block.rowStart) * blockWidth * directions, (rowEnd - block.rowStart) * blockWidth * directions),
       scratch,
     };
-    if (compiled) compiled.sweepRows(rows, needed);
+    const local = (row: number) => (row - block.rowStart) * blockWidth * groups;
+    if (compiled) compiled.sweepRows(rows, needed, groupDark && { perGroup: groupDark.perGroup, out: groupDark.out.subarray(local(rowStart), local(rowEnd)) });
     else sweepRows(rows, needed);
     rowStart = rowEnd;
   }

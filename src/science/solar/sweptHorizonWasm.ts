@@ -8,12 +8,12 @@
  * @see sweptHorizon.ts (the sweep and its readable form), scripts/build-wasm.mjs (the build)
  */
 import { EARTH_RADIUS_M, MAX_HORIZON_UNITS } from './horizon.js';
-import { DIRECTIONS_PER_PASS, directionGeometry, minorShift, queryPositions, simplifiedSpans, type CompiledFarSweep, type DirectionGeometry, type SweptRows } from './sweptHorizon.js';
+import { DIRECTIONS_PER_PASS, directionGeometry, minorShift, queryPositions, simplifiedSpans, type CompiledFarSweep, type DirectionGeometry, type GroupDark, type SweptRows } from './sweptHorizon.js';
 import { copyElevations, type CellBlock, type TerrainModel } from './terrainModel.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 /** Descriptor fields of assembly/farSweep.ts (i32 each), in its order. */
-const DESCRIPTOR_FIELDS = 33;
+const DESCRIPTOR_FIELDS = 36;
 const F = {
   colMajor: 0,
   toward: 1,
@@ -48,6 +48,9 @@ const F = {
   far: 30,
   pass: 31,
   passCount: 32,
+  groupDark: 33,
+  groups: 34,
+  passGroups: 35,
 } as const;
 /** The distance from which the module's lines are simplified when they never are (larger than any sweep). */
 const NEVER_SIMPLIFIED = 2 ** 30;
@@ -62,6 +65,7 @@ interface Capacity {
   levelCells: number[];
   planeValues: number;
   farValues: number;
+  groupValues: number;
 }
 
 interface MemoryLayout {
@@ -76,6 +80,8 @@ interface MemoryLayout {
   readonly levels: Float32Array[];
   readonly planes: Int16Array;
   readonly far: Int16Array;
+  readonly passGroups: Int32Array;
+  readonly groupDark: Int16Array;
 }
 
 function layMemory(arena: Arena, c: Capacity): MemoryLayout {
@@ -91,6 +97,8 @@ function layMemory(arena: Arena, c: Capacity): MemoryLayout {
     levels: c.levelCells.map((cells) => arena.take(Float32Array, cells)),
     planes: arena.take(Int16Array, c.planeValues),
     far: arena.take(Int16Array, c.farValues),
+    passGroups: arena.take(Int32Array, 2 * c.directions),
+    groupDark: arena.take(Int16Array, c.groupValues),
   };
 }
 
@@ -141,14 +149,23 @@ function addReads(g: DirectionGeometry, rows: SweptRows, grid: Extent, levels: E
   add(grid, aFrom, aTo, Math.min(b00, b10), Math.max(b01, b11));
 }
 
+/**
+ * The groups of `perGroup` far directions whose lower bounds direction k is among (tileHorizons.ts's `groupBounds`:
+ * group g's are directions g·r … (g + 1)·r, the last one N ≡ 0): its own, and the one before when it starts one; −1: none.
+ */
+function boundedGroups(k: number, perGroup: number, groups: number): [number, number] {
+  const own = Math.floor(k / perGroup);
+  return [own, k % perGroup === 0 ? (own - 1 + groups) % groups : -1];
+}
+
 /** One thread's compiled far-field sweep (see the module comment). */
 export class WasmFarSweep implements CompiledFarSweep {
   private memory: WebAssembly.Memory | null = null;
   private exports: { sweepDirection(d: number): void; writePass(d: number): void; openDirections(d: number): void } | null = null;
   private views: MemoryLayout | null = null;
-  private capacity: Capacity = { directions: 0, positions: 0, windowCells: 0, levelCells: [], planeValues: 0, farValues: 0 };
+  private capacity: Capacity = { directions: 0, positions: 0, windowCells: 0, levelCells: [], planeValues: 0, farValues: 0, groupValues: 0 };
 
-  sweepRows(rows: SweptRows, needed: Uint8Array | null): void {
+  sweepRows(rows: SweptRows, needed: Uint8Array | null, groupDark: GroupDark | null = null): void {
     const { model, block, directions, far } = rows;
     const cells = (block.rowEnd - block.rowStart) * (block.colEnd - block.colStart);
     const open: number[] = [];
@@ -166,6 +183,7 @@ export class WasmFarSweep implements CompiledFarSweep {
       levelCells: levels.map((level) => level.cells),
       planeValues: perPass * cells,
       farValues: cells * directions,
+      groupValues: groupDark ? cells * (directions / groupDark.perGroup) : 0,
     });
     const views = this.views!;
     const exports = this.exports!;
@@ -202,6 +220,13 @@ export class WasmFarSweep implements CompiledFarSweep {
     d[F.directions] = directions;
     d[F.far] = views.far.byteOffset;
     d[F.pass] = views.pass.byteOffset;
+    const groups = groupDark ? directions / groupDark.perGroup : 0;
+    if (groupDark) {
+      views.groupDark.fill(MAX_HORIZON_UNITS, 0, cells * groups);
+      d[F.groupDark] = views.groupDark.byteOffset;
+      d[F.groups] = groups;
+      d[F.passGroups] = views.passGroups.byteOffset;
+    }
     if (open.length > 0) {
       views.pass.set(open);
       d[F.passCount] = open.length;
@@ -230,18 +255,20 @@ export class WasmFarSweep implements CompiledFarSweep {
         exports.sweepDirection(d.byteOffset);
       });
       views.pass.set(pass);
+      if (groupDark) views.passGroups.set(pass.flatMap((k) => boundedGroups(k, groupDark.perGroup, groups)));
       d[F.passCount] = pass.length;
       d[F.plane] = views.planes.byteOffset;
       exports.writePass(d.byteOffset);
     }
     far.set(views.far.subarray(0, cells * directions));
+    if (groupDark) groupDark.out.set(views.groupDark.subarray(0, cells * groups));
   }
 
   /** Lays the memory out again when `needed` exceeds it. */
   private reserve(needed: Capacity): void {
     const c = this.capacity;
     const levelsFit = needed.levelCells.length === c.levelCells.length && needed.levelCells.every((cells, i) => cells <= c.levelCells[i]!);
-    const fits = levelsFit && needed.directions <= c.directions && needed.positions <= c.positions && needed.windowCells <= c.windowCells && needed.planeValues <= c.planeValues && needed.farValues <= c.farValues;
+    const fits = levelsFit && needed.directions <= c.directions && needed.positions <= c.positions && needed.windowCells <= c.windowCells && needed.planeValues <= c.planeValues && needed.farValues <= c.farValues && needed.groupValues <= c.groupValues;
     if (this.views && fits) return;
     const capacity: Capacity = {
       directions: Math.max(needed.directions, c.directions),
@@ -250,6 +277,7 @@ export class WasmFarSweep implements CompiledFarSweep {
       levelCells: needed.levelCells.map((cells, i) => Math.max(cells, c.levelCells.length === needed.levelCells.length ? c.levelCells[i]! : 0)),
       planeValues: Math.max(needed.planeValues, c.planeValues),
       farValues: Math.max(needed.farValues, c.farValues),
+      groupValues: Math.max(needed.groupValues, c.groupValues),
     };
     const bytes = new Arena(null);
     layMemory(bytes, capacity);

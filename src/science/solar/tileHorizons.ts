@@ -20,7 +20,7 @@ import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS } from './horizon.js';
 import { nearCandidates, nearHorizonBounds, nearScratchLength, selectSectors, type NearCandidates, type SectorSelection } from './nearHorizonBounds.js';
 import type { WasmNearBounds } from './nearHorizonBoundsWasm.js';
 import type { SurfaceTerms } from './surface.js';
-import { sweepScratch, sweptFarHorizons, type CompiledFarSweep, type SweepScratch } from './sweptHorizon.js';
+import { sweepScratch, sweptFarHorizons, type CompiledFarSweep, type GroupDark, type SweepScratch } from './sweptHorizon.js';
 import { cellSizeBands, type CellBlock, type TerrainModel } from './terrainModel.js';
 
 /** How horizons are stored: N far directions, K near sectors (a multiple of N), n near-field steps. */
@@ -215,6 +215,11 @@ export interface HorizonTracer {
   readonly compiledBounds: WasmNearBounds | null;
   /** The far-field sweep compiled to WebAssembly (the same horizons), or null: swept in TypeScript. */
   readonly compiledSweep: CompiledFarSweep | null;
+  /**
+   * With `compiledSweep`: the least far-field horizon of each group sector of the cells of the block last swept
+   * (`tileFarHorizons`, with those masks), which `tileNearHorizons` reads instead of the group's directions.
+   */
+  groupDark: { block: CellBlock; masks: SectorMasks | null; values: Int16Array } | null;
 }
 
 export function horizonTracer(
@@ -235,6 +240,7 @@ export function horizonTracer(
     sweep: sweepScratch(),
     compiledBounds,
     compiledSweep,
+    groupDark: null,
     candidatesForRow(row) {
       const band = bandOfRow[row]!;
       let candidates = cache.get(band);
@@ -268,8 +274,28 @@ export function tileHorizons(
 /** The far-field horizons of the cells of `block` (swept, sweptHorizon.ts), all directions at once. */
 export function tileFarHorizons(tracer: HorizonTracer, block: CellBlock, out: TileHorizons, masks: SectorMasks | null = null): void {
   const { directions, nearSteps } = tracer.layout;
-  checkCapacity(block, out);
-  sweptFarHorizons(tracer.model, block, directions, nearSteps, out.far, tracer.sweep, { needed: masks?.directions ?? null, compiled: tracer.compiledSweep });
+  const cells = checkCapacity(block, out);
+  const perGroup = farSectorsPerGroup(directions);
+  let groupDark: GroupDark | null = null;
+  if (tracer.compiledSweep) {
+    // the compiled sweep also keeps each group's least horizon (`groupBounds` needs no other far values)
+    const length = cells * (directions / perGroup);
+    const values = tracer.groupDark && tracer.groupDark.values.length >= length ? tracer.groupDark.values : new Int16Array(length);
+    tracer.groupDark = { block: { ...block }, masks, values };
+    groupDark = { perGroup, out: values.subarray(0, length) };
+  }
+  sweptFarHorizons(tracer.model, block, directions, nearSteps, out.far, tracer.sweep, { needed: masks?.directions ?? null, compiled: tracer.compiledSweep, groupDark });
+}
+
+/** The group minima `tileFarHorizons` kept for the cells of `block` (a band of rows of the block it swept), or null. */
+function keptGroupDark(tracer: HorizonTracer, block: CellBlock, masks: SectorMasks | null): Int16Array | null {
+  const kept = tracer.groupDark;
+  if (!kept || kept.masks !== masks) return null;
+  const swept = kept.block;
+  if (block.colStart !== swept.colStart || block.colEnd !== swept.colEnd || block.rowStart < swept.rowStart || block.rowEnd > swept.rowEnd) return null;
+  const groups = groupSectors(tracer.layout);
+  const width = block.colEnd - block.colStart;
+  return kept.values.subarray((block.rowStart - swept.rowStart) * width * groups, (block.rowEnd - swept.rowStart) * width * groups);
 }
 
 /**
@@ -301,10 +327,11 @@ export function tileNearHorizons(
   // group the sun stands in
   const traced = nearField === 'traced';
   const darkDirections = groupDarkDirections(directions, perGroup, masks);
+  const groupDark = keptGroupDark(tracer, block, masks);
   for (let cell = 0; cell < cells; cell++) {
     const litUndecided = traced && surface.valid[cell] === 1;
     if (!litUndecided) sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
-    groupBounds(surface, out, layout, perGroup, cell, litUndecided ? null : fine, masks, sunGroups, traced, darkDirections);
+    groupBounds(surface, out, layout, perGroup, cell, litUndecided ? null : fine, masks, sunGroups, traced, groupDark ?? darkDirections);
   }
 }
 
@@ -392,7 +419,8 @@ function groupDarkDirections(directions: number, r: number, masks: SectorMasks |
  * of its near sectors, and the lowest altitude of the surface's plane over its azimuths (rounded down, one
  * unit of margin). Also the cell's lit bound over all sectors (`litEverywhere`). With `nearUndecided` (the near field
  * traced, `undecidedNearBounds`) every near-field lower bound is −MAX_HORIZON_UNITS and decides nothing: they are
- * not read.
+ * not read. The lowest far direction of each group comes from `farDarks`: the group minima the compiled sweep kept
+ * (cell-major, G per cell), or the list of each group's directions (`groupDarkDirections`) to take it from `far`.
  */
 function groupBounds(
   surface: SurfaceTerms,
@@ -404,7 +432,7 @@ function groupBounds(
   masks: SectorMasks | null,
   sunGroups: Uint8Array | null,
   nearUndecided: boolean,
-  darkDirections: { start: Int32Array; list: Int32Array },
+  farDarks: { start: Int32Array; list: Int32Array } | Int16Array,
 ): void {
   const { directions, nearSectors } = layout;
   const { far, nearLower, litBound, darkBound } = out;
@@ -416,6 +444,9 @@ function groupBounds(
   const nN = surface.normalNorth[cell]!;
   const nU = surface.normalUp[cell]!;
   const plane = inclined ? planeTangents(nE, nN, nU, groups, Math.atan2(nE, nN)) : null;
+  // each group's least far horizon as the compiled sweep kept it, else from the group's directions
+  const kept = farDarks instanceof Int16Array ? farDarks : null;
+  const lists = kept ? null : (farDarks as { start: Int32Array; list: Int32Array });
   let everywhere = -MAX_HORIZON_UNITS;
   for (let g = 0; g < groups; g++) {
     if (sunGroups && sunGroups[g] === 0) {
@@ -428,7 +459,8 @@ function groupBounds(
     for (let k = g * r; fine && k < (g + 1) * r; k++) lit = Math.max(lit, fine[k]!);
     // only the directions and near sectors a sun in the group can be compared with (masks: those computed)
     let farDark = MAX_HORIZON_UNITS;
-    for (let i = darkDirections.start[g]!; i < darkDirections.start[g + 1]!; i++) farDark = Math.min(farDark, far[base + darkDirections.list[i]!]!);
+    if (kept) farDark = kept[cell * groups + g]!;
+    else for (let i = lists!.start[g]!; i < lists!.start[g + 1]!; i++) farDark = Math.min(farDark, far[base + lists!.list[i]!]!);
     let nearDark = nearUndecided ? -MAX_HORIZON_UNITS : MAX_HORIZON_UNITS;
     for (let k = g * nearPerGroup; !nearUndecided && k < (g + 1) * nearPerGroup; k++) {
       if (!masks || masks.nearSectors[k] === 1) nearDark = Math.min(nearDark, nearLower[cell * nearSectors + k]!);

@@ -4,11 +4,13 @@
  * inside, at the edge and in blocks; square and elongated cells; rows of different cell sizes (a geographic grid,
  * swept band by band); every number of directions and a selection of them; near fields of 0 to 32 steps; the
  * distant terrain simplified from the engine's distance, from a few cells (every pyramid level in use, the last one
- * capping the spans) and never. One instance does everything in turn, so its memory is laid out again and its
- * windows replaced as blocks, grids and layouts change.
+ * capping the spans) and never. The compiled sweep's minima of each group of directions equal those of the
+ * TypeScript horizons. One instance does everything in turn, so its memory is laid out again and its windows
+ * replaced as blocks, grids and layouts change.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { MAX_HORIZON_UNITS } from '../../../src/science/solar/horizon.js';
 import { sweepScratch, sweptFarHorizons, type SweepOptions } from '../../../src/science/solar/sweptHorizon.js';
 import { WasmFarSweep } from '../../../src/science/solar/sweptHorizonWasm.js';
 import { buildTerrainModel, type CellBlock, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
@@ -28,16 +30,34 @@ function rough(width: number, height: number, seed: number, dx: number, cellSize
   return buildTerrainModel(z, width, height, cellSizeX, rowSizes);
 }
 
-function bothSweeps(model: TerrainModel, block: CellBlock, directions: number, nearSteps: number, options: SweepOptions, compiled: WasmFarSweep) {
+/** Each cell's least horizon over the needed directions g·r … (g + 1)·r (the last one N ≡ 0) of each group g, from `far`. */
+function groupMinima(far: Int16Array, directions: number, r: number, needed: Uint8Array | null | undefined): Int16Array {
+  const groups = directions / r;
+  const cells = far.length / directions;
+  const minima = new Int16Array(cells * groups).fill(MAX_HORIZON_UNITS);
+  for (let cell = 0; cell < cells; cell++) {
+    for (let g = 0; g < groups; g++) {
+      for (let k = g * r; k <= (g + 1) * r; k++) {
+        const d = k % directions;
+        if (!needed || needed[d] === 1) minima[cell * groups + g] = Math.min(minima[cell * groups + g]!, far[cell * directions + d]!);
+      }
+    }
+  }
+  return minima;
+}
+
+/** The TypeScript and the compiled sweep of `block`; the compiled one also keeps its group minima (groups of r directions). */
+function bothSweeps(model: TerrainModel, block: CellBlock, directions: number, nearSteps: number, options: SweepOptions, compiled: WasmFarSweep, r = 1) {
   const values = (block.rowEnd - block.rowStart) * (block.colEnd - block.colStart) * directions;
   const expected = new Int16Array(values).fill(11);
   const actual = new Int16Array(values).fill(13);
+  const minima = new Int16Array(values / r).fill(17);
   sweptFarHorizons(model, block, directions, nearSteps, expected, sweepScratch(), options);
-  sweptFarHorizons(model, block, directions, nearSteps, actual, sweepScratch(), { ...options, compiled });
-  return { expected, actual };
+  sweptFarHorizons(model, block, directions, nearSteps, actual, sweepScratch(), { ...options, compiled, groupDark: { perGroup: r, out: minima } });
+  return { expected, actual, minima, expectedMinima: groupMinima(expected, directions, r, options.needed) };
 }
 
-test('the compiled far-field sweep equals the TypeScript sweep to the bit, one instance across grids, blocks, layouts and simplifications', () => {
+test('the compiled far-field sweep equals the TypeScript sweep to the bit, and keeps each group\'s least horizon, one instance across grids, blocks, layouts and simplifications', () => {
   const compiled = new WasmFarSweep();
   const square = rough(150, 120, 3, 10, () => 10);
   const elongated = rough(90, 140, 5, 30, () => 12);
@@ -61,10 +81,15 @@ test('the compiled far-field sweep equals the TypeScript sweep to the bit, one i
     { model: geographic, directions: 40, nearSteps: 6, options: {} },
   ];
   let compared = 0;
+  let sweeps = 0;
   for (const { model, directions, nearSteps, options } of cases) {
+    // groups of one direction, and of the most that divide N (as the engine takes them)
+    const r = [8, 4, 2, 1].find((size) => directions % size === 0)!;
     for (const block of blocks(model)) {
-      const { expected, actual } = bothSweeps(model, block, directions, nearSteps, options, compiled);
-      assert.deepEqual(actual, expected, `${model.width} × ${model.height}, block ${JSON.stringify(block)}, N ${directions}, n ${nearSteps}, ${JSON.stringify(options)}`);
+      const { expected, actual, minima, expectedMinima } = bothSweeps(model, block, directions, nearSteps, options, compiled, sweeps++ % 2 === 0 ? r : 1);
+      const what = `${model.width} × ${model.height}, block ${JSON.stringify(block)}, N ${directions}, n ${nearSteps}, ${JSON.stringify(options)}`;
+      assert.deepEqual(actual, expected, what);
+      assert.deepEqual(minima, expectedMinima, `group minima, ${what}`);
       compared += expected.length;
     }
   }
