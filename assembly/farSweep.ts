@@ -9,7 +9,7 @@
  * (distance per position, κ) sit at F_VALUES.
  */
 
-import { fi } from './memoryAccess';
+import { f64at, fi, i32at } from './memoryAccess';
 
 /** Descriptor fields (i32), the same list as src/science/solar/sweptHorizonWasm.ts. */
 export const DESCRIPTOR_FIELDS: i32 = 36;
@@ -60,14 +60,6 @@ let inverseTwoR: f64 = 0;
 /** Element i of the f32 array at byte offset `ptr`, as an f64. */
 @inline function f32at(ptr: i32, i: i32): f64 {
   return <f64>load<f32>(<usize>ptr + (<usize>i << 2));
-}
-
-@inline function f64at(ptr: i32, i: i32): f64 {
-  return load<f64>(<usize>ptr + (<usize>i << 3));
-}
-
-@inline function i32at(ptr: i32, i: i32): i32 {
-  return load<i32>(<usize>ptr + (<usize>i << 2));
 }
 
 /** horizon.ts's `horizonUnits`: max(−MAX, round(atan(tangent) / 1e-4)). */

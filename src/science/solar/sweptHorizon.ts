@@ -298,7 +298,8 @@ interface LineGeometry extends DirectionGeometry {
   readonly shiftAt: Int32Array;
 }
 
-const INVERSE_TWO_R = 1 / (2 * EARTH_RADIUS_M);
+/** 1 / (2R) [1/m]: the curvature drop of terrain u metres away is u² / (2R). */
+export const INVERSE_TWO_R = 1 / (2 * EARTH_RADIUS_M);
 
 /** Adds point (u, z) to the upper hull of `size` points (u increasing) and returns its new size. */
 function pushOnHull(hullU: Float64Array, hullZ: Float64Array, size: number, u: number, z: number): number {

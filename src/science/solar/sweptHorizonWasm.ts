@@ -7,8 +7,8 @@
  * pass and the block's horizons, copied out at the end.
  * @see sweptHorizon.ts (the sweep and its readable form), scripts/build-wasm.mjs (the build)
  */
-import { EARTH_RADIUS_M, MAX_HORIZON_UNITS } from './horizon.js';
-import { DIRECTIONS_PER_PASS, directionGeometry, minorShift, queryPositions, simplifiedSpans, type CompiledFarSweep, type DirectionGeometry, type GroupDark, type SweptRows } from './sweptHorizon.js';
+import { MAX_HORIZON_UNITS } from './horizon.js';
+import { DIRECTIONS_PER_PASS, INVERSE_TWO_R, directionGeometry, minorShift, queryPositions, simplifiedSpans, type CompiledFarSweep, type DirectionGeometry, type GroupDark, type SweptRows } from './sweptHorizon.js';
 import { copyElevations, type CellBlock, type TerrainModel } from './terrainModel.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
@@ -199,7 +199,7 @@ export class WasmFarSweep implements CompiledFarSweep {
       }
       views.levelWindows.set([level.rowStart, level.colStart, columns, views.levels[i]!.byteOffset], 4 * i);
     });
-    views.values.set([0, 0, 1 / (2 * EARTH_RADIUS_M)]);
+    views.values.set([0, 0, INVERSE_TWO_R]);
     const d = views.descriptor;
     d.fill(0);
     d[F.simplifiedFrom] = Math.min(rows.simplifiedFrom, NEVER_SIMPLIFIED);
@@ -236,18 +236,8 @@ export class WasmFarSweep implements CompiledFarSweep {
       const pass = swept.slice(from, from + perPass);
       pass.forEach((_, j) => {
         const g = geometries[from + j]!;
-        d[F.colMajor] = g.colMajor ? 1 : 0;
-        d[F.toward] = g.toward;
-        d[F.first] = g.first;
-        d[F.lag] = g.lag;
-        d[F.minorSize] = g.minorSize;
-        d[F.majorLo] = g.majorLo;
-        d[F.majorHi] = g.majorHi;
-        d[F.minorLo] = g.minorLo;
-        d[F.minorHi] = g.minorHi;
-        d[F.count] = g.count;
-        d[F.lineLo] = g.lineLo;
-        d[F.lineHi] = g.lineHi;
+        // fields colMajor … lineHi, in their order
+        d.set([g.colMajor ? 1 : 0, g.toward, g.first, g.lag, g.minorSize, g.majorLo, g.majorHi, g.minorLo, g.minorHi, g.count, g.lineLo, g.lineHi], F.colMajor);
         d[F.blockWidth] = g.blockWidth;
         d[F.plane] = views.planes.byteOffset + 2 * j * cells;
         views.values[0] = g.alongM;

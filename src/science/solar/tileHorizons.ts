@@ -326,12 +326,12 @@ export function tileNearHorizons(
   // the plane say (no sample is that high), so it is +MAX without computing them, and so is the lit bound of every
   // group the sun stands in
   const traced = nearField === 'traced';
-  const darkDirections = groupDarkDirections(directions, perGroup, masks);
-  const groupDark = keptGroupDark(tracer, block, masks);
+  // each group's least far horizon: kept by the compiled sweep, else taken from the group's directions
+  const farDarks = keptGroupDark(tracer, block, masks) ?? groupDarkDirections(directions, perGroup, masks);
   for (let cell = 0; cell < cells; cell++) {
     const litUndecided = traced && surface.valid[cell] === 1;
     if (!litUndecided) sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
-    groupBounds(surface, out, layout, perGroup, cell, litUndecided ? null : fine, masks, sunGroups, traced, groupDark ?? darkDirections);
+    groupBounds(surface, out, layout, perGroup, cell, litUndecided ? null : fine, masks, sunGroups, traced, farDarks);
   }
 }
 
