@@ -1,15 +1,19 @@
 /**
  * The far-field sweep compiled to WebAssembly (AssemblyScript, built by scripts/build-wasm.mjs into
  * build/wasm/farSweep.wasm): `sweepLine` of src/science/solar/sweptHorizon.ts for every line of one direction,
- * and the pass of directions written cell-major — statement for statement, so the horizons are the same to the
- * bit (test/science/solar/sweptHorizonWasm.test.ts). The JavaScript side (src/science/solar/sweptHorizonWasm.ts)
+ * and the pass of directions written cell-major — statement for statement (the arctangent of each horizon is
+ * assembly/horizonUnits.ts's, exact to the unit without `Math.atan` on almost every call), so the horizons are the
+ * same to the bit (test/science/solar/sweptHorizonWasm.test.ts). The JavaScript side (src/science/solar/sweptHorizonWasm.ts)
  * computes each direction's geometry as sweptHorizon.ts does and copies the elevations the sweep reads into this
  * module's memory: a window of the grid around the block and, for the simplified distant terrain, a window of each
  * level of the maximum pyramid. Pointers are byte offsets; the descriptor is i32 fields, the f64 values
  * (distance per position, κ) sit at F_VALUES.
  */
 
+import { horizonUnits } from './horizonUnits';
 import { f64at, fi, i32at } from './memoryAccess';
+
+export { horizonUnitsOf } from './horizonUnits';
 
 /** Descriptor fields (i32), the same list as src/science/solar/sweptHorizonWasm.ts. */
 export const DESCRIPTOR_FIELDS: i32 = 36;
@@ -60,11 +64,6 @@ let inverseTwoR: f64 = 0;
 /** Element i of the f32 array at byte offset `ptr`, as an f64. */
 @inline function f32at(ptr: i32, i: i32): f64 {
   return <f64>load<f32>(<usize>ptr + (<usize>i << 2));
-}
-
-/** horizon.ts's `horizonUnits`: max(−MAX, round(atan(tangent) / 1e-4)). */
-@inline function horizonUnits(tangent: f64, maxUnits: f64): i16 {
-  return <i16>max(-maxUnits, Math.round(Math.atan(tangent) / 1e-4));
 }
 
 /** sweptHorizon.ts's `pushOnHull`. */
