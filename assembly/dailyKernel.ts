@@ -198,7 +198,7 @@ function integrateLanes(desc: usize, row: i32, col: i32, cell: i32, gridCell: i3
   if (valid == 0) return;
   for (let d = 0; d < dayCount; d++) {
     const day = days + (<usize>(d * DAY_FIELDS) << 2);
-    const lit = sunlitLanes(desc, day, sums, cell, gridCell, valid, everywhere);
+    const lit = sunlitLanes(desc, day, sums, cell, gridCell, lanes, valid, everywhere);
     for (let lane = 0; lane < lanes; lane++) {
       if (((valid >> lane) & 1) == 0) continue;
       setCell(desc, cell + lane);

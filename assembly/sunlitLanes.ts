@@ -267,12 +267,100 @@ function switchRuns(sums: i32, prefix: i32, inRun: i32, lit: i32, k: i32): i32 {
 }
 
 /**
+ * The lanes of `trace` whose near-field ray of the sample (ray cells `from` … `end` − 1 of the day's lists, in
+ * quadrant `quadrant`, −1 for none) no cell hides, one lane after the other: a lane's ray ends unhidden where its
+ * quadrant cannot rise above what is left of it or where it leaves the grid, hidden at the first cell above it.
+ */
+function unhiddenOneByOne(
+  sums: i32, trace: i32, quadrant: i32, from: i32, end: i32, gridCell: i32, elevation: i32, width: i32, height: i32,
+  nearCol: i32, nearRow: i32, nearOffset: i32, nearThreshold: i32, nearMinThreshold: i32,
+): i32 {
+  let unhidden = 0;
+  while (trace != 0) {
+    const lane = ctz(trace);
+    trace &= trace - 1;
+    const state = <usize>sums + <usize>(LANE_STATE + lane * LANE_STATE_BYTES);
+    const z0 = load<f64>(state + L_Z0);
+    const rayBase = gridCell + lane;
+    const interior = load<i32>(state + L_INTERIOR) == 1;
+    const rise = quadrant >= 0 ? load<f64>(state + L_RISE + (<usize>quadrant << 3)) : Infinity;
+    let hidden = false;
+    for (let j = from; j < end; j++) {
+      if (rise <= f64at(nearMinThreshold, j)) break;
+      if (!interior) {
+        const r = load<i32>(state + L_ROW) + i32at(nearRow, j);
+        const c = load<i32>(state + L_COL) + i32at(nearCol, j);
+        if (r < 0 || r >= height || c < 0 || c >= width) break;
+      }
+      if (<f64>load<f32>(<usize>elevation + (<usize>(rayBase + i32at(nearOffset, j)) << 2)) - z0 > f64at(nearThreshold, j)) {
+        hidden = true;
+        break;
+      }
+    }
+    if (!hidden) unhidden |= 1 << lane;
+  }
+  return unhidden;
+}
+
+/**
+ * `unhiddenOneByOne` for a batch of all LANES cells, the rays of the lanes of `trace` stepped together: the
+ * sample's ray has the same cell offsets for every lane, so step j reads the four lanes' cells at once (four
+ * consecutive elevations of the window) and compares each, as f64, with the same threshold. Each lane stops where
+ * it would stop alone — its quadrant's rise first, then the grid's edge, then a cell above the ray — so every
+ * lane's outcome is `unhiddenOneByOne`'s. The four elevations are read while at least one lane still steps; a lane
+ * that has left the grid is then at most LANES − 1 cells beside one that has not, so the read stays within the
+ * window and the few cells after it (dailyKernelWasm.ts keeps them).
+ */
+function unhiddenTogether(
+  sums: i32, trace: i32, quadrant: i32, from: i32, end: i32, gridCell: i32, elevation: i32, width: i32, height: i32,
+  nearCol: i32, nearRow: i32, nearOffset: i32, nearThreshold: i32, nearMinThreshold: i32,
+): i32 {
+  const state = <usize>sums + <usize>LANE_STATE;
+  const z01 = f64x2.replace_lane(f64x2.splat(load<f64>(state + L_Z0)), 1, load<f64>(state + LANE_STATE_BYTES + L_Z0));
+  const z23 = f64x2.replace_lane(f64x2.splat(load<f64>(state + 2 * LANE_STATE_BYTES + L_Z0)), 1, load<f64>(state + 3 * LANE_STATE_BYTES + L_Z0));
+  let rise01 = f64x2.splat(Infinity);
+  let rise23 = f64x2.splat(Infinity);
+  if (quadrant >= 0) {
+    const at = L_RISE + (<usize>quadrant << 3);
+    rise01 = f64x2.replace_lane(f64x2.splat(load<f64>(state + at)), 1, load<f64>(state + LANE_STATE_BYTES + at));
+    rise23 = f64x2.replace_lane(f64x2.splat(load<f64>(state + 2 * LANE_STATE_BYTES + at)), 1, load<f64>(state + 3 * LANE_STATE_BYTES + at));
+  }
+  let interior = 1;
+  for (let lane = 0; lane < LANES; lane++) interior &= load<i32>(state + lane * LANE_STATE_BYTES + L_INTERIOR);
+  const row = load<i32>(state + L_ROW);
+  const cols = i32x4.add(i32x4.splat(load<i32>(state + L_COL)), i32x4(0, 1, 2, 3));
+  const widths = i32x4.splat(width);
+  let pending = trace;
+  let hidden = 0;
+  for (let j = from; j < end; j++) {
+    const least = f64x2.splat(f64at(nearMinThreshold, j));
+    pending &= ~laneBits(f64x2.le(rise01, least), f64x2.le(rise23, least));
+    if (!interior) {
+      const r = row + i32at(nearRow, j);
+      if (r < 0 || r >= height) break;
+      const c = i32x4.add(cols, i32x4.splat(i32at(nearCol, j)));
+      pending &= ~i32x4.bitmask(v128.or(i32x4.lt_s(c, i32x4.splat(0)), i32x4.ge_s(c, widths)));
+    }
+    if (pending == 0) break;
+    const cells = v128.load(<usize>elevation + (<usize>(gridCell + i32at(nearOffset, j)) << 2));
+    const threshold = f64x2.splat(f64at(nearThreshold, j));
+    const above01 = f64x2.gt(f64x2.sub(f64x2.promote_low_f32x4(cells), z01), threshold);
+    const above23 = f64x2.gt(f64x2.sub(f64x2.promote_low_f32x4(i32x4.shuffle(cells, cells, 2, 3, 2, 3)), z23), threshold);
+    const hiddenNow = laneBits(above01, above23) & pending;
+    hidden |= hiddenNow;
+    pending &= ~hiddenNow;
+    if (pending == 0) break;
+  }
+  return trace & ~hidden;
+}
+
+/**
  * The sums over the sunlit samples of one day of the lanes prepared by `prepareLanes` (only the lanes of
  * `valid`, one bit each) into lane l's sums at `sums + l · LANE_SUMS_BYTES`. `cell`, `gridCell`: the first
  * lane's tile-local and window index; `everywhere`: the largest lit-everywhere bound of the valid lanes
  * [horizon units]. Returns the lanes with at least one sunlit sample (only their sums are set).
  */
-export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridCell: i32, valid: i32, everywhere: f64): i32 {
+export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridCell: i32, lanes: i32, valid: i32, everywhere: f64): i32 {
   const count = fi(day, Y_COUNT);
   const prefix = fi(day, Y_PREFIX);
   const peak = fi(day, Y_PEAK);
@@ -358,8 +446,9 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
       const above0 = f64x2.ge(sunAltitude, lit0);
       const above2 = f64x2.ge(sunAltitude, lit2);
       let lit = fixedLit | (laneBits(above0, above2) & open);
-      // between the bounds: the exact test, lane by lane
+      // between the bounds: the exact test, lane by lane, up to the near-field rays to trace
       let exact = laneBits(v128.andnot(f64x2.ge(sunAltitude, dark0), above0), v128.andnot(f64x2.ge(sunAltitude, dark2), above2)) & open;
+      let trace = 0;
       while (exact != 0) {
         const lane = ctz(exact);
         exact &= exact - 1;
@@ -373,32 +462,18 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
           i32(altitude >= a0 + f64at(hw, k) * (a1 - a0)) &
           i32(altitude >= i16at(nearLower, near));
         if (inFront == 0) continue;
-        if (altitude >= i16at(nearUpper, near)) {
-          lit |= 1 << lane;
-          continue;
-        }
-        // between the near field's bounds: trace the ray over the cells around the lane's cell (up to the grid's
-        // edge, or until no cell of the ray's quadrant rises above what is left of the ray: nearFieldMaxima.ts)
-        const z0 = load<f64>(state + L_Z0);
-        const rayBase = gridCell + lane;
-        const interior = load<i32>(state + L_INTERIOR) == 1;
+        if (altitude >= i16at(nearUpper, near)) lit |= 1 << lane;
+        else trace |= 1 << lane;
+      }
+      // between the near field's bounds: trace the rays over the cells around the lanes' cells (up to the grid's
+      // edge, or until no cell of the ray's quadrant rises above what is left of the ray: nearFieldMaxima.ts)
+      if (trace != 0) {
         const quadrant = i32at(nearQuadrant, k);
-        const rise = quadrant >= 0 ? load<f64>(state + L_RISE + (<usize>quadrant << 3)) : Infinity;
-        let hidden = false;
+        const from = i32at(nearStart, k);
         const end = i32at(nearStart, k + 1);
-        for (let j = i32at(nearStart, k); j < end; j++) {
-          if (rise <= f64at(nearMinThreshold, j)) break;
-          if (!interior) {
-            const r = load<i32>(state + L_ROW) + i32at(nearRow, j);
-            const c = load<i32>(state + L_COL) + i32at(nearCol, j);
-            if (r < 0 || r >= height || c < 0 || c >= width) break;
-          }
-          if (<f64>load<f32>(<usize>elevation + (<usize>(rayBase + i32at(nearOffset, j)) << 2)) - z0 > f64at(nearThreshold, j)) {
-            hidden = true;
-            break;
-          }
-        }
-        if (!hidden) lit |= 1 << lane;
+        lit |= lanes == LANES
+          ? unhiddenTogether(sums, trace, quadrant, from, end, gridCell, elevation, width, height, nearCol, nearRow, nearOffset, nearThreshold, nearMinThreshold)
+          : unhiddenOneByOne(sums, trace, quadrant, from, end, gridCell, elevation, width, height, nearCol, nearRow, nearOffset, nearThreshold, nearMinThreshold);
       }
       if (lit != inRun) inRun = switchRuns(sums, prefix, inRun, lit, k);
     }

@@ -23,6 +23,8 @@ import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js'
 const DESCRIPTOR_FIELDS = 40;
 const DAY_FIELDS = 29;
 const PREFIX_QUANTITIES = 26;
+/** Cells assembly/sunlitLanes.ts integrates together (its LANES). */
+const KERNEL_LANES = 4;
 // Scratch of the kernel (assembly/sunlitLanes.ts, LANE_SCRATCH_BYTES): four cells' sums, run states and state,
 // their group bounds for up to MAX_GROUP_SECTORS group sectors, and which of those the batch's samples stand in.
 const SUMS_SCRATCH_BYTES = 17888;
@@ -68,6 +70,7 @@ interface MemoryLayout {
   readonly surfaceBytes: Uint8Array[];
   readonly surfaceFloats: Float64Array[];
   readonly elevation: Float32Array;
+  readonly elevationGuard: Float32Array;
 }
 
 /** Lays out the kernel's memory (`arena` without a buffer: only measures it); `beamPart`: room for its outputs. */
@@ -142,6 +145,8 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     surfaceBytes: [0, 1].map(() => arena.take(Uint8Array, cells)),
     surfaceFloats: [0, 1, 2, 3, 4, 5, 6, 7].map(() => arena.take(Float64Array, cells)),
     elevation: arena.take(Float32Array, windowCells),
+    // read, never used, past the window's end by the kernel's four-cell reads of near-field rays (sunlitLanes.ts)
+    elevationGuard: arena.take(Float32Array, KERNEL_LANES),
   };
 }
 
