@@ -6,7 +6,8 @@
  * kernel instance does the tiles in turn, so nothing of a tile may leak into the next. A kernel made to give the beam
  * part of the global irradiation (EEMT's real-sky radiation) gives that of the TypeScript kernel to the bit too, and
  * the same global irradiation and hours as one without it. With the near field traced at every sample (a run of few
- * days), the compiled kernel's early end of a trace (nearFieldMaxima.ts) changes no decision either.
+ * days), the compiled kernel's early end of a trace (nearFieldMaxima.ts) changes no decision either, nor do the four
+ * cells' rays traced together where some leave the grid at its east edge (their reads beyond it land on a wall).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -38,12 +39,17 @@ const WINTER_DAYS = [350, 351, 352, 353, 354, 355, 356, 357];
  * Hills, a wall that casts long shadows, nodata cells in the second tile where the first tile has valid ones,
  * and one inside the first tile (among the four cells the kernel integrates together).
  */
-function terrain(): Float32Array {
+function terrain(eastEdge = false): Float32Array {
   const z = new Float32Array(WIDTH * HEIGHT);
   for (let r = 0; r < HEIGHT; r++) {
     for (let c = 0; c < WIDTH; c++) {
       let h = 1500 + 60 * Math.sin(c / 7) * Math.cos(r / 5) + 4 * c - 2 * r;
       if (c === 30) h += 90;
+      // (EAST_EDGE_TILES) a wall in the east column south of row 20, so that the cells north of it near the east
+      // edge see high terrain in their south-east quadrant and their rays toward a low eastern sun step on until they
+      // leave the grid; and walls on the west side, where the read one cell beyond the east edge lands (the next row
+      // of the elevation window): four cells traced together read it, and it must not hide the sun
+      if (eastEdge && ((c === WIDTH - 1 && r >= 20) || c <= 3)) h += 400;
       z[r * WIDTH + c] = h;
     }
   }
@@ -57,10 +63,14 @@ const TILES: CellBlock[] = [
   { rowStart: 22, rowEnd: HEIGHT, colStart: 0, colEnd: 17 },
 ];
 
-for (const [name, layout, latitudeDeg, cellXM, beamPart, days, nearField = 'bounded'] of [
+/** A tile along the grid's east edge whose last four cells of a row end at it (the walls of `terrain(true)`). */
+const EAST_EDGE_TILES: CellBlock[] = [{ rowStart: 4, rowEnd: 20, colStart: 20, colEnd: WIDTH }];
+
+for (const [name, layout, latitudeDeg, cellXM, beamPart, days, nearField = 'bounded', eastEdge = false] of [
   ['square cells, 40° N', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false, SEASON_DAYS],
   ['square cells, 40° N, near field traced at every sample', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false, SEASON_DAYS, 'traced'],
   ['cells 4 × 10 m, 62° N, near field traced at every sample', { directions: 64, nearSectors: 128, nearSteps: 12 }, 62, 4, false, [20, 80, 330], 'traced'],
+  ['square cells, 50° N, near field traced at every sample, rays leaving the grid eastward', { directions: 64, nearSectors: 128, nearSteps: 8 }, 50, 10, false, [20, 80, 172, 330], 'traced', true],
   ['square cells, 40° N, eight consecutive winter days', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false, WINTER_DAYS],
   ['square cells, 40° N, with the beam part', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, true, SEASON_DAYS],
   ['cells 4 × 10 m, 50° N', { directions: 64, nearSectors: 128, nearSteps: 9 }, 50, 4, false, SEASON_DAYS],
@@ -69,10 +79,10 @@ for (const [name, layout, latitudeDeg, cellXM, beamPart, days, nearField = 'boun
   ['southern hemisphere, eight consecutive winter days', { directions: 96, nearSectors: 192, nearSteps: 7 }, -35, 10, false, [172, 173, 174, 175, 176, 177, 178, 179]],
   ['no terrain shadows', null, 40, 10, false, SEASON_DAYS],
   ['no terrain shadows, with the beam part', null, 40, 10, true, SEASON_DAYS],
-] as const satisfies readonly (readonly [string, HorizonLayout | null, number, number, boolean, readonly number[], NearFieldMode?])[]) {
+] as const satisfies readonly (readonly [string, HorizonLayout | null, number, number, boolean, readonly number[], NearFieldMode?, boolean?])[]) {
   test(`the WebAssembly kernel equals the TypeScript kernel to the bit (${name})`, () => {
     const cellYM = 10;
-    const z = terrain();
+    const z = terrain(eastEdge);
     const sizeX = new Float64Array(HEIGHT).fill(cellXM);
     const sizeY = new Float64Array(HEIGHT).fill(cellYM);
     const model = buildTerrainModel(z, WIDTH, HEIGHT, sizeX, sizeY);
@@ -86,7 +96,7 @@ for (const [name, layout, latitudeDeg, cellXM, beamPart, days, nearField = 'boun
     assert.ok(days.length <= KERNEL_DAY_BATCH);
     let compared = 0;
     let lit = 0;
-    for (const tile of TILES) {
+    for (const tile of eastEdge ? EAST_EDGE_TILES : TILES) {
       const tileWidth = tile.colEnd - tile.colStart;
       const cells = tileWidth * (tile.rowEnd - tile.rowStart);
       const margin = lay ? 2 * lay.nearSteps + 2 : 0;
