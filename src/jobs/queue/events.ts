@@ -168,6 +168,7 @@ export function followJob(
     if (stopped) return;
     const snapshot = source.snapshot(id);
     // Progress within the interval after the last one waits (the state is read again when it is sent).
+    let progress = false;
     if (snapshot && previous && snapshot.revision > lastSent && snapshot.status === previous.status && !isFinal(snapshot.status)) {
       const wait = lastProgressAt + progressIntervalMs - Date.now();
       if (wait > 0) {
@@ -177,7 +178,7 @@ export function followJob(
         }, wait);
         return;
       }
-      lastProgressAt = Date.now();
+      progress = true;
     }
     if (deferred) {
       clearTimeout(deferred);
@@ -192,6 +193,8 @@ export function followJob(
     if (snapshot.revision > lastSent) {
       send(eventFor(snapshot, previous));
       lastSent = snapshot.revision;
+      // the interval counts from the delivery, so a slow delivery never brings the next event closer
+      if (progress) lastProgressAt = Date.now();
     }
     previous = snapshot;
     if (isFinal(snapshot.status)) {
