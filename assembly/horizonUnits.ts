@@ -23,7 +23,9 @@ const C4: f64 = 0.10479217858183891;
 const C5: f64 = -0.058430165941239384;
 const TAN_PI_OVER_8: f64 = 0.41421356237309503;
 const TAN_3PI_OVER_8: f64 = 2.414213562373095;
-/** horizon.ts's HORIZON_ANGLE_UNIT_RAD, inverted. */
+/** horizon.ts's HORIZON_ANGLE_UNIT_RAD: the exact path divides by it, as horizon.ts does, for the same bits. */
+const HORIZON_ANGLE_UNIT_RAD: f64 = 1e-4;
+/** Its inverse, for the approximate path. */
 const UNITS_PER_RAD: f64 = 1e4;
 /** How close (in units) to a half unit the approximate angle must come for the exact arctangent to decide. */
 const ROUNDING_GUARD_UNITS: f64 = 1e-4;
@@ -43,7 +45,7 @@ const ROUNDING_GUARD_UNITS: f64 = 1e-4;
   else if (x <= TAN_3PI_OVER_8) angle = Math.PI / 4 + atanNearZero((x - 1) / (x + 1));
   else angle = Math.PI / 2 - atanNearZero(1 / x);
   const units = angle * UNITS_PER_RAD;
-  if (abs(units - Math.floor(units) - 0.5) < ROUNDING_GUARD_UNITS) return <i16>max(-maxUnits, Math.round(Math.atan(tangent) / 1e-4));
+  if (abs(units - Math.floor(units) - 0.5) < ROUNDING_GUARD_UNITS) return <i16>max(-maxUnits, Math.round(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
   const rounded = Math.floor(units + 0.5);
   return <i16>max(-maxUnits, tangent < 0 ? -rounded : rounded);
 }

@@ -135,6 +135,12 @@ export function batchLitBound(sums: i32, lane: i32): f64 {
   return f64x2.replace_lane(f64x2.splat(i16at(ptr, i)), 1, i16at(ptr, j));
 }
 
+/** Two f64 fields at `field` of the lane states at `state`: lane `lane`'s and the next lane's. */
+@inline function lanePair(state: usize, lane: i32, field: usize): v128 {
+  const at = state + <usize>lane * LANE_STATE_BYTES + field;
+  return f64x2.replace_lane(f64x2.splat(load<f64>(at)), 1, load<f64>(at + LANE_STATE_BYTES));
+}
+
 /** Bytes of a cache line (the touch-ahead's stride). */
 const CACHE_LINE_BYTES: i32 = 64;
 
@@ -316,14 +322,14 @@ function unhiddenTogether(
   nearCol: i32, nearRow: i32, nearOffset: i32, nearThreshold: i32, nearMinThreshold: i32,
 ): i32 {
   const state = <usize>sums + <usize>LANE_STATE;
-  const z01 = f64x2.replace_lane(f64x2.splat(load<f64>(state + L_Z0)), 1, load<f64>(state + LANE_STATE_BYTES + L_Z0));
-  const z23 = f64x2.replace_lane(f64x2.splat(load<f64>(state + 2 * LANE_STATE_BYTES + L_Z0)), 1, load<f64>(state + 3 * LANE_STATE_BYTES + L_Z0));
+  const z01 = lanePair(state, 0, L_Z0);
+  const z23 = lanePair(state, 2, L_Z0);
   let rise01 = f64x2.splat(Infinity);
   let rise23 = f64x2.splat(Infinity);
   if (quadrant >= 0) {
     const at = L_RISE + (<usize>quadrant << 3);
-    rise01 = f64x2.replace_lane(f64x2.splat(load<f64>(state + at)), 1, load<f64>(state + LANE_STATE_BYTES + at));
-    rise23 = f64x2.replace_lane(f64x2.splat(load<f64>(state + 2 * LANE_STATE_BYTES + at)), 1, load<f64>(state + 3 * LANE_STATE_BYTES + at));
+    rise01 = lanePair(state, 0, at);
+    rise23 = lanePair(state, 2, at);
   }
   let interior = 1;
   for (let lane = 0; lane < LANES; lane++) interior &= load<i32>(state + lane * LANE_STATE_BYTES + L_INTERIOR);

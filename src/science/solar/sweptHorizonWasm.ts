@@ -13,7 +13,8 @@ import { copyElevations, type CellBlock, type TerrainModel } from './terrainMode
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 /** Descriptor fields of assembly/farSweep.ts (i32 each), in its order. */
-const DESCRIPTOR_FIELDS = 36;
+export const FAR_SWEEP_DESCRIPTOR_FIELDS = 36;
+const DESCRIPTOR_FIELDS = FAR_SWEEP_DESCRIPTOR_FIELDS;
 const F = {
   colMajor: 0,
   toward: 1,

@@ -9,10 +9,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS, horizonUnits } from '../../../src/science/solar/horizon.js';
+import { FAR_SWEEP_DESCRIPTOR_FIELDS } from '../../../src/science/solar/sweptHorizonWasm.js';
 import { instantiateKernel } from '../../../src/util/wasmModules.js';
 import { random } from '../../helpers/syntheticTerrain.js';
 
-const FAR_SWEEP_DESCRIPTOR_FIELDS = 36;
 
 function compiledUnits(tangents: Float64Array, maxUnits = MAX_HORIZON_UNITS): Int16Array {
   const bytes = tangents.length * 10 + 65536;
