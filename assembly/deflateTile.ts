@@ -597,3 +597,141 @@ function stored(data: usize, length: i32, out: usize): i32 {
   } while (done < length);
   return <i32>(at - out);
 }
+
+/**
+ * The floating-point predictor undone (floatPredictor.ts's `decodeFloatPredictorRows`, to the bit): the
+ * `rows` rows of `width` values' predicted bytes at `data` (a decompressed tile) back into their u32 bit
+ * patterns, row r at `bits` + 4·r·`stride`, only its first `cols` values. Each value is the one before it plus
+ * the differences of its four bytes (added bytewise: no carries between bytes), so four values at a time are one
+ * shuffle of their four planes' bytes and two shifted adds; a row's first value starts from the sums of the
+ * planes before each of its bytes (the predictor differences each plane's first byte against the last byte of
+ * the plane before).
+ */
+export function undoPredictor(data: usize, width: i32, rows: i32, bits: usize, stride: i32, cols: i32): void {
+  const w = <usize>width;
+  const zero = i32x4.splat(0);
+  for (let r: usize = 0; r < <usize>rows; r++) {
+    const src = data + r * w * 4;
+    const dst = bits + r * <usize>stride * 4;
+    const s0 = planeSum(src, w);
+    const s1 = planeSum(src + w, w);
+    const s2 = planeSum(src + 2 * w, w);
+    // the value "before" the first: its bytes are the sums of the planes before each plane (most significant first)
+    let previous: u32 = ((s0 & 0xff) << 16) | (((s0 + s1) & 0xff) << 8) | ((s0 + s1 + s2) & 0xff);
+    let i: usize = 0;
+    for (; i + 4 <= <usize>cols; i += 4) {
+      let planes = i32x4.splat(load<u32>(src + i));
+      planes = i32x4.replace_lane(planes, 1, load<u32>(src + w + i));
+      planes = i32x4.replace_lane(planes, 2, load<u32>(src + 2 * w + i));
+      planes = i32x4.replace_lane(planes, 3, load<u32>(src + 3 * w + i));
+      // the four values' byte differences, least significant byte first
+      let sums = i8x16.shuffle(planes, planes, 12, 8, 4, 0, 13, 9, 5, 1, 14, 10, 6, 2, 15, 11, 7, 3);
+      sums = i8x16.add(sums, i8x16.shuffle(sums, zero, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+      sums = i8x16.add(sums, i8x16.shuffle(sums, zero, 16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7));
+      const values = i8x16.add(sums, i32x4.splat(previous));
+      v128.store(dst + i * 4, values);
+      previous = i32x4.extract_lane(values, 3);
+    }
+    for (; i < <usize>cols; i++) {
+      const o = src + i;
+      const step = (<u32>load<u8>(o) << 24) | (<u32>load<u8>(o + w) << 16) | (<u32>load<u8>(o + 2 * w) << 8) | <u32>load<u8>(o + 3 * w);
+      previous = bytewiseAdd(previous, step);
+      store<u32>(dst + i * 4, previous);
+    }
+  }
+}
+
+/** The sum of the `count` bytes at `at`, mod 256. */
+@inline function planeSum(at: usize, count: usize): u32 {
+  let lanes = i32x4.splat(0);
+  let i: usize = 0;
+  for (; i + 16 <= count; i += 16) lanes = i8x16.add(lanes, v128.load(at + i));
+  const quads = i32x4.extadd_pairwise_i16x8_u(i16x8.extadd_pairwise_i8x16_u(lanes));
+  let sum = <u32>(i32x4.extract_lane(quads, 0) + i32x4.extract_lane(quads, 1) + i32x4.extract_lane(quads, 2) + i32x4.extract_lane(quads, 3));
+  for (; i < count; i++) sum += <u32>load<u8>(at + i);
+  return sum & 0xff;
+}
+
+/** `a` + `b` byte by byte, each mod 256. */
+@inline function bytewiseAdd(a: u32, b: u32): u32 {
+  return ((a & 0x7f7f7f7f) + (b & 0x7f7f7f7f)) ^ ((a ^ b) & 0x80808080);
+}
+
+// The fields of statistics.ts's StatisticsAccumulator as `accumulateStatistics` keeps them (f64 each, in this order).
+const STAT_COUNT: usize = 0;
+const STAT_CELLS: usize = 8;
+const STAT_MIN: usize = 16;
+const STAT_MAX: usize = 24;
+const STAT_SHIFT: usize = 32;
+const STAT_SUM: usize = 40;
+const STAT_SUM_SQUARES: usize = 48;
+
+/**
+ * statistics.ts's `StatisticsAccumulator.add` of the `rows` rows of `width` f32 values at `band`, one row after the
+ * other, to the accumulator's fields at `state` (STAT_…): the same comparisons and the same f64 sums in the same
+ * order, so the same numbers.
+ */
+export function accumulateStatistics(band: usize, width: i32, rows: i32, state: usize): void {
+  let count = load<f64>(state + STAT_COUNT);
+  let min = load<f64>(state + STAT_MIN);
+  let max = load<f64>(state + STAT_MAX);
+  let shift = load<f64>(state + STAT_SHIFT);
+  let sum = load<f64>(state + STAT_SUM);
+  let sumSquares = load<f64>(state + STAT_SUM_SQUARES);
+  const cells = <usize>width * <usize>rows;
+  for (let i: usize = 0; i < cells; i++) {
+    const v = <f64>load<f32>(band + (i << 2));
+    if (v != v) continue;
+    if (shift != shift) shift = v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+    const d = v - shift;
+    sum += d;
+    sumSquares += d * d;
+    count++;
+  }
+  store<f64>(state + STAT_COUNT, count);
+  store<f64>(state + STAT_CELLS, load<f64>(state + STAT_CELLS) + <f64>cells);
+  store<f64>(state + STAT_MIN, min);
+  store<f64>(state + STAT_MAX, max);
+  store<f64>(state + STAT_SHIFT, shift);
+  store<f64>(state + STAT_SUM, sum);
+  store<f64>(state + STAT_SUM_SQUARES, sumSquares);
+}
+
+/**
+ * overviews.ts's `averageRowPair` of each pair of the `rows` rows of `width` f32 values at `band` (rows 0 and 1, 2
+ * and 3, …; the last of an odd count alone) into the rows of ceil(width / 2) values at `out`: the mean of the
+ * valid cells of each 2 × 2 block, summed in f64 in the same order, NaN where none is valid.
+ */
+export function averageRowPairs(band: usize, width: i32, rows: i32, out: usize): void {
+  const w = <usize>width;
+  const half = (w + 1) >> 1;
+  for (let r: usize = 0; r < <usize>rows; r += 2) {
+    const upper = band + r * w * 4;
+    const hasLower = r + 1 < <usize>rows;
+    const lower = upper + w * 4;
+    const target = out + (r >> 1) * half * 4;
+    for (let i: usize = 0; i < half; i++) {
+      const c: usize = i << 1;
+      let sum: f64 = 0;
+      let n: i32 = 0;
+      const a = <f64>load<f32>(upper + (c << 2));
+      if (a == a) (sum += a), n++;
+      const right = c + 1 < w;
+      if (right) {
+        const b = <f64>load<f32>(upper + ((c + 1) << 2));
+        if (b == b) (sum += b), n++;
+      }
+      if (hasLower) {
+        const d = <f64>load<f32>(lower + (c << 2));
+        if (d == d) (sum += d), n++;
+        if (right) {
+          const e = <f64>load<f32>(lower + ((c + 1) << 2));
+          if (e == e) (sum += e), n++;
+        }
+      }
+      store<f32>(target + (i << 2), n == 0 ? <f32>NaN : <f32>(sum / <f64>n));
+    }
+  }
+}

@@ -92,7 +92,8 @@ export class OverviewPyramid {
   private readonly heldFullRow: Float32Array;
   private rowsPushed = 0;
   private readonly tile: Float32Array;
-  private readonly stats = new StatisticsAccumulator();
+  /** The statistics of the full-resolution rows (`pushAveragedRows`' callers add theirs). */
+  readonly stats = new StatisticsAccumulator();
 
   constructor(
     private readonly full: RasterTiling,
@@ -133,6 +134,22 @@ export class OverviewPyramid {
   }
 
   /**
+   * Adds the next full-resolution rows already averaged in pairs elsewhere (bandDecoderWasm.ts, as `pushRow`
+   * pairs them): `rows` rows of the first level at `averaged` (ceil(width / 2) values each), made of `fullRows`
+   * full-resolution rows (the last row of an odd count alone: only at the raster's last row). The caller adds
+   * the full rows' statistics to `stats`. Follows an even number of rows pushed either way.
+   */
+  pushAveragedRows(averaged: Float32Array, rows: number, fullRows: number): void {
+    if (this.levels.length === 0) return;
+    if (this.heldFull !== null) throw new Error('averaged rows follow an odd number of full rows');
+    if (fullRows !== 2 * rows && !(fullRows === 2 * rows - 1 && this.rowsPushed + fullRows === this.full.height)) throw new RangeError(`${rows} averaged rows cannot hold ${fullRows} full rows here`);
+    if (this.rowsPushed + fullRows > this.full.height) throw new RangeError(`only ${this.full.height - this.rowsPushed} of the ${this.full.height} rows are left`);
+    this.rowsPushed += fullRows;
+    const width = this.levels[0]!.tiling.width;
+    for (let r = 0; r < rows; r++) this.levelRow(0, (row) => row.set(averaged.subarray(r * width, (r + 1) * width)));
+  }
+
+  /**
    * Statistics of the full-resolution cells pushed (all of them once `finish` may be called); null when the
    * raster has no overviews (its rows are not pushed) or no valid cell.
    */
@@ -150,10 +167,15 @@ export class OverviewPyramid {
 
   /** Averages a row pair of the level above `k` into the next row of level k. */
   private pairInto(k: number, upper: Float32Array, lower: Float32Array | null, upperWidth: number): void {
+    this.levelRow(k, (row) => averageRowPair(upper, lower, upperWidth, row));
+  }
+
+  /** The next row of level k, made by `make` in place, and what follows from it (the next level's rows, tiles). */
+  private levelRow(k: number, make: (row: Float32Array) => void): void {
     const level = this.levels[k]!;
     const { width, height, tileHeight } = level.tiling;
     const row = level.band.subarray(level.rowsInBand * width, (level.rowsInBand + 1) * width);
-    averageRowPair(upper, lower, upperWidth, row);
+    make(row);
     level.rowsInBand++;
     const rowIndex = level.tileRow * tileHeight + level.rowsInBand; // rows of this level done
     const last = rowIndex === height;

@@ -87,6 +87,9 @@ export function bandStatistics(p: PartialStatistics): BandStatistics | null {
   return { minimum: p.min, maximum: p.max, mean: p.mean, stddev: Math.sqrt(Math.max(0, p.m2 / p.count)), validPercent: (100 * p.count) / p.cells };
 }
 
+/** Numbers of a StatisticsAccumulator's `save`. */
+export const STATISTICS_STATE_FIELDS = 7;
+
 /** Accumulates BandStatistics row by row (sums in double, shifted by the first valid value for a stable variance). */
 export class StatisticsAccumulator {
   private count = 0;
@@ -118,6 +121,32 @@ export class StatisticsAccumulator {
     this.shift = shift;
     this.sum = sum;
     this.sumSquares = sumSquares;
+  }
+
+  /**
+   * Its sums into `out` (STATISTICS_STATE_FIELDS values: count, cells, min, max, shift, sum, sumSquares), for
+   * `add` done elsewhere on the same rows in the same order (assembly/deflateTile.ts's `accumulateStatistics`)
+   * and given back with `restore`.
+   */
+  save(out: Float64Array): void {
+    out[0] = this.count;
+    out[1] = this.cells;
+    out[2] = this.min;
+    out[3] = this.max;
+    out[4] = this.shift;
+    out[5] = this.sum;
+    out[6] = this.sumSquares;
+  }
+
+  /** Takes its sums back from `state` (as `save` wrote them, with more rows added). */
+  restore(state: Float64Array): void {
+    this.count = state[0]!;
+    this.cells = state[1]!;
+    this.min = state[2]!;
+    this.max = state[3]!;
+    this.shift = state[4]!;
+    this.sum = state[5]!;
+    this.sumSquares = state[6]!;
   }
 
   result(): BandStatistics | null {

@@ -62,4 +62,4 @@ export class WasmTileEncoder {
 }
 
 /** Bytes of the module's work area (its WORK_BYTES: a module built from other sources is refused). */
-const WORK_BYTES = 13952;
+export const WORK_BYTES = 13952;
