@@ -69,6 +69,9 @@ describe('NaN-aware average overviews', () => {
     assert.deepEqual(sizes(600, 533, 64), [[300, 267], [150, 134], [75, 67], [38, 34]]);
     assert.deepEqual(sizes(511, 511, 64), []);
     assert.deepEqual(sizes(512, 20, 256), [[256, 10]]);
+    // a raster of 512 cells a side in one tile of 512 has none (one tile holds the full resolution)
+    assert.deepEqual(sizes(512, 512, 512), []);
+    assert.deepEqual(sizes(513, 512, 512), [[257, 256]]);
   });
 
   test('a 520 × 3 raster made into overview level 1 by hand (tiles kept raw to look at them)', () => {

@@ -24,7 +24,7 @@ const OVERVIEW_MIN_SIDE = 512;
  */
 export function overviewTilings(tiling: RasterTiling): RasterTiling[] {
   const levels: RasterTiling[] = [];
-  if (Math.max(tiling.width, tiling.height) < OVERVIEW_MIN_SIDE) return levels;
+  if (!hasOverviewLevels(tiling)) return levels;
   let { width, height } = tiling;
   const { tileWidth, tileHeight } = tiling;
   while (width > tileWidth || height > tileHeight) {
@@ -35,6 +35,11 @@ export function overviewTilings(tiling: RasterTiling): RasterTiling[] {
     levels.push({ width, height, tileWidth, tileHeight, across, down, count: across * down });
   }
   return levels;
+}
+
+/** Whether a raster of `tiling` gets overview levels (`overviewTilings`). */
+export function hasOverviewLevels(tiling: Pick<RasterTiling, 'width' | 'height' | 'tileWidth' | 'tileHeight'>): boolean {
+  return Math.max(tiling.width, tiling.height) >= OVERVIEW_MIN_SIDE && (tiling.width > tiling.tileWidth || tiling.height > tiling.tileHeight);
 }
 
 /**

@@ -66,7 +66,8 @@ export interface TileTimings {
 /** A compressed GeoTIFF tile and the statistics of its cells (for the file's band statistics). */
 export interface EncodedTile {
   readonly bytes: Uint8Array;
-  readonly statistics: PartialStatistics;
+  /** Its cells' statistics; absent for a map with overviews, whose statistics the overview pyramid gathers (cogFile.ts). */
+  readonly statistics?: PartialStatistics;
 }
 
 /** A compute tile's products of one day (null: that map is not written) or month. */

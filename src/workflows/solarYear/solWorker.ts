@@ -9,6 +9,7 @@ import { assembleCog } from '../../raster/geotiff/geoTiffStreams.js';
 import { WasmTileEncoder, wasmEncodes } from '../../raster/tiff/tileEncoderWasm.js';
 import { NO_CELLS, partialStatistics } from '../../raster/geotiff/statistics.js';
 import { encodeFloat32Tile } from '../../raster/geotiff/writeGeoTiff.js';
+import { hasOverviewLevels } from '../../raster/cog/overviews.js';
 import type { EncodedTile, ProductTiles, TileTimings, WorkerReply, WorkerSetup, WorkerStart, WorkerTask } from './messages.js';
 import type { ComputeTile } from './tilePlan.js';
 import { lastDayOfMonth, monthOfDay } from './products.js';
@@ -36,6 +37,9 @@ const scratch = new Uint8Array(padded.byteLength);
 // tiles are compressed in WebAssembly with the compiled kernel (the same zlib streams' contents as Node's zlib makes)
 const wasmEncoder = setup.kernel === 'wasm' && wasmEncodes(setup.compression) ? new WasmTileEncoder(tileWidth, tileHeight) : null;
 const summedMonths = new Set(setup.months);
+// the maps' statistics: gathered per tile only for maps without overviews (those with overviews get theirs from the
+// overview pyramid, which reads every cell back: geoTiffStreams.ts)
+const statisticsOfTiles = !hasOverviewLevels({ width: setup.terrain.width, height: setup.terrain.height, tileWidth, tileHeight });
 // the daily maps written: the other days are computed for the monthly sums only, not encoded
 const globalDays = new Set(setup.dailyGlobal);
 const hoursDays = new Set(setup.dailyHours);
@@ -53,7 +57,7 @@ function encode(values: Float32Array, width: number, height: number, allNodata =
   const cells = width * height;
   if (allNodata && nodataTile) return { bytes: nodataTile, statistics: { ...NO_CELLS, cells } };
   const t0 = performance.now();
-  const statistics = allNodata ? { ...NO_CELLS, cells } : partialStatistics(values, width, height);
+  const statistics = allNodata ? { ...NO_CELLS, cells } : statisticsOfTiles ? partialStatistics(values, width, height) : undefined;
   let tile = values;
   if (width !== tileWidth || height !== tileHeight) {
     padded.fill(NaN);
