@@ -213,9 +213,10 @@ class TileRowBand {
    * a thread-pool round trip each and a copy to join them: a third of the CPU time of inflating a 192 × 192 tile).
    */
   readonly inflateOptions: { maxOutputLength: number; chunkSize: number };
-  /** The band of one tile row: the thread's WebAssembly decoder's, or (without the module) an array of its own. */
+  /** The thread's WebAssembly decoder, or null without the module. */
   private readonly decoder: WasmBandDecoder | null;
-  private readonly band: Float32Array | null;
+  /** The band of one tile row: the decoder's, or an array of its own. */
+  private readonly band: Float32Array;
 
   constructor(private readonly source: TileSource) {
     const { width, tileWidth, tileHeight } = source.tiling;
@@ -223,14 +224,13 @@ class TileRowBand {
     // (a byte more than the tile: zlib sees the stream's end within the chunk)
     this.inflateOptions = { maxOutputLength: this.rawBytes, chunkSize: Math.max(zlibConstants.Z_MIN_CHUNK, this.rawBytes + 1) };
     this.decoder = wasmBandDecoder(width, tileWidth, tileHeight);
-    this.band = this.decoder ? null : new Float32Array(width * tileHeight);
+    this.band = this.decoder?.band ?? new Float32Array(width * tileHeight);
   }
 
   /** Decodes tile row `ty` into the band and pushes its rows to `pyramid`, at once (the WebAssembly band is the thread's). */
   push(pyramid: OverviewPyramid, ty: number, inflated: readonly Uint8Array[]): void {
     const { width, height, tileWidth, tileHeight, across } = this.source.tiling;
-    const { decoder } = this;
-    const band = decoder ? decoder.band : this.band!;
+    const { decoder, band } = this;
     const rows = Math.min(tileHeight, height - ty * tileHeight);
     for (let tx = 0; tx < across; tx++) {
       const data = inflated[tx]!;

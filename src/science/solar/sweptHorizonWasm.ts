@@ -14,7 +14,6 @@ import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js'
 
 /** Descriptor fields of assembly/farSweep.ts (i32 each), in its order. */
 export const FAR_SWEEP_DESCRIPTOR_FIELDS = 36;
-const DESCRIPTOR_FIELDS = FAR_SWEEP_DESCRIPTOR_FIELDS;
 const F = {
   colMajor: 0,
   toward: 1,
@@ -87,7 +86,7 @@ interface MemoryLayout {
 
 function layMemory(arena: Arena, c: Capacity): MemoryLayout {
   return {
-    descriptor: arena.take(Int32Array, DESCRIPTOR_FIELDS),
+    descriptor: arena.take(Int32Array, FAR_SWEEP_DESCRIPTOR_FIELDS),
     values: arena.take(Float64Array, 4),
     levelWindows: arena.take(Int32Array, 4 * Math.max(1, c.levelCells.length)),
     pass: arena.take(Int32Array, c.directions),
@@ -275,7 +274,7 @@ export class WasmFarSweep implements CompiledFarSweep {
     const pages = Math.ceil(bytes.used / PAGE_BYTES);
     if (!this.memory) {
       this.memory = new WebAssembly.Memory({ initial: pages });
-      this.exports = instantiateKernel('farSweep', this.memory, DESCRIPTOR_FIELDS).exports as unknown as NonNullable<WasmFarSweep['exports']>;
+      this.exports = instantiateKernel('farSweep', this.memory, FAR_SWEEP_DESCRIPTOR_FIELDS).exports as unknown as NonNullable<WasmFarSweep['exports']>;
     } else if (this.memory.buffer.byteLength < pages * PAGE_BYTES) {
       this.memory.grow(pages - this.memory.buffer.byteLength / PAGE_BYTES);
     }
