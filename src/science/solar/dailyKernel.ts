@@ -246,13 +246,16 @@ export function sunSectors(days: readonly number[], tiles: readonly TileGeometry
 /**
  * The number of sun samples (sun above the horizontal) a cell of any of `tiles` takes over `days`: the most
  * over the tiles. It sizes the work of tracing every sample's near-field ray (`nearFieldMode` in tileHorizons.ts).
+ * The count stops at the first tile that reaches `enough` (then at least `enough` is returned): a year's tile
+ * passes the largest count `nearFieldMode` looks at within its first weeks.
  */
-export function sunSampleCount(days: readonly number[], tiles: readonly TileGeometry[], stepMinutes: number): number {
+export function sunSampleCount(days: readonly number[], tiles: readonly TileGeometry[], stepMinutes: number, enough = Infinity): number {
   const stepHours = stepMinutes / 60;
   let most = 0;
   for (const tile of tiles) {
     let count = 0;
     for (const day of days) {
+      if (count >= enough) return count;
       const declination = solarDeclination(day);
       for (const hour of sampleHours(tile.latitudeRad, declination, stepHours)) {
         if (sunDirection(tile.latitudeRad, declination, ((hour - 12) * Math.PI) / 12).up > 0) count++;

@@ -172,10 +172,18 @@ const BOUND_SECTOR_STEP_IN_TRACED_SAMPLES = 0.4;
  * are traced.
  */
 export function nearFieldMode(layout: HorizonLayout, masks: SectorMasks | null, sunSamples: number): NearFieldMode {
-  if (layout.nearSteps === 0) return 'bounded';
+  return sunSamples < tracedSampleLimit(layout, masks) ? 'traced' : 'bounded';
+}
+
+/**
+ * The sun samples from which `nearFieldMode` bounds the near field instead of tracing it (0 without a near field):
+ * a count of samples needs to go no further (`sunSampleCount`'s `enough`).
+ */
+export function tracedSampleLimit(layout: HorizonLayout, masks: SectorMasks | null): number {
+  if (layout.nearSteps === 0) return 0;
   let sectors = layout.nearSectors;
   if (masks) sectors = masks.nearSectors.reduce((count, on) => count + on, 0);
-  return sunSamples < BOUND_SECTOR_STEP_IN_TRACED_SAMPLES * layout.nearSteps * sectors ? 'traced' : 'bounded';
+  return BOUND_SECTOR_STEP_IN_TRACED_SAMPLES * layout.nearSteps * sectors;
 }
 
 /** Relative change of a row's cell size tolerated before the near-field candidates are listed again. */

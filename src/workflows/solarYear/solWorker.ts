@@ -110,6 +110,11 @@ function sendProducts(tile: number, products: ProductTiles[]): void {
   products.length = 0;
 }
 
+/** Adds a day's map to a monthly sum, cell by cell (f64; a NaN cell stays NaN). */
+function addInto(sum: Float64Array, day: Float32Array): void {
+  for (let i = 0; i < sum.length; i++) sum[i]! += day[i]!;
+}
+
 function computeTile(index: number, tile: ComputeTile): void {
   timings = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
   const width = tile.colEnd - tile.colStart;
@@ -148,10 +153,10 @@ function computeTile(index: number, tile: ComputeTile): void {
       sums.set(month, sum);
     }
     if (sum) {
-      for (let i = 0; i < cells; i++) sum.global[i]! += out.global[i]!;
-      if (sum.flat && out.flat) for (let i = 0; i < cells; i++) sum.flat[i]! += out.flat[i]!;
-      if (sum.beamPart && out.beamPart) for (let i = 0; i < cells; i++) sum.beamPart[i]! += out.beamPart[i]!;
-      if (sum.flatBeam && out.flatBeam) for (let i = 0; i < cells; i++) sum.flatBeam[i]! += out.flatBeam[i]!;
+      addInto(sum.global, out.global);
+      if (sum.flat && out.flat) addInto(sum.flat, out.flat);
+      if (sum.beamPart && out.beamPart) addInto(sum.beamPart, out.beamPart);
+      if (sum.flatBeam && out.flatBeam) addInto(sum.flatBeam, out.flatBeam);
     }
     timings.kernelSeconds += (performance.now() - t0) / 1000;
     const empty = tile.validCells === 0;

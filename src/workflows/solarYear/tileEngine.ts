@@ -38,6 +38,7 @@ import {
   groupSectors,
   horizonTracer,
   nearFieldMode,
+  tracedSampleLimit,
   sectorMasks,
   tileFarHorizons,
   tileNearHorizons,
@@ -136,7 +137,7 @@ export class TileEngine {
       if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells, undefined, this.nearField);
       const masks = sectorMasks(this.layout, sunSectors(this.days, geometries, this.params.stepMinutes, this.layout.directions));
       // a run of few days traces the near field at its samples instead of bounding it (the same outputs)
-      const nearField = this.nearField === 'traced' ? 'traced' : nearFieldMode(this.layout, masks, sunSampleCount(this.days, geometries, this.params.stepMinutes));
+      const nearField = this.nearField === 'traced' ? 'traced' : nearFieldMode(this.layout, masks, sunSampleCount(this.days, geometries, this.params.stepMinutes, tracedSampleLimit(this.layout, masks)));
       // the far field swept for the whole tile at once, the rest in bands of rows (a cell's horizons do not
       // depend on the block it is done in), for progress
       tileFarHorizons(this.tracer, tile, this.horizons, masks);

@@ -26,6 +26,7 @@ import {
   nearFieldMode,
   sectorMasks,
   tileHorizons,
+  tracedSampleLimit,
   type HorizonLayout,
   type NearFieldMode,
   type TileHorizons,
@@ -77,6 +78,34 @@ test('a few days are traced, a year is bounded, and without near steps nothing i
   // the count is that of the tile whose cells see the sun most often: the equinox day has 12 h of sun everywhere
   assert.equal(sunSampleCount([80], [geometry(62), geometry(0.5)], 15), 48);
   assert.equal(sunSampleCount([355], [geometry(72)], 15), 0);
+});
+
+test('a sample count that stops at the limit of tracing decides as the whole count does, and stops early in a year', () => {
+  const tiles = [geometry(62), geometry(41), geometry(-35)];
+  const january = Array.from({ length: 31 }, (_, i) => i + 1);
+  for (const layout of [
+    { directions: 64, nearSectors: 128, nearSteps: 48 },
+    { directions: 64, nearSectors: 128, nearSteps: 16 },
+    { directions: 32, nearSectors: 128, nearSteps: 0 },
+  ]) {
+    for (const days of [[30, 80, 330], january, january.slice(0, 20), year, [355]]) {
+      for (const masks of [null, sectorMasks(layout, sunSectors(days, tiles, 15, layout.directions))]) {
+        const whole = sunSampleCount(days, tiles, 15);
+        const limit = tracedSampleLimit(layout, masks);
+        const capped = sunSampleCount(days, tiles, 15, limit);
+        assert.equal(nearFieldMode(layout, masks, capped), nearFieldMode(layout, masks, whole), `${layout.nearSteps} steps, ${days.length} days`);
+        assert.equal(nearFieldMode(layout, masks, whole), whole < limit ? 'traced' : 'bounded');
+        // below the limit the count is whole; at it, at least the limit and no more than a day's samples past it
+        if (whole < limit) assert.equal(capped, whole);
+        else assert.ok(capped >= limit && capped <= limit + 97, `${capped} against the limit ${limit}`);
+      }
+    }
+  }
+  // a year's first tile passes the limit within weeks: the capped count is a small part of the whole
+  const layout = { directions: 64, nearSectors: 128, nearSteps: 16 };
+  const whole = sunSampleCount(year, [geometry(41)], 15);
+  const capped = sunSampleCount(year, [geometry(41)], 15, tracedSampleLimit(layout, null));
+  assert.ok(whole > 15_000 && capped < whole / 10, `${capped} of ${whole}`);
 });
 
 for (const [latitudeDeg, days, layout] of [
