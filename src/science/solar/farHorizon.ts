@@ -49,7 +49,7 @@ export function farHorizon(
   let j = firstStep;
   for (;;) {
     const dc = Math.floor(j * colPerStep + 0.5);
-    const dr = -Math.floor(j * northPerStep + 0.5);
+    const dr = 0 - Math.floor(j * northPerStep + 0.5); // (0 − …: never −0, which would make V8 drop its integer code)
     const r = row + dr;
     const c = col + dc;
     if (r < 0 || r >= height || c < 0 || c >= width) break;
@@ -74,7 +74,7 @@ export function farHorizon(
           const last = (1 << l) - 1;
           const leaveCol = stepLeaving(j, colPerStep, colLo, colLo + last);
           // rows: the row offset is −floor(j·north + ½), inside while −(rowLo + last) ≤ floor(…) ≤ −rowLo
-          const leaveRow = stepLeaving(j, northPerStep, -(rowLo + last), -rowLo);
+          const leaveRow = stepLeaving(j, northPerStep, 0 - (rowLo + last), 0 - rowLo);
           skipTo = leaveCol < leaveRow ? leaveCol : leaveRow;
           level = l + 1;
           break;

@@ -92,7 +92,7 @@ export function horizonTangentAlongRay(
   let best = -Infinity;
   for (let j = firstStep; j <= lastStep; j++) {
     const dc = Math.floor(j * colPerStep + 0.5);
-    const dr = -Math.floor(j * northPerStep + 0.5);
+    const dr = 0 - Math.floor(j * northPerStep + 0.5); // (0 − …: never −0, which would make V8 drop its integer code)
     const r = row + dr;
     const c = col + dc;
     if (r < 0 || r >= grid.height || c < 0 || c >= grid.width) break;
@@ -146,7 +146,7 @@ export function nearFieldSteps(cellSizeXM: number, cellSizeYM: number, gridAzimu
   let lastRow = 0;
   for (let j = 1; j <= steps; j++) {
     const colOffset = Math.floor(j * colPerStep + 0.5);
-    const rowOffset = -Math.floor(j * northPerStep + 0.5);
+    const rowOffset = 0 - Math.floor(j * northPerStep + 0.5); // (never −0, as in horizonTangentAlongRay)
     if (colOffset === lastCol && rowOffset === lastRow) continue;
     lastCol = colOffset;
     lastRow = rowOffset;
