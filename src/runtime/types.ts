@@ -4,7 +4,7 @@
  */
 import type { DemCellLimits } from '../workflows/demLimits.js';
 import type { RunMode, WorkflowParams, WorkflowType } from '../workflows/types.js';
-import type { ChildJobSpec, ChildMessage } from './protocol.js';
+import type { ChildMessage } from './protocol.js';
 
 export type RuntimeName = 'docker' | 'bubblewrap' | 'process';
 

@@ -12,7 +12,6 @@
  * ends holds the only job slot, and everything is cancelled at the end.
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { connect } from 'node:net';
 import { after, before, test } from 'node:test';
 import { ProcessRuntime } from '../../src/runtime/process.js';

@@ -5,7 +5,6 @@
  * (400 naming the limit, the workflow and the setting) and nothing is stored.
  */
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { configFromEnv } from '../../src/server/config.js';

@@ -4,7 +4,7 @@
  * bodies, oversized and slow uploads. The whole service runs in a temp folder with the stub job child.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';

@@ -5,7 +5,7 @@
  * job list, dismiss, exceptions; inline DEMs checked like uploads; href inputs off by default, allow-listed when on.
  */
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';

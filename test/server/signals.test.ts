@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 import { JobStore } from '../../src/jobs/store/store.js';
 import { waitFor } from '../helpers/wait.js';
 import { startDaymetServer, type DaymetTestServer } from '../helpers/daymetServer.js';
-import { fixture, getJson, submit, waitForStatus } from './helpers.js';
+import { fixture, submit, waitForStatus } from './helpers.js';
 import { alive, jobProcesses, REPO_ROOT, serviceEnv, startServiceProcess, type ServiceProcess } from './serviceProcess.js';
 
 const DEM = { name: 'mcn_10m.tif', bytes: fixture('mcn_10m.tif') };

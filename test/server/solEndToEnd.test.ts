@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fixture, getJson, startTestService, submit, waitForStatus, type TestService } from './helpers.js';
+import { fixture, getJson, startTestService, submit, type TestService } from './helpers.js';
 import { PNG } from 'pngjs';
 import { invalidCogs } from '../raster/gdal.js';
 import { zipEntries } from './zip.js';

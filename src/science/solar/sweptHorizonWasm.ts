@@ -9,7 +9,7 @@
  */
 import { MAX_HORIZON_UNITS } from './horizon.js';
 import { DIRECTIONS_PER_PASS, INVERSE_TWO_R, directionGeometry, minorShift, queryPositions, simplifiedSpans, type CompiledFarSweep, type DirectionGeometry, type GroupDark, type SweptRows } from './sweptHorizon.js';
-import { copyElevations, type CellBlock, type TerrainModel } from './terrainModel.js';
+import { copyElevations, type CellBlock } from './terrainModel.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 /** Descriptor fields of assembly/farSweep.ts (i32 each), in its order. */
