@@ -36,7 +36,16 @@ import { extraterrestrialIrradiance, solarDeclination, sunDirection } from './su
 import type { SurfaceTerms } from './surface.js';
 import { quadrantOfSigns } from './nearFieldMaxima.js';
 import type { TerrainModel } from './terrainModel.js';
-import { farSectorsPerGroup, type CellBlock, type HorizonLayout, type TileHorizons } from './tileHorizons.js';
+import {
+  farSectorsPerGroup,
+  nearFieldMode,
+  tracedSampleLimit,
+  type CellBlock,
+  type HorizonLayout,
+  type NearFieldMode,
+  type SectorMasks,
+  type TileHorizons,
+} from './tileHorizons.js';
 
 /** τ_b(m) tabulated on a fine grid of air mass for one Linke turbidity (linear interpolation error < 1e-6). */
 export interface TransmittanceTable {
@@ -264,6 +273,21 @@ export function sunSampleCount(days: readonly number[], tiles: readonly TileGeom
     most = Math.max(most, count);
   }
   return most;
+}
+
+/**
+ * The cheaper near field (`nearFieldMode`) for cells of `tiles` over `days`, with the sectors of `masks`: their sun
+ * samples counted only up to the count from which bounding is cheaper (`tracedSampleLimit`), which a year's tile
+ * passes within weeks.
+ */
+export function nearFieldModeOfDays(
+  layout: HorizonLayout,
+  masks: SectorMasks | null,
+  days: readonly number[],
+  tiles: readonly TileGeometry[],
+  stepMinutes: number,
+): NearFieldMode {
+  return nearFieldMode(layout, masks, sunSampleCount(days, tiles, stepMinutes, tracedSampleLimit(layout, masks)));
 }
 
 let rayScratch: NearFieldRay = allocateNearFieldRay(0);

@@ -12,7 +12,7 @@
  * samples and blocks however long it is, so the cost per cell hardly grows with the DEM; the pyramid is
  * resident (a third of the DEM), so any tile of cells can be computed from it.
  */
-import { curvatureOverDistance } from './horizon.js';
+import { curvatureOverDistance, stepColOffset, stepRowOffset } from './horizon.js';
 import type { TerrainModel } from './terrainModel.js';
 
 /** Result of `farHorizon`: tan H and the step where it was found (−1 if none). */
@@ -48,8 +48,8 @@ export function farHorizon(
   let level = 1;
   let j = firstStep;
   for (;;) {
-    const dc = Math.floor(j * colPerStep + 0.5);
-    const dr = 0 - Math.floor(j * northPerStep + 0.5); // (0 − …: never −0, which would make V8 drop its integer code)
+    const dc = stepColOffset(j, colPerStep);
+    const dr = stepRowOffset(j, northPerStep);
     const r = row + dr;
     const c = col + dc;
     if (r < 0 || r >= height || c < 0 || c >= width) break;
@@ -73,7 +73,8 @@ export function farHorizon(
           const colLo = (blockCol << l) - col;
           const last = (1 << l) - 1;
           const leaveCol = stepLeaving(j, colPerStep, colLo, colLo + last);
-          // rows: the row offset is −floor(j·north + ½), inside while −(rowLo + last) ≤ floor(…) ≤ −rowLo
+          // rows: the row offset is −floor(j·north + ½), inside while −(rowLo + last) ≤ floor(…) ≤ −rowLo (0 − …: never −0,
+          // as `stepRowOffset`)
           const leaveRow = stepLeaving(j, northPerStep, 0 - (rowLo + last), 0 - rowLo);
           skipTo = leaveCol < leaveRow ? leaveCol : leaveRow;
           level = l + 1;

@@ -63,6 +63,19 @@ export function rayDirection(cellSizeXM: number, cellSizeYM: number, gridAzimuth
   return { colPerStep: (stepM * Math.sin(gridAzimuthRad)) / cellSizeXM, northPerStep: (stepM * Math.cos(gridAzimuthRad)) / cellSizeYM };
 }
 
+/** Column offset of ray step j: floor(j·colPerStep + ½). */
+export function stepColOffset(j: number, colPerStep: number): number {
+  return Math.floor(j * colPerStep + 0.5);
+}
+
+/**
+ * Row offset of ray step j: −floor(j·northPerStep + ½), taken as 0 − floor(…) so that it is never −0 (a −0 makes V8
+ * drop the integer code of the ray loops that call this and compile them again).
+ */
+export function stepRowOffset(j: number, northPerStep: number): number {
+  return 0 - Math.floor(j * northPerStep + 0.5);
+}
+
 /** The grid as the tracers see it: elevations (NaN = nodata) and the cell size used for a ray's origin row. */
 export interface ElevationGrid {
   readonly width: number;
@@ -91,8 +104,8 @@ export function horizonTangentAlongRay(
   const z0 = grid.elevation[row * grid.width + col]!;
   let best = -Infinity;
   for (let j = firstStep; j <= lastStep; j++) {
-    const dc = Math.floor(j * colPerStep + 0.5);
-    const dr = 0 - Math.floor(j * northPerStep + 0.5); // (0 − …: never −0, which would make V8 drop its integer code)
+    const dc = stepColOffset(j, colPerStep);
+    const dr = stepRowOffset(j, northPerStep);
     const r = row + dr;
     const c = col + dc;
     if (r < 0 || r >= grid.height || c < 0 || c >= grid.width) break;
@@ -145,8 +158,8 @@ export function nearFieldSteps(cellSizeXM: number, cellSizeYM: number, gridAzimu
   let lastCol = 0;
   let lastRow = 0;
   for (let j = 1; j <= steps; j++) {
-    const colOffset = Math.floor(j * colPerStep + 0.5);
-    const rowOffset = 0 - Math.floor(j * northPerStep + 0.5); // (never −0, as in horizonTangentAlongRay)
+    const colOffset = stepColOffset(j, colPerStep);
+    const rowOffset = stepRowOffset(j, northPerStep);
     if (colOffset === lastCol && rowOffset === lastRow) continue;
     lastCol = colOffset;
     lastRow = rowOffset;

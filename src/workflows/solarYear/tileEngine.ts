@@ -18,8 +18,8 @@ import {
   allocateDaySamples,
   integrateBlockDays,
   integrateBlockFlat,
+  nearFieldModeOfDays,
   sampleCapacity,
-  sunSampleCount,
   sunSamplesForDay,
   sunSectors,
   transmittanceTable,
@@ -37,8 +37,6 @@ import {
   allocateTileHorizons,
   groupSectors,
   horizonTracer,
-  nearFieldMode,
-  tracedSampleLimit,
   sectorMasks,
   tileFarHorizons,
   tileNearHorizons,
@@ -137,7 +135,7 @@ export class TileEngine {
       if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells, undefined, this.nearField);
       const masks = sectorMasks(this.layout, sunSectors(this.days, geometries, this.params.stepMinutes, this.layout.directions));
       // a run of few days traces the near field at its samples instead of bounding it (the same outputs)
-      const nearField = this.nearField === 'traced' ? 'traced' : nearFieldMode(this.layout, masks, sunSampleCount(this.days, geometries, this.params.stepMinutes, tracedSampleLimit(this.layout, masks)));
+      const nearField = this.nearField === 'traced' ? 'traced' : nearFieldModeOfDays(this.layout, masks, this.days, geometries, this.params.stepMinutes);
       // the far field swept for the whole tile at once, the rest in bands of rows (a cell's horizons do not
       // depend on the block it is done in), for progress
       tileFarHorizons(this.tracer, tile, this.horizons, masks);

@@ -14,8 +14,8 @@
  */
 import { pressureRatio } from '../../science/solar/clearSky.js';
 import { SIMPLIFIED_FROM_CELLS } from '../../science/solar/sweptHorizon.js';
-import { sunSampleCount, sunSectors, type CellBlock, type TileGeometry } from '../../science/solar/dailyKernel.js';
-import { nearFieldMode, sectorMasks, tracedSampleLimit, type HorizonLayout, type NearFieldMode } from '../../science/solar/tileHorizons.js';
+import { nearFieldModeOfDays, sunSectors, type CellBlock, type TileGeometry } from '../../science/solar/dailyKernel.js';
+import { sectorMasks, type HorizonLayout, type NearFieldMode } from '../../science/solar/tileHorizons.js';
 import type { RasterTiling } from '../../raster/geotiff/writeGeoTiff.js';
 
 /** A block of cells whose sun is computed at the block centre. */
@@ -228,7 +228,6 @@ export function runNearField(layout: HorizonLayout, days: readonly number[], sun
   const spread = present.filter((_, i) => i % stride === 0 || i === present.length - 1);
   // a year has far more samples than any layout's bounds cost: the first tile's count says so (the count judged is
   // the most over the tiles), without counting the others' or finding the sectors
-  if (nearFieldMode(layout, null, sunSampleCount(days, spread.slice(0, 1), stepMinutes, tracedSampleLimit(layout, null))) === 'bounded') return 'bounded';
-  const masks = sectorMasks(layout, sunSectors(days, spread, stepMinutes, layout.directions));
-  return nearFieldMode(layout, masks, sunSampleCount(days, spread, stepMinutes, tracedSampleLimit(layout, masks)));
+  if (nearFieldModeOfDays(layout, null, days, spread.slice(0, 1), stepMinutes) === 'bounded') return 'bounded';
+  return nearFieldModeOfDays(layout, sectorMasks(layout, sunSectors(days, spread, stepMinutes, layout.directions)), days, spread, stepMinutes);
 }
