@@ -15,7 +15,10 @@ import type { ComputeTile } from './tilePlan.js';
 import { lastDayOfMonth, monthOfDay } from './products.js';
 import { KERNEL_DAY_BATCH } from '../../science/solar/dailyKernel.js';
 import { TileEngine, type DayOutputs } from './tileEngine.js';
+import { detachABufferNow } from '../../util/bufferDetaching.js';
 
+// the kernel's memory grows and tiles are transferred: detached buffers from the first tile on (bufferDetaching.ts)
+detachABufferNow();
 const port = parentPort!;
 // Tasks arriving before the worker is ready wait here: a worker started ahead of its run (workerData null,
 // `prestartSolWorkers`) loads its modules, then waits for its setup message.
