@@ -11,9 +11,10 @@
 //   --baseline DIR   also run the build in DIR/dist (e.g. another checkout after `npm ci && npm run build`)
 //
 // Ours: bench/sol-case.mjs (the whole process: start, DEM read, horizons, kernel, GeoTIFFs written; step 15 min,
-// Linke 3, albedo 0.2). r.sun: bench/rsun.mjs (r.in.gdal, r.slope.aspect, then r.sun per day with the same
+// Linke 3, albedo 0.2), and the `eemt sol` command on the same days as a user runs it (command_seconds). r.sun: bench/rsun.mjs (r.in.gdal, r.slope.aspect, then r.sun per day with the same
 // settings; its GRASS session's start is not counted), seconds = setup + the days' r.sun runs, wall and CPU.
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -44,6 +45,19 @@ function sol(root) {
   return { ...result, process_seconds: processSeconds };
 }
 
+/** Seconds of one `eemt sol` command of the build at `root` (undefined: this checkout) on the same days: what a user waits. */
+function command(root) {
+  const out = here(`./out/horizons-command${root ? '-baseline' : ''}`);
+  const bin = root ? `${root}/bin/eemt.js` : here('../bin/eemt.js');
+  rmSync(out, { recursive: true, force: true });
+  const started = performance.now();
+  const child = spawnSync(process.execPath, [bin, 'sol', args.dem, '--days', args.days, '--threads', args.threads, '-o', out], { encoding: 'utf8' });
+  const seconds = (performance.now() - started) / 1000;
+  if (child.status !== 0) throw new Error(`eemt sol failed: ${child.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  rmSync(out, { recursive: true, force: true });
+  return seconds;
+}
+
 /** One r.sun run of the same days: its seconds (setup + every day). */
 function rsun() {
   const child = spawnSync(process.execPath, [here('./rsun.mjs'), args.dem, '--days', args.days, '--nprocs', args.nprocs], { encoding: 'utf8' });
@@ -71,10 +85,16 @@ function summary(runs) {
 
 const ours = [];
 const baseline = [];
+const commands = [];
+const baselineCommands = [];
 const rsuns = [];
 for (let r = 0; r < rounds; r++) {
   ours.push(sol());
-  if (args.baseline) baseline.push(sol(args.baseline));
+  commands.push(command());
+  if (args.baseline) {
+    baseline.push(sol(args.baseline));
+    baselineCommands.push(command(args.baseline));
+  }
   rsuns.push(rsun());
   process.stderr.write(`bench:horizons round ${r + 1}/${rounds} done\n`);
 }
@@ -90,7 +110,9 @@ const report = {
   threads: Number(args.threads),
   rounds,
   sol: summary(ours),
-  ...(args.baseline ? { baseline: { root: args.baseline, ...summary(baseline) } } : {}),
+  // the `eemt sol` command (bin/eemt.js: its freshness check, the bundled command, the same pipeline), whole process
+  command_seconds: round3(median(commands)),
+  ...(args.baseline ? { baseline: { root: args.baseline, ...summary(baseline), command_seconds: round3(median(baselineCommands)) } } : {}),
   rsun: {
     nprocs: Number(args.nprocs),
     seconds: round3(rsunSeconds),
@@ -102,11 +124,14 @@ const report = {
   // r.sun's seconds over our whole process's (medians); CPU seconds likewise (less sensitive to other load)
   ratio_rsun_over_sol: Number((rsunSeconds / median(ours.map((r) => r.process_seconds))).toFixed(2)),
   ratio_rsun_over_sol_cpu: Number((rsunCpuSeconds / median(ours.map((r) => r.cpu_seconds))).toFixed(2)),
+  ratio_rsun_over_command: Number((rsunSeconds / median(commands)).toFixed(2)),
   ...(args.baseline
     ? {
         ratio_rsun_over_baseline: Number((rsunSeconds / median(baseline.map((r) => r.process_seconds))).toFixed(2)),
         ratio_rsun_over_baseline_cpu: Number((rsunCpuSeconds / median(baseline.map((r) => r.cpu_seconds))).toFixed(2)),
+        ratio_rsun_over_baseline_command: Number((rsunSeconds / median(baselineCommands)).toFixed(2)),
         speedup_vs_baseline: {
+          command: Number((median(baselineCommands) / median(commands)).toFixed(2)),
           process: Number((median(baseline.map((r) => r.process_seconds)) / median(ours.map((r) => r.process_seconds))).toFixed(2)),
           horizons: Number((median(baseline.map((r) => r.horizon_seconds)) / median(ours.map((r) => r.horizon_seconds))).toFixed(2)),
           cpu: Number((median(baseline.map((r) => r.cpu_seconds)) / median(ours.map((r) => r.cpu_seconds))).toFixed(2)),

@@ -1,4 +1,5 @@
-// Which parts of the build are older than their sources: the TypeScript build (dist/, from src/), the pages'
+// Which parts of the build are older than their sources: the TypeScript build (dist/, from src/, with the
+// command's bundle dist/bundle/ made from it), the pages'
 // bundles (dist/web/, from web/) and the WebAssembly kernels (build/wasm/, from assembly/). Read by `npm start`
 // (scripts/start.mjs) and the `eemt` command (bin/eemt.js), which rebuild only what is stale, so a start with a
 // current build loads no compiler. Where a part's sources are absent (an install without them), it is never stale.
@@ -39,7 +40,7 @@ export async function buildParts(root = ROOT) {
     {
       name: 'typescript',
       sources: [join(root, 'src'), join(root, 'tsconfig.json'), join(root, 'tsconfig.build.json')],
-      outputs: [join(root, 'dist/server/main.js'), join(root, 'dist/cli/main.js')],
+      outputs: [join(root, 'dist/server/main.js'), join(root, 'dist/cli/main.js'), join(root, 'dist/bundle/main.js')],
     },
     { name: 'web', sources: [join(root, 'web')], outputs: PAGE_SCRIPTS.map((name) => join(root, `dist/web/${name}.js`)) },
     { name: 'wasm', sources: [join(root, 'assembly')], outputs: WASM_KERNELS.map(({ output }) => join(root, 'build/wasm', output)) },

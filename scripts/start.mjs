@@ -14,6 +14,7 @@ const require = createRequire(import.meta.url);
 const BUILDERS = {
   typescript: async () => {
     execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+    await (await import('./build-cli.mjs')).buildCli({ quiet: true });
   },
   web: async () => (await import('./build-web.mjs')).buildWeb({ quiet: true }),
   wasm: async () => (await import('./build-wasm.mjs')).buildWasm({ quiet: true }),

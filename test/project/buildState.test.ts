@@ -51,6 +51,8 @@ test('a part is stale when a source is newer than its outputs or an output is mi
   touch(join(root, 'dist/server/main.js'), 4000);
   assert.deepEqual(await staleBuildParts(root), ['typescript'], 'one output rebuilt is not the whole build');
   touch(join(root, 'dist/cli/main.js'), 4000);
+  assert.deepEqual(await staleBuildParts(root), ['typescript'], 'the command is compiled, not yet bundled');
+  touch(join(root, 'dist/bundle/main.js'), 4000);
   assert.deepEqual(await staleBuildParts(root), []);
 
   touch(join(root, 'tsconfig.build.json'), 5000);
