@@ -12,7 +12,7 @@ import { daysToCompute, ProductSelectionError, productsMetadata, selectionOf } f
 import { computeSolarYear, kernelParams, type SolarYearResult } from '../solarYear/index.js';
 import type { AssembleMode, ComputingMode, TileSlice, WorkflowResult, WorkflowRun } from '../types.js';
 import { checkedDays } from '../solarYear/days.js';
-import { checkTileSize } from '../solarYear/tilePlan.js';
+import { checkTileSize, runThreads } from '../solarYear/tilePlan.js';
 import { assembleSolarYear } from '../solarYear/slices.js';
 import { prestartSolWorkers, releaseSpareWorkers } from '../solarYear/workerPool.js';
 
@@ -39,12 +39,14 @@ export type SolRun = WorkflowRun & { readonly mode?: ComputingMode };
 async function solarYearOfRun(run: SolRun, slice: TileSlice | null): Promise<{ dem: Dem<Float32Array>; result: SolarYearResult }> {
   const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
   const products = selectionOf(run.params.products);
+  // only the days the chosen files need: every day of the months summed, the days of the daily maps
+  const days = daysToCompute(products, run.days);
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
     params: kernelParams(run),
-    threads: run.params.num_threads,
-    // only the days the chosen files need: every day of the months summed, the days of the daily maps
-    days: daysToCompute(products, run.days),
+    // (a small run on one thread: runThreads)
+    threads: runThreads(run.params.num_threads, dem.validCount, days.length),
+    days,
     products,
     metadata: productsMetadata(run.params.products),
     ...(run.tileSize !== undefined ? { tileSize: run.tileSize } : {}),

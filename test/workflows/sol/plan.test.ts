@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
 import { rasterTiling } from '../../../src/raster/geotiff/writeGeoTiff.js';
 import { checkedDays, parseDaySpec } from '../../../src/workflows/solarYear/days.js';
-import { MIN_SHARED_COMPUTE_TILES, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from '../../../src/workflows/solarYear/tilePlan.js';
+import { MIN_SHARED_COMPUTE_TILES, SINGLE_THREAD_CELL_DAYS, defaultComputeTileSize, planComputeTiles, planSunTiles, runThreads, sunTileSize } from '../../../src/workflows/solarYear/tilePlan.js';
 import { planSolarYear } from '../../../src/workflows/solarYear/plan.js';
 import { readDem } from '../../../src/raster/index.js';
 import { RAY_CELL_SIZE_ROWS, allocateTileHorizons, horizonBytesPerCell } from '../../../src/science/solar/tileHorizons.js';
@@ -131,4 +131,19 @@ test('the sun-tile parts of every compute tile cover its cells exactly once; all
     // largest amount of work first
     for (let k = 1; k < tiles.length; k++) assert.ok(tiles[k - 1]!.validCells >= tiles[k]!.validCells);
   }
+});
+
+test('a small run takes one thread, whatever it asks for; a larger one, or one of more days, the threads it asks for', () => {
+  // days 30, 80, 330 (the runs the limit was measured on): 100 × 100 and 130 × 130 cells on one thread (140 × 140
+  // was even), 200 × 200 on all
+  assert.equal(runThreads(2, 100 * 100, 3), 1);
+  assert.equal(runThreads(8, 130 * 130, 3), 1);
+  assert.equal(runThreads(2, 140 * 140, 3), 2);
+  assert.equal(runThreads(2, 200 * 200, 3), 2);
+  // the same 100 × 100 cells with 20 days, and a year, are shared
+  assert.equal(runThreads(2, 100 * 100, 20), 2);
+  assert.equal(runThreads(4, 100 * 100, 365), 4);
+  // the limit is on the cells with data (a DEM mostly nodata is small), and one thread asked for stays one
+  assert.equal(runThreads(2, Math.floor(SINGLE_THREAD_CELL_DAYS / 8) - 1, 3), 1);
+  assert.equal(runThreads(1, 1000 * 1000, 365), 1);
 });
