@@ -293,6 +293,42 @@ export function nearFieldModeOfDays(
 let rayScratch: NearFieldRay = allocateNearFieldRay(0);
 
 /** Room for a near-field ray of `steps` steps (one array set, reused). */
+/**
+ * Writes sample `k`'s near-field ray (the first `cells` cells of `ray`, none without one) into `out` from entry
+ * `first`, for a sun of tangent `tanAltitude` on a grid of rows `width` cells apart, with its quadrant and the
+ * running minima of its thresholds, and widens `out`'s reach to it; returns the entry after the ray. (Its own
+ * function so that the per-cell loops are optimised on their own, early: a run of few days calls
+ * `sunSamplesForDay` a few times.)
+ */
+function appendNearFieldRay(out: DaySamples, k: number, first: number, ray: NearFieldRay | null, cells: number, width: number, tanAltitude: number): number {
+  let near = first;
+  // the offsets' signs (for the ray's quadrant): bit 0 a column offset < 0, 1 > 0, 2 a row offset < 0, 3 > 0
+  let signs = 0;
+  let reachCols = out.nearReachCols;
+  let reachRows = out.nearReachRows;
+  for (let j = 0; j < cells; j++) {
+    const colOffset = ray!.colOffset[j]!;
+    const rowOffset = ray!.rowOffset[j]!;
+    out.nearOffset[near] = rowOffset * width + colOffset;
+    out.nearCol[near] = colOffset;
+    out.nearRow[near] = rowOffset;
+    out.nearThreshold[near] = (tanAltitude + ray!.curvatureSlope[j]!) / ray!.inverseDistance[j]!;
+    near++;
+    signs |= (colOffset < 0 ? 1 : colOffset > 0 ? 2 : 0) | (rowOffset < 0 ? 4 : rowOffset > 0 ? 8 : 0);
+    if (Math.abs(colOffset) > reachCols) reachCols = Math.abs(colOffset);
+    if (Math.abs(rowOffset) > reachRows) reachRows = Math.abs(rowOffset);
+  }
+  out.nearReachCols = reachCols;
+  out.nearReachRows = reachRows;
+  out.nearQuadrant[k] = quadrantOfSigns(signs);
+  for (let j = near - 1, least = Infinity; j >= first; j--) {
+    const threshold = out.nearThreshold[j]!;
+    if (threshold < least) least = threshold;
+    out.nearMinThreshold[j] = least;
+  }
+  return near;
+}
+
 function nearFieldRay(steps: number): NearFieldRay {
   if (rayScratch.colOffset.length < steps) rayScratch = allocateNearFieldRay(steps);
   return rayScratch;
@@ -325,9 +361,11 @@ export function sunSamplesForDay(
   let near = 0;
   // the near-field ray of each sample, into arrays reused from sample to sample
   const ray = nearSteps > 0 ? nearFieldRay(nearSteps) : null;
-  let reachCols = 0;
-  let reachRows = 0;
-  for (const hour of sampleHours(tile.latitudeRad, declination, stepHours)) {
+  out.nearReachCols = 0;
+  out.nearReachRows = 0;
+  const hours = sampleHours(tile.latitudeRad, declination, stepHours);
+  for (let i = 0; i < hours.length; i++) {
+    const hour = hours[i]!;
     const T = ((hour - 12) * Math.PI) / 12;
     const sun = sunDirection(tile.latitudeRad, declination, T);
     const sinh = sun.up;
@@ -352,28 +390,9 @@ export function sunSamplesForDay(
       out.horizonDirection1[count] = k0 + 1 === directions ? 0 : k0 + 1;
       out.horizonWeight[count] = position - k0;
     }
-    const rayStart = near;
-    out.nearStart[count] = rayStart;
-    // the offsets' signs (for the ray's quadrant): bit 0 a column offset < 0, 1 > 0, 2 a row offset < 0, 3 > 0
-    let signs = 0;
-    for (let j = 0, cells = ray ? nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, ray) : 0; j < cells; j++) {
-      const colOffset = ray!.colOffset[j]!;
-      const rowOffset = ray!.rowOffset[j]!;
-      out.nearOffset[near] = rowOffset * width + colOffset;
-      out.nearCol[near] = colOffset;
-      out.nearRow[near] = rowOffset;
-      out.nearThreshold[near] = (tanh + ray!.curvatureSlope[j]!) / ray!.inverseDistance[j]!;
-      near++;
-      signs |= (colOffset < 0 ? 1 : colOffset > 0 ? 2 : 0) | (rowOffset < 0 ? 4 : rowOffset > 0 ? 8 : 0);
-      if (Math.abs(colOffset) > reachCols) reachCols = Math.abs(colOffset);
-      if (Math.abs(rowOffset) > reachRows) reachRows = Math.abs(rowOffset);
-    }
-    out.nearQuadrant[count] = quadrantOfSigns(signs);
-    for (let j = near - 1, least = Infinity; j >= rayStart; j--) {
-      const threshold = out.nearThreshold[j]!;
-      if (threshold < least) least = threshold;
-      out.nearMinThreshold[j] = least;
-    }
+    out.nearStart[count] = near;
+    const cells = ray ? nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, ray) : 0;
+    near = appendNearFieldRay(out, count, near, ray, cells, width, tanh);
     // τ-dependent quantities at δ = −half, 0, +half, fitted as a + bδ + cδ²
     const m0 = seaLevelAirMass(h);
     const lowSunFactor = h < MUNEER_LOW_SUN_ALTITUDE_RAD ? 1 / muneerLowSunDenominator(h) : 0;
@@ -414,8 +433,6 @@ export function sunSamplesForDay(
     count++;
   }
   out.nearStart[count] = near;
-  out.nearReachCols = reachCols;
-  out.nearReachRows = reachRows;
   out.count = count;
   // group consecutive samples by group sector (about 32 around the horizon)
   const perGroup = directions > 0 ? farSectorsPerGroup(directions) : 1;
