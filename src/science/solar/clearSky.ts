@@ -62,12 +62,19 @@ export function relativeAirMass(solarAltitudeRad: number, elevationM: number): n
 }
 
 /**
+ * Air mass at which the Rayleigh optical thickness changes formula [-]. The two published branches do not meet:
+ * τ_b jumps by up to 2e-4 there.
+ * @see Šúri & Hofierka 2004, eq. 6
+ */
+export const RAYLEIGH_BRANCH_AIR_MASS = 20;
+
+/**
  * Rayleigh optical thickness δ_R(m) [-] at relative air mass m (Kasten 1996 as in ESRA).
  * @see Šúri & Hofierka 2004, eq. 6
  */
 export function rayleighOpticalThickness(airMass: number): number {
   const m = airMass;
-  if (m <= 20) return 1 / (6.6296 + m * (1.7513 + m * (-0.1202 + m * (0.0065 - m * 0.00013))));
+  if (m <= RAYLEIGH_BRANCH_AIR_MASS) return 1 / (6.6296 + m * (1.7513 + m * (-0.1202 + m * (0.0065 - m * 0.00013))));
   return 1 / (10.4 + 0.718 * m);
 }
 

@@ -27,6 +27,7 @@ import {
   MUNEER_LOW_SUN_ALTITUDE_RAD,
   muneerLowSunDenominator,
   muneerSunlitCoefficient,
+  RAYLEIGH_BRANCH_AIR_MASS,
   seaLevelAirMass,
   type ClearSkyParams,
 } from './clearSky.js';
@@ -47,7 +48,11 @@ import {
   type TileHorizons,
 } from './tileHorizons.js';
 
-/** τ_b(m) tabulated on a fine grid of air mass for one Linke turbidity (linear interpolation error < 1e-6). */
+/**
+ * τ_b(m) tabulated on a fine grid of air mass for one Linke turbidity (linear interpolation error < 1e-6; within a
+ * grid step of the Rayleigh thickness's change of formula, where τ_b jumps, the formula itself). The entries are
+ * computed when first looked up (NaN until then): a run of few days needs a few hundred of the 24 002.
+ */
 export interface TransmittanceTable {
   readonly linkeTurbidity: number;
   readonly values: Float64Array;
@@ -57,18 +62,23 @@ export interface TransmittanceTable {
 
 export function transmittanceTable(linkeTurbidity: number, maxAirMass = 48, stepAirMass = 0.002): TransmittanceTable {
   const n = Math.ceil(maxAirMass / stepAirMass) + 2;
-  const values = new Float64Array(n);
-  for (let i = 0; i < n; i++) values[i] = beamTransmittance(linkeTurbidity, i * stepAirMass);
-  return { linkeTurbidity, values, stepAirMass, maxAirMass };
+  return { linkeTurbidity, values: new Float64Array(n).fill(NaN), stepAirMass, maxAirMass };
+}
+
+/** Entry `i` of `table`: τ_b at air mass i · step, computed at its first look-up. */
+function tableEntry(table: TransmittanceTable, i: number): number {
+  const value = table.values[i]!;
+  if (value === value) return value;
+  return (table.values[i] = beamTransmittance(table.linkeTurbidity, i * table.stepAirMass));
 }
 
 /** Beam transmittance at air mass m from the table (exact formula beyond its range). */
 export function lookupTransmittance(table: TransmittanceTable, airMass: number): number {
-  if (airMass >= table.maxAirMass) return beamTransmittance(table.linkeTurbidity, airMass);
+  if (airMass >= table.maxAirMass || Math.abs(airMass - RAYLEIGH_BRANCH_AIR_MASS) < table.stepAirMass) return beamTransmittance(table.linkeTurbidity, airMass);
   const position = airMass / table.stepAirMass;
   const i = position | 0;
-  const v0 = table.values[i]!;
-  return v0 + (position - i) * (table.values[i + 1]! - v0);
+  const v0 = tableEntry(table, i);
+  return v0 + (position - i) * (tableEntry(table, i + 1) - v0);
 }
 
 export type { CellBlock, HorizonLayout } from './tileHorizons.js';

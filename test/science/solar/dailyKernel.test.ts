@@ -12,10 +12,12 @@ import {
   sampleCapacity,
   sunSamplesForDay,
   transmittanceTable,
+  lookupTransmittance,
 } from '../../../src/science/solar/dailyKernel.js';
 import { buildTerrainModel } from '../../../src/science/solar/terrainModel.js';
 import { allocateTileHorizons, horizonTracer, tileHorizons } from '../../../src/science/solar/tileHorizons.js';
 import { dailyIrradiation } from '../../../src/science/solar/dailyIrradiation.js';
+import { beamTransmittance } from '../../../src/science/solar/clearSky.js';
 
 const DEG = Math.PI / 180;
 const width = 30;
@@ -154,4 +156,18 @@ test('several days in one pass over the cells equal the same days one at a time,
     assert.deepEqual(globals[i], global1, `day ${day} global`);
     assert.deepEqual(hours[i], hours1, `day ${day} hours`);
   });
+});
+
+test('the transmittance table: within 1e-6 of the formula (also across its jump at m = 20), exact at its grid, entries computed only where looked up', () => {
+  for (const linke of [1, 3, 7.5]) {
+    const table = transmittanceTable(linke);
+    // air masses from a sun at the zenith to one on the horizon at high ground, and beyond the table; steps of
+    // 0.00037 put several in each grid step, those around m = 20 too
+    for (let m = 1; m < 60; m += 0.00037) assert.ok(Math.abs(lookupTransmittance(table, m) - beamTransmittance(linke, m)) < 1e-6, `T_L ${linke}, m ${m}`);
+    for (const i of [500, 501, 7777, 23_999]) assert.equal(lookupTransmittance(table, i * table.stepAirMass), beamTransmittance(linke, i * table.stepAirMass));
+  }
+  const table = transmittanceTable(3);
+  lookupTransmittance(table, 2.0031);
+  const computed = table.values.reduce((n, v) => n + (Number.isNaN(v) ? 0 : 1), 0);
+  assert.equal(computed, 2, 'one look-up computes the two entries around it');
 });
