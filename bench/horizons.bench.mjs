@@ -11,8 +11,9 @@
 //   --baseline DIR   also run the build in DIR/dist (e.g. another checkout after `npm ci && npm run build`)
 //
 // Ours: bench/sol-case.mjs (the whole process: start, DEM read, horizons, kernel, GeoTIFFs written; step 15 min,
-// Linke 3, albedo 0.2), and the `eemt sol` command on the same days as a user runs it (command_seconds). r.sun: bench/rsun.mjs (r.in.gdal, r.slope.aspect, then r.sun per day with the same
-// settings; its GRASS session's start is not counted), seconds = setup + the days' r.sun runs, wall and CPU.
+// Linke 3, albedo 0.2), and the `eemt sol` command on the same days as a user runs it (command_seconds). r.sun:
+// bench/rsun.mjs (r.in.gdal, r.slope.aspect, then r.sun per day with the same settings; its GRASS session's start
+// is not counted), seconds = setup + the days' r.sun runs, wall and CPU.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { cpus } from 'node:os';

@@ -1,6 +1,6 @@
 // Which parts of the build are older than their sources: the TypeScript build (dist/, from src/, with the
-// command's bundle dist/bundle/ made from it), the pages'
-// bundles (dist/web/, from web/) and the WebAssembly kernels (build/wasm/, from assembly/). Read by `npm start`
+// command's bundle dist/bundle/ made from it), the pages' bundles (dist/web/, from web/) and the WebAssembly
+// kernels (build/wasm/, from assembly/). Read by `npm start`
 // (scripts/start.mjs) and the `eemt` command (bin/eemt.js), which rebuild only what is stale, so a start with a
 // current build loads no compiler. Where a part's sources are absent (an install without them), it is never stale.
 import { existsSync, readdirSync, statSync } from 'node:fs';

@@ -302,7 +302,6 @@ export function nearFieldModeOfDays(
 
 let rayScratch: NearFieldRay = allocateNearFieldRay(0);
 
-/** Room for a near-field ray of `steps` steps (one array set, reused). */
 /**
  * Writes sample `k`'s near-field ray (the first `cells` cells of `ray`, none without one) into `out` from entry
  * `first`, for a sun of tangent `tanAltitude` on a grid of rows `width` cells apart, with its quadrant and the
@@ -339,6 +338,7 @@ function appendNearFieldRay(out: DaySamples, k: number, first: number, ray: Near
   return near;
 }
 
+/** Room for a near-field ray of `steps` steps (one array set, reused). */
 function nearFieldRay(steps: number): NearFieldRay {
   if (rayScratch.colOffset.length < steps) rayScratch = allocateNearFieldRay(steps);
   return rayScratch;
