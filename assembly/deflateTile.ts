@@ -641,6 +641,168 @@ export function undoPredictor(data: usize, width: i32, rows: i32, bits: usize, s
   }
 }
 
+/** Byte lanes of `v` moved up by `k` (1, 2, 4 or 8): lane j gets lane j − k, the first k lanes 0. */
+@inline function shiftLanesUp(v: v128, k: i32): v128 {
+  const zero = i32x4.splat(0);
+  if (k == 1) return i8x16.shuffle(v, zero, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14);
+  if (k == 2) return i8x16.shuffle(v, zero, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
+  if (k == 4) return i8x16.shuffle(v, zero, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11);
+  return i8x16.shuffle(v, zero, 16, 16, 16, 16, 16, 16, 16, 16, 0, 1, 2, 3, 4, 5, 6, 7);
+}
+
+/** The running byte sums of a plane's 16 bytes `v` from `carry` (the sum before them, in every lane). */
+@inline function planeRunningSums(v: v128, carry: v128): v128 {
+  v = i8x16.add(v, shiftLanesUp(v, 1));
+  v = i8x16.add(v, shiftLanesUp(v, 2));
+  v = i8x16.add(v, shiftLanesUp(v, 4));
+  v = i8x16.add(v, shiftLanesUp(v, 8));
+  return i8x16.add(v, carry);
+}
+
+/**
+ * The floating-point predictor undone for float64 values (floatPredictor.ts's `decodeFloat64PredictorRows`, to
+ * the bit): the `rows` rows of `width` values' predicted bytes at `data` (eight byte planes per row, most
+ * significant first) back into their f64 bit patterns (little-endian, as WebAssembly's memory is), row r at `out`
+ * + 8·r·`stride`, only its first `cols` values. Each plane's bytes are running sums along the row, continuing from
+ * the plane before; sixteen values at a time, each plane's sums are four shifted adds and the eight planes are
+ * then interleaved into the values' bytes.
+ */
+export function undoPredictor64(data: usize, width: i32, rows: i32, out: usize, stride: i32, cols: i32): void {
+  const w = <usize>width;
+  for (let r: usize = 0; r < <usize>rows; r++) {
+    const src = data + r * w * 8;
+    const dst = out + r * <usize>stride * 8;
+    // the sum before each plane's first byte
+    let before: u32 = 0;
+    let c0 = i8x16.splat(0);
+    before += planeSum(src, w);
+    let c1 = i8x16.splat(<i8>before);
+    before += planeSum(src + w, w);
+    let c2 = i8x16.splat(<i8>before);
+    before += planeSum(src + 2 * w, w);
+    let c3 = i8x16.splat(<i8>before);
+    before += planeSum(src + 3 * w, w);
+    let c4 = i8x16.splat(<i8>before);
+    before += planeSum(src + 4 * w, w);
+    let c5 = i8x16.splat(<i8>before);
+    before += planeSum(src + 5 * w, w);
+    let c6 = i8x16.splat(<i8>before);
+    before += planeSum(src + 6 * w, w);
+    let c7 = i8x16.splat(<i8>before);
+    let i: usize = 0;
+    for (; i + 16 <= <usize>cols; i += 16) {
+      const p0 = planeRunningSums(v128.load(src + i), c0);
+      const p1 = planeRunningSums(v128.load(src + w + i), c1);
+      const p2 = planeRunningSums(v128.load(src + 2 * w + i), c2);
+      const p3 = planeRunningSums(v128.load(src + 3 * w + i), c3);
+      const p4 = planeRunningSums(v128.load(src + 4 * w + i), c4);
+      const p5 = planeRunningSums(v128.load(src + 5 * w + i), c5);
+      const p6 = planeRunningSums(v128.load(src + 6 * w + i), c6);
+      const p7 = planeRunningSums(v128.load(src + 7 * w + i), c7);
+      c0 = i8x16.shuffle(p0, p0, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+      c1 = i8x16.shuffle(p1, p1, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+      c2 = i8x16.shuffle(p2, p2, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+      c3 = i8x16.shuffle(p3, p3, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+      c4 = i8x16.shuffle(p4, p4, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+      c5 = i8x16.shuffle(p5, p5, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+      c6 = i8x16.shuffle(p6, p6, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+      c7 = i8x16.shuffle(p7, p7, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15);
+      // bytes of each value, least significant (plane 7) first: pairs, then quads, then the eight
+      const a = i8x16.shuffle(p7, p6, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+      const a_ = i8x16.shuffle(p7, p6, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+      const b = i8x16.shuffle(p5, p4, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+      const b_ = i8x16.shuffle(p5, p4, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+      const c = i8x16.shuffle(p3, p2, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+      const c_ = i8x16.shuffle(p3, p2, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+      const d = i8x16.shuffle(p1, p0, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+      const d_ = i8x16.shuffle(p1, p0, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+      storeEightValues(dst + i * 8, a, b, c, d);
+      storeEightValues(dst + (i + 8) * 8, a_, b_, c_, d_);
+    }
+    // the last values one by one, each plane's running sum from its carry
+    let s0 = <u32>i8x16.extract_lane_u(c0, 0), s1 = <u32>i8x16.extract_lane_u(c1, 0);
+    let s2 = <u32>i8x16.extract_lane_u(c2, 0), s3 = <u32>i8x16.extract_lane_u(c3, 0);
+    let s4 = <u32>i8x16.extract_lane_u(c4, 0), s5 = <u32>i8x16.extract_lane_u(c5, 0);
+    let s6 = <u32>i8x16.extract_lane_u(c6, 0), s7 = <u32>i8x16.extract_lane_u(c7, 0);
+    for (; i < <usize>cols; i++) {
+      const o = src + i;
+      s0 = (s0 + <u32>load<u8>(o)) & 0xff;
+      s1 = (s1 + <u32>load<u8>(o + w)) & 0xff;
+      s2 = (s2 + <u32>load<u8>(o + 2 * w)) & 0xff;
+      s3 = (s3 + <u32>load<u8>(o + 3 * w)) & 0xff;
+      s4 = (s4 + <u32>load<u8>(o + 4 * w)) & 0xff;
+      s5 = (s5 + <u32>load<u8>(o + 5 * w)) & 0xff;
+      s6 = (s6 + <u32>load<u8>(o + 6 * w)) & 0xff;
+      s7 = (s7 + <u32>load<u8>(o + 7 * w)) & 0xff;
+      store<u32>(dst + i * 8, (s4 << 24) | (s5 << 16) | (s6 << 8) | s7);
+      store<u32>(dst + i * 8 + 4, (s0 << 24) | (s1 << 16) | (s2 << 8) | s3);
+    }
+  }
+}
+
+/**
+ * The `count` f64 values at `values` rounded to f32 at `out` (which may be `values`: each is read before it is
+ * written over), every NaN as the one NaN JavaScript stores (0x7fc00000).
+ */
+export function narrowToF32(values: usize, count: i32, out: usize): void {
+  const nan = i32x4.splat(0x7fc00000);
+  let i: usize = 0;
+  for (; i + 4 <= <usize>count; i += 4) {
+    const low = f32x4.demote_f64x2_zero(v128.load(values + i * 8));
+    const high = f32x4.demote_f64x2_zero(v128.load(values + i * 8 + 16));
+    const four = i8x16.shuffle(low, high, 0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+    v128.store(out + i * 4, v128.bitselect(nan, four, f32x4.ne(four, four)));
+  }
+  for (; i < <usize>count; i++) {
+    const v = <f32>load<f64>(values + i * 8);
+    if (v != v) store<u32>(out + i * 4, 0x7fc00000);
+    else store<f32>(out + i * 4, v);
+  }
+}
+
+/** Every NaN among the `count` f64 values at `values` made the one NaN JavaScript stores (0x7ff8000000000000). */
+export function canonicalNaN64(values: usize, count: i32): void {
+  const nan = i64x2.splat(0x7ff8000000000000);
+  let i: usize = 0;
+  for (; i + 2 <= <usize>count; i += 2) {
+    const two = v128.load(values + i * 8);
+    v128.store(values + i * 8, v128.bitselect(nan, two, f64x2.ne(two, two)));
+  }
+  for (; i < <usize>count; i++) {
+    const v = load<f64>(values + i * 8);
+    if (v != v) store<u64>(values + i * 8, 0x7ff8000000000000);
+  }
+}
+
+/** Every NaN among the `count` f32 values at `values` made the one NaN JavaScript stores (0x7fc00000). */
+export function canonicalNaN32(values: usize, count: i32): void {
+  const nan = i32x4.splat(0x7fc00000);
+  let i: usize = 0;
+  for (; i + 4 <= <usize>count; i += 4) {
+    const four = v128.load(values + i * 4);
+    v128.store(values + i * 4, v128.bitselect(nan, four, f32x4.ne(four, four)));
+  }
+  for (; i < <usize>count; i++) {
+    const v = load<f32>(values + i * 4);
+    if (v != v) store<u32>(values + i * 4, 0x7fc00000);
+  }
+}
+
+/**
+ * Eight f64 values at `at` from their bytes interleaved in pairs: `a` (planes 7 and 6), `b` (5, 4), `c` (3, 2) and
+ * `d` (1, 0), each holding the pairs of values 0–7.
+ */
+@inline function storeEightValues(at: usize, a: v128, b: v128, c: v128, d: v128): void {
+  const lowAB = i8x16.shuffle(a, b, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const highAB = i8x16.shuffle(a, b, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  const lowCD = i8x16.shuffle(c, d, 0, 1, 16, 17, 2, 3, 18, 19, 4, 5, 20, 21, 6, 7, 22, 23);
+  const highCD = i8x16.shuffle(c, d, 8, 9, 24, 25, 10, 11, 26, 27, 12, 13, 28, 29, 14, 15, 30, 31);
+  v128.store(at, i8x16.shuffle(lowAB, lowCD, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23));
+  v128.store(at + 16, i8x16.shuffle(lowAB, lowCD, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31));
+  v128.store(at + 32, i8x16.shuffle(highAB, highCD, 0, 1, 2, 3, 16, 17, 18, 19, 4, 5, 6, 7, 20, 21, 22, 23));
+  v128.store(at + 48, i8x16.shuffle(highAB, highCD, 8, 9, 10, 11, 24, 25, 26, 27, 12, 13, 14, 15, 28, 29, 30, 31));
+}
+
 /** The sum of the `count` bytes at `at`, mod 256. */
 @inline function planeSum(at: usize, count: usize): u32 {
   let lanes = i32x4.splat(0);

@@ -79,3 +79,42 @@ export function decodeFloatPredictorRows(data: Uint8Array, width: number, rows: 
     }
   }
 }
+
+/** Index of a float64's upper 32 bits among its two words in this host's memory (0 on a big-endian host). */
+const HIGH_WORD = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 1 : 0;
+
+/**
+ * `decodeFloatPredictorRows` for float64 values: each row of `width` values is eight byte planes (most significant
+ * first), summed bytewise along the row. Restores the bit patterns of `rows` rows into `words` (a Uint32Array over
+ * float64 storage: two words per value, in this host's order), row r at value `r * stride`, its first `cols` values.
+ */
+export function decodeFloat64PredictorRows(data: Uint8Array, width: number, rows: number, words: Uint32Array, stride = width, cols = width): void {
+  const start = new Int32Array(8);
+  const high = HIGH_WORD;
+  const low = 1 - HIGH_WORD;
+  for (let r = 0; r < rows; r++) {
+    const dst = 2 * r * stride;
+    const src = 8 * r * width;
+    // the sums before each plane's first byte
+    let sum = 0;
+    for (let p = 0; p < 8; p++) {
+      start[p] = sum & 0xff;
+      if (p < 7) for (let i = src + p * width, end = i + width; i < end; i++) sum += data[i]!;
+    }
+    let a0 = start[0]!, a1 = start[1]!, a2 = start[2]!, a3 = start[3]!;
+    let a4 = start[4]!, a5 = start[5]!, a6 = start[6]!, a7 = start[7]!;
+    for (let i = 0; i < cols; i++) {
+      const o = src + i;
+      a0 = (a0 + data[o]!) & 0xff;
+      a1 = (a1 + data[o + width]!) & 0xff;
+      a2 = (a2 + data[o + 2 * width]!) & 0xff;
+      a3 = (a3 + data[o + 3 * width]!) & 0xff;
+      a4 = (a4 + data[o + 4 * width]!) & 0xff;
+      a5 = (a5 + data[o + 5 * width]!) & 0xff;
+      a6 = (a6 + data[o + 6 * width]!) & 0xff;
+      a7 = (a7 + data[o + 7 * width]!) & 0xff;
+      words[dst + 2 * i + high] = ((a0 << 24) | (a1 << 16) | (a2 << 8) | a3) >>> 0;
+      words[dst + 2 * i + low] = ((a4 << 24) | (a5 << 16) | (a6 << 8) | a7) >>> 0;
+    }
+  }
+}
