@@ -414,10 +414,10 @@ function blockError(err: unknown): Error {
 
 /**
  * The floating-point predictor (Predictor 3) on 32- or 64-bit float samples, one per pixel, in a little-endian file
- * (GDAL's default) is undone by
- * `readFloatPredictorBlocks` rather than by geotiff.js: its predictor and its copy of the samples one by one took
- * 13 of the 18 s of reading a 99 M-cell Float64 DEM. The predictor tag is hidden from geotiff.js, whose decoders
- * then give each block decompressed only. Returns the samples' bits, or null when geotiff.js decodes the file.
+ * (GDAL's default) is undone by `readFloatPredictorBlocks` rather than by geotiff.js: its predictor and its copy of
+ * the samples one by one took 13 of the 18 s of reading a 99 M-cell Float64 DEM. The predictor tag is hidden from
+ * geotiff.js, whose decoders then give each block decompressed only. Returns the samples' bits and the blocks'
+ * decoder, or null when geotiff.js decodes the file.
  */
 async function takeOverFloatPredictor(image: GeoTIFFImage): Promise<FloatPredictorBlocks | null> {
   const fd = image.fileDirectory;
@@ -442,8 +442,7 @@ interface FloatPredictorBlocks {
  * Decodes every block (tile or strip) of a floating-point-predicted image (`takeOverFloatPredictor`), one row of
  * blocks at a time (the next row read and inflated meanwhile), handing each block row's samples inside the raster
  * to `store(samples, from, count, at, canonicalNaNs)` (`at`: the index of the raster's first cell they are). A
- * block the file leaves out (sparse, byte count 0) is the file's nodata, or 0, as geotiff.js reads it (GDAL too,
- * but for a NaN nodata, which geotiff.js reads as 0).
+ * block the file leaves out (sparse, byte count 0) is the file's nodata, 0 where it declares none, as GDAL reads it.
  */
 async function readFloatPredictorBlocks(
   image: GeoTIFFImage,

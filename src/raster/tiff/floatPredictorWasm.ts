@@ -46,6 +46,8 @@ export class WasmFloatPredictor implements FloatPredictorRows {
     this.undo = instance.exports[bits === 64 ? 'undoPredictor64' : 'undoPredictor'] as WasmFloatPredictor['undo'];
     this.narrowToF32 = instance.exports.narrowToF32 as WasmFloatPredictor['narrowToF32'];
     this.canonicalNaN = instance.exports[bits === 64 ? 'canonicalNaN64' : 'canonicalNaN32'] as WasmFloatPredictor['canonicalNaN'];
+    // (a module built before these functions: the TypeScript decoders take over, floatPredictorRows)
+    if (![this.undo, this.narrowToF32, this.canonicalNaN].every((f) => typeof f === 'function')) throw new Error('build/wasm/deflateTile.wasm predates the float predictor: run `npm run build`');
   }
 
   /**
@@ -102,16 +104,14 @@ class ScalarFloatPredictor implements FloatPredictorRows {
   }
 }
 
-let wasmUnavailable = false;
-
-/** A decoder of predicted rows of `width` `bits`-bit floats: in WebAssembly, or in TypeScript where the module is not built. */
+/**
+ * A decoder of predicted rows of `width` `bits`-bit floats: in WebAssembly, or in TypeScript where the module is not
+ * built or its memory cannot be had (tried again for every raster: one failure does not disable it for the process).
+ */
 export function floatPredictorRows(bits: 32 | 64, width: number): FloatPredictorRows {
-  if (!wasmUnavailable) {
-    try {
-      return new WasmFloatPredictor(bits, width);
-    } catch {
-      wasmUnavailable = true;
-    }
+  try {
+    return new WasmFloatPredictor(bits, width);
+  } catch {
+    return new ScalarFloatPredictor(bits, width);
   }
-  return new ScalarFloatPredictor(bits, width);
 }
