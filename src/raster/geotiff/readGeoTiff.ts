@@ -49,7 +49,7 @@ export type ValueArray = Float32Array | Float64Array;
 export interface ReadOptions extends ReadLimits {
   readonly precision?: 'float64' | 'float32';
   readonly shared?: boolean;
-  /** Cells decoded at once (default 4 Mi; rounded to whole blocks). */
+  /** Cells decoded at once (default 4 Mi; rounded to whole blocks). A float DEM whose predictor this module undoes is decoded a row of blocks at a time instead. */
   readonly bandCells?: number;
 }
 type ArrayOf<O extends ReadOptions> = O extends { precision: 'float32' } ? Float32Array : Float64Array;

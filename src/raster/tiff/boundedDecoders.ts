@@ -7,7 +7,7 @@
  * tile) and stop with `BlockTooLargeError` as soon as a stream would go past it. Importing this module
  * registers them for the compressions the raster reader supports (none, LZW, DEFLATE, PackBits, ZSTD).
  */
-import { inflate, inflateSync } from 'node:zlib';
+import { inflate } from 'node:zlib';
 import { addDecoder, getDecoder, BaseDecoder, type ImageFileDirectory } from 'geotiff';
 import type { ZSTDDecoder } from 'zstddec/stream';
 
@@ -19,24 +19,15 @@ export class BlockTooLargeError extends Error {
   }
 }
 
-/** DEFLATE (zlib stream), at most `maxBytes` of output. */
-export function inflateBounded(input: Uint8Array, maxBytes: number): Uint8Array {
-  try {
-    return inflateSync(input, { maxOutputLength: Math.max(1, maxBytes) });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw new BlockTooLargeError(maxBytes);
-    throw error;
-  }
-}
-
-/** Largest output piece of `inflateBoundedAsync` (allocated at its start, whatever the stream holds). */
+/** Largest output piece of `inflateBounded` (allocated at its start, whatever the stream holds). */
 const INFLATE_CHUNK_BYTES = 2 ** 20;
 
 /**
- * `inflateBounded` on libuv's thread pool: the blocks a read asks for at once (a row of tiles) inflate on
- * several cores. A 99 M-cell Float64 DEM's 795 MB inflate in about 2.2 s on one thread.
+ * DEFLATE (zlib stream), at most `maxBytes` of output, inflated on libuv's thread pool: the blocks a read asks for
+ * at once (a row of tiles) inflate on several cores. A 99 M-cell Float64 DEM's 795 MB inflate in about 2.2 s on one
+ * thread.
  */
-export function inflateBoundedAsync(input: Uint8Array, maxBytes: number): Promise<Uint8Array> {
+export function inflateBounded(input: Uint8Array, maxBytes: number): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     // output in one piece up to INFLATE_CHUNK_BYTES (zlib's default 16 KiB pieces are copied together at the end)
     const chunkSize = Math.max(64, Math.min(maxBytes, INFLATE_CHUNK_BYTES));
@@ -211,7 +202,10 @@ async function boundedParameters(fd: ImageFileDirectory): Promise<BoundedParamet
   };
 }
 
-function boundedDecoder(decode: (input: Uint8Array, maxBytes: number) => Uint8Array | Promise<Uint8Array>): typeof BaseDecoder {
+/** A block's decoding, at most `maxBytes` of output. */
+type BoundedDecode = (input: Uint8Array, maxBytes: number) => Uint8Array | Promise<Uint8Array>;
+
+function boundedDecoder(decode: BoundedDecode): typeof BaseDecoder {
   return class extends BaseDecoder {
     override async decodeBlock(buffer: ArrayBufferLike): Promise<ArrayBufferLike> {
       const out = await decode(new Uint8Array(buffer), (this.parameters as unknown as BoundedParameters).maxBytes);
@@ -221,23 +215,26 @@ function boundedDecoder(decode: (input: Uint8Array, maxBytes: number) => Uint8Ar
   } as unknown as typeof BaseDecoder;
 }
 
+/** The bounded decoders by TIFF Compression code (DEFLATE has two), the ones the raster reader supports. */
+const BOUNDED_DECODERS: readonly [codes: number[], load: () => Promise<BoundedDecode>][] = [
+  [[8, 32946], async () => inflateBounded],
+  [[5], async () => lzwDecodeBounded],
+  [[32773], async () => packBitsDecodeBounded],
+  [
+    [50000],
+    async () => {
+      await prepareZstd();
+      return zstdDecodeBounded;
+    },
+  ],
+];
+
 // Registered in place of geotiff.js's own decoders (which the reader never uses); decoding stays in this thread but
 // for DEFLATE, which inflates on libuv's thread pool.
-addDecoder([8, 32946], async () => boundedDecoder(inflateBoundedAsync), boundedParameters as never, false);
-addDecoder(5, async () => boundedDecoder(lzwDecodeBounded), boundedParameters as never, false);
-addDecoder(32773, async () => boundedDecoder(packBitsDecodeBounded), boundedParameters as never, false);
-addDecoder(
-  50000,
-  async () => {
-    await prepareZstd();
-    return boundedDecoder(zstdDecodeBounded);
-  },
-  boundedParameters as never,
-  false,
-);
+for (const [codes, load] of BOUNDED_DECODERS) addDecoder(codes, async () => boundedDecoder(await load()), boundedParameters as never, false);
 
 /** The compressions decoded by this module's bounded decoders. */
-const BOUNDED_COMPRESSIONS: ReadonlySet<number> = new Set([8, 32946, 5, 32773, 50000]);
+const BOUNDED_COMPRESSIONS: ReadonlySet<number> = new Set(BOUNDED_DECODERS.flatMap(([codes]) => codes));
 
 /**
  * The bounded decoder of `fd`'s blocks (as geotiff.js's readRasters makes it), or null when its compression is
