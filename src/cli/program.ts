@@ -15,7 +15,6 @@
  */
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseDecimal } from '../util/decimal.js';
@@ -37,7 +36,6 @@ import {
 import { ParameterRangeError, validateWorkflowParams } from '../workflows/params.js';
 import { DaySpecError, parseDaySpec } from '../workflows/solarYear/days.js';
 import { MAX_REQUESTED_TILE_SIZE, checkTileSize } from '../workflows/solarYear/tilePlan.js';
-import { prestartSolWorkers } from '../workflows/solarYear/workerPool.js';
 import { defaultCliThreads } from './earlyWorkers.js';
 import type { NumericWorkflowParam, PhaseTimings, ProgressListener, WorkflowParams, WorkflowType } from '../workflows/types.js';
 import { checkOutputSpace } from './outputSpace.js';
@@ -223,8 +221,6 @@ export function buildProgram(): Command {
   ).action(async (dem: string, options) => {
     checkParams(solParams(options));
     const params = await withNormalisedProducts('sol', solParams(options), options.days);
-    // the worker threads start loading while this thread loads the GeoTIFF and projection libraries
-    prestartSolWorkers(Math.min(params.num_threads, availableParallelism()));
     const { runSolWorkflow } = await solModules();
     const outDir = resolve(options.out);
     await checkOutputSpaceOf('sol', params, dem, outDir, options.days);

@@ -41,11 +41,14 @@ async function solarYearOfRun(run: SolRun, slice: TileSlice | null): Promise<{ d
   const products = selectionOf(run.params.products);
   // only the days the chosen files need: every day of the months summed, the days of the daily maps
   const days = daysToCompute(products, run.days);
+  // (a small run on one thread: runThreads)
+  const threads = runThreads(Math.min(run.params.num_threads, availableParallelism()), dem.validCount, days.length);
+  // the run's other workers load their modules while it is planned
+  prestartSolWorkers(threads);
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
     params: kernelParams(run),
-    // (a small run on one thread: runThreads)
-    threads: runThreads(run.params.num_threads, dem.validCount, days.length),
+    threads,
     days,
     products,
     metadata: productsMetadata(run.params.products),
@@ -72,8 +75,9 @@ export async function runSolWorkflow(run: SolRun): Promise<WorkflowResult> {
   }
   if (run.tileSize !== undefined) checkTileSize(run.tileSize);
   const slice = run.mode?.kind === 'slice' ? run.mode.slice : null;
-  // the worker threads load their modules while the DEM is read and the run planned
-  prestartSolWorkers(Math.min(run.params.num_threads, availableParallelism()));
+  // the first worker thread loads its modules while the DEM is read (every run has one; the others start once the
+  // DEM shows the run needs them: a small run takes one thread, and a worker loading beside it slows its start)
+  prestartSolWorkers(1);
   const { dem, result } = await solarYearOfRun(run, slice).finally(releaseSpareWorkers);
   run.onProgress?.({ fraction: 1, message: slice ? `tile slice ${slice.index + 1} of ${slice.count} computed` : 'sol products written' });
   return {

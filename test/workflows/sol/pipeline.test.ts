@@ -3,7 +3,8 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { join } from 'node:path';
 import { readDem, readRaster } from '../../../src/raster/index.js';
 import { ParameterRangeError } from '../../../src/workflows/params.js';
@@ -200,6 +201,26 @@ test('a run takes the worker threads started ahead of it, and ends those it does
   writeFileSync(join(work, 'not-a-dem.tif'), 'not a GeoTIFF');
   await assert.rejects(runSolWorkflow({ demPath: join(work, 'not-a-dem.tif'), outDir: join(work, 'failed'), params: { ...params, num_threads: 2 } }));
   assert.equal(spareSolWorkers(), 0);
+});
+
+test('a run starts the worker threads it computes with: one for a small run, whatever the threads asked for', async () => {
+  let started = 0;
+  const count = () => started++;
+  // (Node publishes every worker thread it creates on this channel)
+  subscribe('worker_threads', count);
+  try {
+    const params = { step: 30, linke_value: 3, albedo_value: 0.2, num_threads: 2 };
+    // 720 cells, two days: one thread (runThreads)
+    await runSolWorkflow({ demPath: small, outDir: join(work, 'one-thread'), params, days: [80, 172] });
+    assert.equal(started, 1);
+    // 48 016 cells, three days: every thread asked for, up to the cores
+    started = 0;
+    await runSolWorkflow({ demPath: join(fixtures, 'mcn_10m.tif'), outDir: join(work, 'two-threads'), params, days: [1, 2, 3] });
+    assert.equal(started, Math.min(2, availableParallelism()));
+    assert.equal(spareSolWorkers(), 0);
+  } finally {
+    unsubscribe('worker_threads', count);
+  }
 });
 
 test('parameters out of range are refused before any work', async () => {
