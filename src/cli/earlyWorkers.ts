@@ -1,16 +1,18 @@
 /**
- * The `sol` command's first worker thread, started before the rest of the command loads: a worker takes about 0.3 s to
- * start and load its modules, and the command's own modules (its options, the GeoTIFF reader) take about 0.1 s before
- * the command runs, so starting it first takes that much off a short run. Every run has a first worker; the others
- * start once the DEM is read and the run needs them (`runSolWorkflow`): a small run takes one thread, and a second
- * worker loading its modules beside it on two cores only slowed the command's start (100 × 100 cells, three days:
- * 0.63 s against 0.73 s when every worker started first, medians of 15). The count is read from the command line as
- * the command reads it (`--threads`, default every CPU within the parameter's range); the command checks the line
- * itself, and a worker it does not take ends with it.
+ * The `sol` command's worker threads, started before the rest of the command loads: a worker takes about 0.3 s to start
+ * and load its modules, and the command's own modules (its options, the GeoTIFF reader) take about 0.1 s before the
+ * command runs, so starting them first takes that much off a short run. The first starts at once; the others once the
+ * DEM's size (read from its TIFF header, a few milliseconds beside the command's loading) and the days show that the
+ * run will use them (`runThreads`: a small run takes one thread, and a second worker loading its modules beside it on
+ * two cores only slowed the command's start: 100 × 100 cells, three days, 0.63 s against 0.73 s when every worker
+ * started first, medians of 15). The count is read from the command line as the command reads it (`--threads`, default
+ * every CPU within the parameter's range); the command checks the line itself, and a worker it does not take ends with
+ * it.
  */
 import { availableParallelism } from 'node:os';
 import { NUMERIC_PARAMETERS } from '../workflows/parameters/contract.js';
 import { prestartSolWorkers } from '../workflows/solarYear/workerPool.js';
+import { DAYS_PER_YEAR } from '../workflows/solarYear/products.js';
 
 /** The command's default number of threads: every core the machine has, within the parameter's range. */
 export function defaultCliThreads(): number {
@@ -34,7 +36,58 @@ export function solWorkersOf(argv: readonly string[]): number {
   return Math.min(threads, availableParallelism());
 }
 
-/** Starts the first worker thread of a `sol` command line (see the module comment). */
+/**
+ * The cells and days of a `sol` command line's run, at most (as the command will read them), or null when its DEM
+ * cannot be told: the DEM is the first argument after `sol` that is a TIFF file (options' values are numbers, day
+ * lists and folders), its cells from the first image's header; the days from `--days` (365 without).
+ */
+export async function solWorkOf(argv: readonly string[]): Promise<{ cells: number; days: number } | null> {
+  const args = argv.slice(2);
+  const { inspectTiffFile } = await import('../raster/tiff/tiffStructure.js');
+  const { parseDaySpec } = await import('../workflows/solarYear/days.js');
+  let cells: number | null = null;
+  let days = DAYS_PER_YEAR;
+  for (let i = 1; i < args.length; i++) {
+    const arg = args[i]!;
+    const spec = arg === '--days' ? args[i + 1] : arg.startsWith('--days=') ? arg.slice('--days='.length) : undefined;
+    if (spec !== undefined) days = parseDaySpec(spec).length;
+    if (cells === null && !arg.startsWith('-') && args[i - 1] !== '--days') {
+      const header = await inspectTiffFile(arg).catch(() => null);
+      if (header) cells = header.width * header.height;
+    }
+  }
+  return cells === null ? null : { cells, days };
+}
+
+/** How many worker threads to start early for a `sol` command line (see the module comment): 0, 1, or all of them. */
+export async function earlySolWorkersOf(argv: readonly string[]): Promise<number> {
+  const workers = solWorkersOf(argv);
+  if (workers <= 1) return workers;
+  const work = await solWorkOf(argv).catch(() => null);
+  if (!work) return workers;
+  const { runThreads } = await import('../workflows/solarYear/tilePlan.js');
+  return runThreads(workers, work.cells, work.days) > 1 ? workers : 1;
+}
+
+/** Whether the workers decided on early may still start (until the command's run starts). */
+let earlyStartsOpen = true;
+
+/** Starts the worker threads of a `sol` command line (see the module comment): the first now, the others once decided. */
 export function startSolWorkersEarly(argv: readonly string[]): void {
-  if (solWorkersOf(argv) > 0) prestartSolWorkers(1);
+  if (solWorkersOf(argv) === 0) return;
+  prestartSolWorkers(1);
+  void earlySolWorkersOf(argv).then(
+    (workers) => {
+      if (earlyStartsOpen) prestartSolWorkers(workers);
+    },
+    () => undefined,
+  );
+}
+
+/**
+ * Ends the early starts as the command's run begins: workers not started by then are the run's to start (once it has
+ * read the DEM), and none is started after it.
+ */
+export function endEarlySolWorkerStarts(): void {
+  earlyStartsOpen = false;
 }

@@ -1,7 +1,11 @@
+// Needs: gdal
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { availableParallelism } from 'node:os';
-import { solWorkersOf } from '../../src/cli/earlyWorkers.js';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { earlySolWorkersOf, solWorkOf, solWorkersOf } from '../../src/cli/earlyWorkers.js';
 
 const line = (...args: string[]) => ['node', 'eemt', ...args];
 const cores = availableParallelism();
@@ -20,4 +24,30 @@ test('the sol command line says how many workers to start before the command loa
   assert.equal(solWorkersOf(line('eemt', 'dem.tif', '--out', 'out')), 0);
   assert.equal(solWorkersOf(line('--version')), 0);
   assert.equal(solWorkersOf(line()), 0);
+});
+
+test('the sol command line starts its other workers early only when its DEM and days make a run that uses them', async (t) => {
+  const fixtures = new URL('../fixtures/', import.meta.url).pathname;
+  const mcn = join(fixtures, 'mcn_10m.tif');
+  const work = mkdtempSync(join(tmpdir(), 'early-workers-'));
+  t.after(() => rmSync(work, { recursive: true, force: true }));
+  // a 30 × 24 window of it, big-endian BigTIFF (the header as the command's reader reads it)
+  const small = join(work, 'small.tif');
+  execFileSync('gdal_translate', ['-q', '-srcwin', '60', '80', '30', '24', '-co', 'BIGTIFF=YES', '-co', 'ENDIANNESS=BIG', mcn, small]);
+  // the DEM wherever it is on the line, the days from --days (365 without)
+  assert.deepEqual(await solWorkOf(line('sol', mcn, '--out', work)), { cells: 228 * 211, days: 365 });
+  assert.deepEqual(await solWorkOf(line('sol', '--days', '1-31,172', '-o', work, small)), { cells: 720, days: 32 });
+  assert.deepEqual(await solWorkOf(line('sol', '--out', work, '--days=80', small)), { cells: 720, days: 1 });
+  // no DEM to read: not told
+  assert.equal(await solWorkOf(line('sol', join(work, 'missing.tif'), '--out', work)), null);
+  assert.equal(await solWorkOf(line('sol', join(fixtures, 'README.md'), '--out', work)), null);
+  const two = Math.min(2, cores);
+  // 720 cells × (3 days + the horizons' 5) is below runThreads' threshold: one worker whatever --threads says
+  assert.equal(await earlySolWorkersOf(line('sol', small, '--days', '30,80,330', '--threads', '2', '-o', work)), 1);
+  assert.equal(await earlySolWorkersOf(line('sol', mcn, '--days', '30,80,330', '--threads', '2', '-o', work)), two);
+  assert.equal(await earlySolWorkersOf(line('sol', small, '--threads', '2', '-o', work)), two);
+  // a DEM that cannot be read: every worker the line asks for (the command then reports the DEM)
+  assert.equal(await earlySolWorkersOf(line('sol', join(work, 'missing.tif'), '--threads', '2', '-o', work)), two);
+  assert.equal(await earlySolWorkersOf(line('sol', small, '--threads', '1', '-o', work)), 1);
+  assert.equal(await earlySolWorkersOf(line('eemt', small, '-o', work)), 0);
 });
