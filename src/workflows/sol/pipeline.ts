@@ -5,6 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { readDem, readDemGrid } from '../../raster/geotiff/readGeoTiff.js';
+import { inspectTiffFile } from '../../raster/tiff/tiffStructure.js';
 import { demReadLimits } from '../demLimits.js';
 import type { Dem } from '../../raster/types.js';
 import { ParameterRangeError, validateWorkflowParams } from '../params.js';
@@ -37,13 +38,17 @@ export type SolRun = WorkflowRun & { readonly mode?: ComputingMode };
 
 /** Reads the run's DEM and computes its solar year (the slice of its tiles that `slice` names, when given). */
 async function solarYearOfRun(run: SolRun, slice: TileSlice | null): Promise<{ dem: Dem<Float32Array>; result: SolarYearResult }> {
-  const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
   const products = selectionOf(run.params.products);
   // only the days the chosen files need: every day of the months summed, the days of the daily maps
   const days = daysToCompute(products, run.days);
-  // (a small run on one thread: runThreads)
-  const threads = runThreads(Math.min(run.params.num_threads, availableParallelism()), dem.validCount, days.length);
-  // the run's other workers load their modules while it is planned
+  const threadsAsked = Math.min(run.params.num_threads, availableParallelism());
+  // the run's other workers load their modules while the DEM is read and the run planned, when the DEM's size (from
+  // its header, read first) allows a run on more than one thread (runThreads: a small run takes one)
+  const header = await inspectTiffFile(run.demPath).catch(() => null);
+  if (header) prestartSolWorkers(runThreads(threadsAsked, header.width * header.height, days.length));
+  const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
+  // (its valid cells decide)
+  const threads = runThreads(threadsAsked, dem.validCount, days.length);
   prestartSolWorkers(threads);
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
