@@ -2,17 +2,21 @@
  * The `sol` command's worker threads, started before the rest of the command loads: a worker takes about 0.3 s to start
  * and load its modules, and the command's own modules (its options, the GeoTIFF reader) take about 0.1 s before the
  * command runs, so starting them first takes that much off a short run. The first starts at once; the others once the
- * DEM's size (read from its TIFF header, a few milliseconds beside the command's loading) and the days show that the
+ * DEM's size (from its TIFF header, read before the command's modules load) and the days show that the
  * run will use them (`runThreads`: a small run takes one thread, and a second worker loading its modules beside it on
  * two cores only slowed the command's start: 100 × 100 cells, three days, 0.63 s against 0.73 s when every worker
  * started first, medians of 15). The count is read from the command line as the command reads it (`--threads`, default
  * every CPU within the parameter's range); the command checks the line itself, and a worker it does not take ends with
  * it.
  */
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { inspectTiff, type ByteSource } from '../raster/tiff/tiffStructure.js';
 import { NUMERIC_PARAMETERS } from '../workflows/parameters/contract.js';
 import { prestartSolWorkers } from '../workflows/solarYear/workerPool.js';
 import { DAYS_PER_YEAR } from '../workflows/solarYear/products.js';
+import { parseDaySpec } from '../workflows/solarYear/days.js';
+import { runThreads } from '../workflows/solarYear/runThreads.js';
 
 /** The command's default number of threads: every core the machine has, within the parameter's range. */
 export function defaultCliThreads(): number {
@@ -37,24 +41,50 @@ export function solWorkersOf(argv: readonly string[]): number {
 }
 
 /**
+ * The width × height of the TIFF at `path`, or null (not a regular file, or not a TIFF). Its header and directory
+ * are read synchronously (the inspection then runs in microtasks alone), so that the answer comes before the
+ * command's modules load, not between their steps.
+ */
+async function tiffCellsOf(path: string): Promise<number | null> {
+  let fd: number;
+  try {
+    // (only a regular file: opening a FIFO would wait for a writer)
+    if (!statSync(path).isFile()) return null;
+    fd = openSync(path, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    const source: ByteSource = {
+      size: fstatSync(fd).size,
+      read: async (position, length) => {
+        const buffer = Buffer.alloc(length);
+        return buffer.subarray(0, readSync(fd, buffer, 0, length, position));
+      },
+    };
+    const header = await inspectTiff(source);
+    return header.width * header.height;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * The cells and days of a `sol` command line's run, at most (as the command will read them), or null when its DEM
- * cannot be told: the DEM is the first argument after `sol` that is a TIFF file (options' values are numbers, day
- * lists and folders), its cells from the first image's header; the days from `--days` (365 without).
+ * cannot be told (`tiffCellsOf`): the DEM is the first argument after `sol` that is a TIFF file (options' values are
+ * numbers, day lists and folders); the days from `--days` (365 without).
  */
 export async function solWorkOf(argv: readonly string[]): Promise<{ cells: number; days: number } | null> {
   const args = argv.slice(2);
-  const { inspectTiffFile } = await import('../raster/tiff/tiffStructure.js');
-  const { parseDaySpec } = await import('../workflows/solarYear/days.js');
   let cells: number | null = null;
   let days = DAYS_PER_YEAR;
   for (let i = 1; i < args.length; i++) {
     const arg = args[i]!;
     const spec = arg === '--days' ? args[i + 1] : arg.startsWith('--days=') ? arg.slice('--days='.length) : undefined;
     if (spec !== undefined) days = parseDaySpec(spec).length;
-    if (cells === null && !arg.startsWith('-') && args[i - 1] !== '--days') {
-      const header = await inspectTiffFile(arg).catch(() => null);
-      if (header) cells = header.width * header.height;
-    }
+    if (cells === null && !arg.startsWith('-') && args[i - 1] !== '--days') cells = await tiffCellsOf(arg);
   }
   return cells === null ? null : { cells, days };
 }
@@ -65,7 +95,6 @@ export async function earlySolWorkersOf(argv: readonly string[]): Promise<number
   if (workers <= 1) return workers;
   const work = await solWorkOf(argv).catch(() => null);
   if (!work) return workers;
-  const { runThreads } = await import('../workflows/solarYear/tilePlan.js');
   return runThreads(workers, work.cells, work.days) > 1 ? workers : 1;
 }
 

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { earlySolWorkersOf, solWorkOf, solWorkersOf } from '../../src/cli/earlyWorkers.js';
@@ -41,6 +41,12 @@ test('the sol command line starts its other workers early only when its DEM and 
   // no DEM to read: not told
   assert.equal(await solWorkOf(line('sol', join(work, 'missing.tif'), '--out', work)), null);
   assert.equal(await solWorkOf(line('sol', join(fixtures, 'README.md'), '--out', work)), null);
+  // a directory after the pixels (GDAL moves it to the end when the metadata grows) is read where it is
+  const moved = join(work, 'moved.tif');
+  execFileSync('gdal_translate', ['-q', '-srcwin', '0', '0', '100', '90', mcn, moved]);
+  execFileSync('gdal_edit.py', ['-mo', `NOTE=${'x'.repeat(300)}`, moved]);
+  assert.ok(readFileSync(moved).readUInt32LE(4) > 100 * 90 * 4);
+  assert.deepEqual(await solWorkOf(line('sol', moved, '--out', work)), { cells: 100 * 90, days: 365 });
   const two = Math.min(2, cores);
   // 720 cells × (3 days + the horizons' 5) is below runThreads' threshold: one worker whatever --threads says
   assert.equal(await earlySolWorkersOf(line('sol', small, '--days', '30,80,330', '--threads', '2', '-o', work)), 1);
@@ -48,6 +54,8 @@ test('the sol command line starts its other workers early only when its DEM and 
   assert.equal(await earlySolWorkersOf(line('sol', small, '--threads', '2', '-o', work)), two);
   // a DEM that cannot be read: every worker the line asks for (the command then reports the DEM)
   assert.equal(await earlySolWorkersOf(line('sol', join(work, 'missing.tif'), '--threads', '2', '-o', work)), two);
+  // 9 000 cells × (1 day + 5) is below the threshold
+  assert.equal(await earlySolWorkersOf(line('sol', moved, '--days', '80', '--threads', '2', '-o', work)), 1);
   assert.equal(await earlySolWorkersOf(line('sol', small, '--threads', '1', '-o', work)), 1);
   assert.equal(await earlySolWorkersOf(line('eemt', small, '-o', work)), 0);
 });

@@ -13,7 +13,8 @@ import { daysToCompute, ProductSelectionError, productsMetadata, selectionOf } f
 import { computeSolarYear, kernelParams, type SolarYearResult } from '../solarYear/index.js';
 import type { AssembleMode, ComputingMode, TileSlice, WorkflowResult, WorkflowRun } from '../types.js';
 import { checkedDays } from '../solarYear/days.js';
-import { checkTileSize, runThreads } from '../solarYear/tilePlan.js';
+import { checkTileSize } from '../solarYear/tilePlan.js';
+import { runThreads } from '../solarYear/runThreads.js';
 import { assembleSolarYear } from '../solarYear/slices.js';
 import { prestartSolWorkers, releaseSpareWorkers } from '../solarYear/workerPool.js';
 
