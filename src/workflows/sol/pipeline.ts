@@ -45,9 +45,11 @@ async function solarYearOfRun(run: SolRun, slice: TileSlice | null): Promise<{ d
   const threadsAsked = Math.min(run.params.num_threads, availableParallelism());
   // the run's other workers load their modules while the DEM is read and the run planned, when the DEM's size (from
   // its header, read first) allows a run on more than one thread (runThreads: a small run takes one)
-  const header = await inspectTiffFile(run.demPath).catch(() => null);
+  const limits = demReadLimits(run.maxDemCells);
+  // (a DEM it refuses is reported by the read below)
+  const header = await inspectTiffFile(run.demPath, limits).catch(() => null);
   if (header) prestartSolWorkers(runThreads(threadsAsked, header.width * header.height, days.length));
-  const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...demReadLimits(run.maxDemCells) });
+  const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...limits });
   // (its valid cells decide)
   const threads = runThreads(threadsAsked, dem.validCount, days.length);
   prestartSolWorkers(threads);
