@@ -23,6 +23,13 @@ export function defaultCliThreads(): number {
   return Math.min(availableParallelism(), NUMERIC_PARAMETERS.num_threads.maximum);
 }
 
+/** The value `args[i]` gives the option `name` (`--name value` or `--name=value`), or undefined. */
+function optionValue(args: readonly string[], i: number, name: string): string | undefined {
+  const arg = args[i]!;
+  if (arg === name) return args[i + 1];
+  return arg.startsWith(`${name}=`) ? arg.slice(name.length + 1) : undefined;
+}
+
 /** Worker threads a `sol` command line will use (0 for other commands, help, or a thread count it will refuse). */
 export function solWorkersOf(argv: readonly string[]): number {
   const args = argv.slice(2);
@@ -30,8 +37,7 @@ export function solWorkersOf(argv: readonly string[]): number {
   const { minimum, maximum } = NUMERIC_PARAMETERS.num_threads;
   let threads = defaultCliThreads();
   for (let i = 1; i < args.length; i++) {
-    const arg = args[i]!;
-    const value = arg === '--threads' ? args[i + 1] : arg.startsWith('--threads=') ? arg.slice('--threads='.length) : undefined;
+    const value = optionValue(args, i, '--threads');
     if (value === undefined) continue;
     const requested = Number(value);
     if (!Number.isInteger(requested) || requested < minimum || requested > maximum) return 0;
@@ -82,7 +88,7 @@ export async function solWorkOf(argv: readonly string[]): Promise<{ cells: numbe
   let days = DAYS_PER_YEAR;
   for (let i = 1; i < args.length; i++) {
     const arg = args[i]!;
-    const spec = arg === '--days' ? args[i + 1] : arg.startsWith('--days=') ? arg.slice('--days='.length) : undefined;
+    const spec = optionValue(args, i, '--days');
     if (spec !== undefined) days = parseDaySpec(spec).length;
     if (cells === null && !arg.startsWith('-') && args[i - 1] !== '--days') cells = await tiffCellsOf(arg);
   }

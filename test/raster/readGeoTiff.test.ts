@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readDem, readDemFromBuffer, readRaster, readRasterFromBuffer, validateDem, validateDemFromBuffer } from '../../src/raster/geotiff/readGeoTiff.js';
+import { readDem, readDemFromBuffer, readRaster, readRasterFromBuffer, validateDem, validateDemFromBuffer, type RasterSize } from '../../src/raster/geotiff/readGeoTiff.js';
 import { RasterFormatError } from '../../src/raster/types.js';
 import { FIXTURE_DEM, gdalinfoAsync, gdalReadAsync, tempDir, translate, translateAsync, type GdalInfo } from './gdal.js';
 import { buildTiff, float32Bytes, UTM13N_KEYS, type TiffSpec } from './tiffBuilder.js';
@@ -65,6 +65,22 @@ describe('readDem on the mcn_10m fixture', () => {
     const raster = await readRaster(FIXTURE_DEM);
     assert.deepEqual(raster.values, dem.elevation);
     assert.ok(Number.isNaN(raster.nodata));
+  });
+
+  test('onSize is told the size once, before the read returns, and not for a file the walk refuses', async () => {
+    const sizes: RasterSize[] = [];
+    let returned = false;
+    const reading = readDem(FIXTURE_DEM, {
+      onSize: (size: RasterSize) => {
+        assert.ok(!returned);
+        sizes.push(size);
+      },
+    }).then((dem) => ((returned = true), dem));
+    const dem = await reading;
+    assert.deepEqual(sizes, [{ width: 228, height: 211 }]);
+    assert.equal(dem.validCount, 48016);
+    await assert.rejects(readDem(FIXTURE_DEM, { maxCells: 1000, onSize: (size: RasterSize) => sizes.push(size) }), RasterFormatError);
+    assert.equal(sizes.length, 1);
   });
 
   test('readDemFromBuffer and validateDem', async () => {

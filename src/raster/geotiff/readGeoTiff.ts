@@ -51,6 +51,17 @@ export interface ReadOptions extends ReadLimits {
   readonly shared?: boolean;
   /** Cells decoded at once (default 4 Mi; rounded to whole blocks). A float DEM whose predictor this module undoes is decoded a row of blocks at a time instead. */
   readonly bandCells?: number;
+  /**
+   * Called with the first image's size once the file's structure is walked, before any block is read (a caller that
+   * sizes work by the raster starts it while the values are decoded).
+   */
+  readonly onSize?: (size: RasterSize) => void;
+}
+
+/** A raster's size in cells (`ReadOptions.onSize`; annotate the callback's parameter with it: `readDem` infers its options' type). */
+export interface RasterSize {
+  readonly width: number;
+  readonly height: number;
 }
 type ArrayOf<O extends ReadOptions> = O extends { precision: 'float32' } ? Float32Array : Float64Array;
 
@@ -86,7 +97,7 @@ export async function readRaster<O extends ReadOptions = { precision: 'float64' 
     const head = Buffer.alloc(Math.min(16, fileLength));
     await handle.read(head, 0, head.length, 0);
     assertTiffHeader(head);
-    await inspectTiff(fileHandleByteSource(handle, fileLength), options ?? {});
+    await walkStructure(fileHandleByteSource(handle, fileLength), options);
     try {
       const tiff = await GeoTIFF.fromSource(fileHandleSource(handle, fileLength) as unknown as Parameters<typeof GeoTIFF.fromSource>[0]);
       return await readFirstImage(tiff, options);
@@ -96,6 +107,12 @@ export async function readRaster<O extends ReadOptions = { precision: 'float64' 
   } finally {
     await handle.close();
   }
+}
+
+/** Walks the file's structure (`inspectTiff`, within the options' limits) and tells `onSize` its size. */
+async function walkStructure(source: ByteSource, options: ReadOptions | undefined): Promise<void> {
+  const { width, height } = await inspectTiff(source, options ?? {});
+  options?.onSize?.({ width, height });
 }
 
 /**
@@ -138,7 +155,7 @@ export function fileHandleByteSource(handle: FileHandle, fileLength: number): By
 /** Like `readRaster`, from the bytes of the file (e.g. an upload). */
 export async function readRasterFromBuffer<O extends ReadOptions = { precision: 'float64' }>(bytes: Uint8Array, options?: O): Promise<RasterData<ArrayOf<O>>> {
   assertTiffHeader(bytes);
-  await inspectTiff(bytesSource(bytes), options ?? {});
+  await walkStructure(bytesSource(bytes), options);
   try {
     return await readFirstImage(await openBuffer(bytes), options);
   } catch (err) {

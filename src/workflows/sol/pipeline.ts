@@ -4,8 +4,7 @@
  * its tiles, or assembled from the slices computed before (a job split across workers).
  */
 import { availableParallelism } from 'node:os';
-import { readDem, readDemGrid } from '../../raster/geotiff/readGeoTiff.js';
-import { inspectTiffFile } from '../../raster/tiff/tiffStructure.js';
+import { readDem, readDemGrid, type RasterSize } from '../../raster/geotiff/readGeoTiff.js';
 import { demReadLimits } from '../demLimits.js';
 import type { Dem } from '../../raster/types.js';
 import { ParameterRangeError, validateWorkflowParams } from '../params.js';
@@ -43,16 +42,15 @@ async function solarYearOfRun(run: SolRun, slice: TileSlice | null): Promise<{ d
   // only the days the chosen files need: every day of the months summed, the days of the daily maps
   const days = daysToCompute(products, run.days);
   const threadsAsked = Math.min(run.params.num_threads, availableParallelism());
-  // the run's other workers load their modules while the DEM is read and the run planned, when the DEM's size (from
-  // its header, read first) allows a run on more than one thread (runThreads: a small run takes one)
-  const limits = demReadLimits(run.maxDemCells);
-  // (a DEM it refuses is reported by the read below)
-  const header = await inspectTiffFile(run.demPath, limits).catch(() => null);
-  if (header) prestartSolWorkers(runThreads(threadsAsked, header.width * header.height, days.length));
-  const dem = await readDem(run.demPath, { precision: 'float32', shared: true, ...limits });
-  // (its valid cells decide)
+  const dem = await readDem(run.demPath, {
+    precision: 'float32' as const,
+    shared: true,
+    ...demReadLimits(run.maxDemCells),
+    // the run's other workers load their modules while the DEM is decoded and the run planned, when its size allows a
+    // run on more than one thread (runThreads: a small run takes one; its valid cells, fewer, never take more)
+    onSize: ({ width, height }: RasterSize) => prestartSolWorkers(runThreads(threadsAsked, width * height, days.length)),
+  });
   const threads = runThreads(threadsAsked, dem.validCount, days.length);
-  prestartSolWorkers(threads);
   const result = await computeSolarYear(dem, {
     outDir: run.outDir,
     params: kernelParams(run),
