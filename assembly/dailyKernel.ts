@@ -2,8 +2,8 @@
  * The daily kernel compiled to WebAssembly (AssemblyScript, built by `scripts/build-wasm.mjs` into
  * build/wasm/dailyKernel.wasm): `integrateBlockDays` of src/science/solar/dailyKernel.ts — the same samples,
  * bounds, traces and sums, so its outputs are the same to the bit (test/science/solar/dailyKernelWasm.test.ts).
- * With terrain shadows it takes four cells of a row at a time (assembly/sunlitLanes.ts: the sample and bound
- * comparisons of the four in 128-bit SIMD); the sums of a cell and their combination are the scalar kernel's,
+ * With terrain shadows it takes eight cells of a row at a time (assembly/sunlitLanes.ts: the sample and bound
+ * comparisons of the eight in 128-bit SIMD); the sums of a cell and their combination are the scalar kernel's,
  * the run sums two at a time (SIMD, each the same IEEE operation). Every array lives in the module's imported
  * memory; the JavaScript side (src/science/solar/dailyKernelWasm.ts) lays them out and passes one descriptor
  * of i32 fields (pointers are byte offsets, assembly/kernelLayout.ts) per call, with one descriptor of
@@ -209,7 +209,7 @@ function integrateLanes(desc: usize, row: i32, col: i32, cell: i32, gridCell: i3
 
 /**
  * Daily global irradiation and sunshine hours of the cells of the part (descriptor fields D_*) for each of
- * the D_DAY_COUNT days: with terrain shadows four cells of a row at a time, without one cell at a time.
+ * the D_DAY_COUNT days: with terrain shadows eight cells of a row at a time, without one cell at a time.
  */
 export function integrateBlockDays(desc: usize): void {
   const dayCount = fi(desc, D_DAY_COUNT);

@@ -1,9 +1,11 @@
 /**
- * The terrain-shadowed daily sums of the WebAssembly kernel (assembly/dailyKernel.ts), four neighbouring cells
- * of a row at a time (the "lanes"). The four cells share the day's samples: per group of samples their group
- * bounds are compared for all four at once, and per sample of a group that not every lane's bounds decide,
- * the sample's altitude is compared with the four cells' lit and dark bounds at once (128-bit SIMD, two f64 per
- * vector). Only the lanes whose altitude lies between the two bounds get the exact test, one by one: in front
+ * The terrain-shadowed daily sums of the WebAssembly kernel (assembly/dailyKernel.ts), eight neighbouring cells
+ * of a row at a time (the "lanes"). The eight cells share the day's samples: per group of samples their group
+ * bounds are compared for all eight at once, and per sample of a group that not every lane's bounds decide,
+ * the sample's altitude is compared with the eight cells' lit and dark bounds at once (128-bit SIMD, eight i16
+ * per vector: the bounds are whole horizon units, and for a whole number b an altitude a ≥ b exactly when
+ * ⌊a⌋ ≥ b, so the sample's altitude is compared by its floor — the same decision as the f64 comparison of
+ * src/science/solar/dailyKernel.ts). Only the lanes whose altitude lies between the two bounds get the exact test, one by one: in front
  * of the surface's plane, above the interpolated far-field horizon and the near field's lower bound, and above
  * its upper bound or not hidden by any cell of the near-field ray (traced up to the grid's edge, or until the
  * highest terrain of the ray's quadrant cannot rise above what is left of the ray: src/science/solar/nearFieldMaxima.ts;
@@ -68,10 +70,15 @@ import {
 } from './kernelLayout';
 
 /** Cells integrated together. */
-export const LANES: i32 = 4;
+export const LANES: i32 = 8;
+/** One bit per lane. */
+const ALL_LANES: i32 = (1 << LANES) - 1;
+/** Lanes whose near-field rays are stepped together (`unhiddenTogether`): four f32 elevations per vector. */
+const RAY_LANES: i32 = 4;
+const RAY_LANE_BITS: i32 = (1 << RAY_LANES) - 1;
 /** Bytes of one lane's sums (PREFIX_QUANTITIES f64) in the scratch area: lane l's at sums + l · LANE_SUMS_BYTES. */
 export const LANE_SUMS_BYTES: i32 = PREFIX_QUANTITIES * 8;
-// after the four lanes' sums: each lane's run start (i32) and its count of runs (i32)
+// after the lanes' sums: each lane's run start (i32) and its count of runs (i32)
 const RUN_START: i32 = LANES * LANE_SUMS_BYTES;
 const RUN_COUNT: i32 = RUN_START + LANES * 4;
 // then each lane's state (`prepareLanes`): the normal of its plane test, its elevation, where its horizons
@@ -90,10 +97,10 @@ const L_COL: i32 = 44;
 const L_INTERIOR: i32 = 48;
 const L_BATCH_LIT: i32 = 56;
 const L_RISE: i32 = 64; // four f64, quadrant q at L_RISE + 8q
-// then the lanes' group bounds: per group sector the lit bounds of lanes 0–1 and 2–3 and the dark bounds of
-// lanes 0–1 and 2–3, four f64 vectors
+// then the lanes' group bounds: per group sector the lit bounds of the eight lanes and their dark bounds, two
+// i16 vectors
 const GROUP_BOUNDS: i32 = LANE_STATE + LANES * LANE_STATE_BYTES;
-const GROUP_BOUNDS_BYTES: i32 = 64;
+const GROUP_BOUNDS_BYTES: i32 = 32;
 /** The most group sectors a layout may have (N ≤ 256 far directions have at most 256). */
 export const MAX_GROUP_SECTORS: i32 = 256;
 // then one byte per group sector: 1 where a sample of the call's days stands in it (`markBatchSectors`)
@@ -120,19 +127,19 @@ export function batchLitBound(sums: i32, lane: i32): f64 {
   return load<f64>(<usize>sums + <usize>(LANE_STATE + lane * LANE_STATE_BYTES + L_BATCH_LIT));
 }
 
-/** One bit per lane (bit l: lane l) from the masks of lanes 0–1 and 2–3. */
+/** One bit per lane (bit l: lane l) from the masks of lanes 0–1 and 2–3 (f64 comparisons of four lanes). */
 @inline function laneBits(low: v128, high: v128): i32 {
   return i64x2.bitmask(low) | (i64x2.bitmask(high) << 2);
+}
+
+/** The eight lanes' i16 vector of ⌊altitude⌋ [horizon units; sun samples stand above the horizon, 0 … 15 708]. */
+@inline function floorSplat(altitude: f64): v128 {
+  return i16x8.splat(<i16>Math.floor(altitude));
 }
 
 /** Cells from the first lane's to lane `lane`'s: lanes beyond `lanes` repeat the first cell. */
 @inline function laneShift(lane: i32, lanes: i32): i32 {
   return lane < lanes ? lane : 0;
-}
-
-/** Two f64 from the i16 arrays at `ptr`: elements i and j. */
-@inline function i16Pair(ptr: i32, i: i32, j: i32): v128 {
-  return f64x2.replace_lane(f64x2.splat(i16at(ptr, i)), 1, i16at(ptr, j));
 }
 
 /** Two f64 fields at `field` of the lane states at `state`: lane `lane`'s and the next lane's. */
@@ -145,7 +152,7 @@ export function batchLitBound(sums: i32, lane: i32): f64 {
 const CACHE_LINE_BYTES: i32 = 64;
 
 /**
- * Reads one byte of every cache line of the four cells' far- and near-field horizons from tile-local `cell` on
+ * Reads one byte of every cache line of the LANES cells' far- and near-field horizons from tile-local `cell` on
  * (the next lanes): independent loads the processor overlaps, so that their horizons are in the cache when
  * their exact tests read them (one line at a time, each waiting on the memory, as most of the time of the
  * kernel did when the tile's horizons exceed the caches). Returns the bytes or-ed (kept, so the loads stay).
@@ -203,32 +210,26 @@ export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i
     store<i32>(state + L_INTERIOR, i32(rowInterior && col + shift >= marginCols && col + shift < width - marginCols));
   }
   const groups = fi(desc, D_GROUPS_PER_CELL);
-  const litBound = fi(desc, D_LIT_BOUND);
-  const darkBound = fi(desc, D_DARK_BOUND);
-  const cell1 = cell + laneShift(1, lanes);
-  const cell2 = cell + laneShift(2, lanes);
-  const cell3 = cell + laneShift(3, lanes);
-  let at = <usize>sums + <usize>GROUP_BOUNDS;
+  const litBound = <usize>fi(desc, D_LIT_BOUND);
+  const darkBound = <usize>fi(desc, D_DARK_BOUND);
+  const bounds = <usize>sums + <usize>GROUP_BOUNDS;
   const marks = <usize>sums + <usize>BATCH_SECTORS;
-  let batchLit0 = f64x2.splat(-Infinity);
-  let batchLit2 = f64x2.splat(-Infinity);
-  for (let g = 0; g < groups; g++, at += <usize>GROUP_BOUNDS_BYTES) {
-    // (the bounds of the other sectors are never read)
-    if (load<u8>(marks + <usize>g) == 0) continue;
-    const lit0 = i16Pair(litBound, cell * groups + g, cell1 * groups + g);
-    const lit2 = i16Pair(litBound, cell2 * groups + g, cell3 * groups + g);
-    v128.store(at, lit0);
-    v128.store(at + 16, lit2);
-    v128.store(at + 32, i16Pair(darkBound, cell * groups + g, cell1 * groups + g));
-    v128.store(at + 48, i16Pair(darkBound, cell2 * groups + g, cell3 * groups + g));
-    batchLit0 = f64x2.max(batchLit0, lit0);
-    batchLit2 = f64x2.max(batchLit2, lit2);
+  for (let lane = 0; lane < LANES; lane++) {
+    const first = <usize>((cell + laneShift(lane, lanes)) * groups) << 1;
+    let batchLit: i32 = i32.MIN_VALUE;
+    for (let g = 0; g < groups; g++) {
+      // (the bounds of the other sectors are never read)
+      if (load<u8>(marks + <usize>g) == 0) continue;
+      const at = bounds + <usize>(g * GROUP_BOUNDS_BYTES + lane * 2);
+      const lit = <i32>load<i16>(litBound + first + (<usize>g << 1));
+      store<i16>(at, lit);
+      store<i16>(at + 16, load<i16>(darkBound + first + (<usize>g << 1)));
+      batchLit = max(batchLit, lit);
+    }
+    // −Infinity where no sector is marked (a batch without samples), as the largest of no bounds
+    const state = <usize>sums + <usize>(LANE_STATE + lane * LANE_STATE_BYTES + L_BATCH_LIT);
+    store<f64>(state, batchLit == i32.MIN_VALUE ? -Infinity : <f64>batchLit);
   }
-  const state = <usize>sums + <usize>(LANE_STATE + L_BATCH_LIT);
-  store<f64>(state, f64x2.extract_lane(batchLit0, 0));
-  store<f64>(state + <usize>LANE_STATE_BYTES, f64x2.extract_lane(batchLit0, 1));
-  store<f64>(state + <usize>(2 * LANE_STATE_BYTES), f64x2.extract_lane(batchLit2, 0));
-  store<f64>(state + <usize>(3 * LANE_STATE_BYTES), f64x2.extract_lane(batchLit2, 1));
   return valid;
 }
 
@@ -309,19 +310,20 @@ function unhiddenOneByOne(
 }
 
 /**
- * `unhiddenOneByOne` for a batch of all LANES cells, the rays of the lanes of `trace` stepped together: the
- * sample's ray has the same cell offsets for every lane, so step j reads the four lanes' cells at once (four
- * consecutive elevations of the window) and compares each, as f64, with the same threshold. Each lane stops where
- * it would stop alone — its quadrant's rise first, then the grid's edge, then a cell above the ray — so every
- * lane's outcome is `unhiddenOneByOne`'s. The four elevations are read while at least one lane still steps; a lane
- * that has left the grid is then at most LANES − 1 cells beside one that has not, so the read stays within the
- * window and the few cells after it (dailyKernelWasm.ts keeps them).
+ * `unhiddenOneByOne` for RAY_LANES lanes from `firstLane` on, all of them cells of the batch, the rays of the
+ * lanes of `trace` (bit l: lane firstLane + l) stepped together: the sample's ray has the same cell offsets for
+ * every lane, so step j reads the four lanes' cells at once (four consecutive elevations of the window) and
+ * compares each, as f64, with the same threshold. Each lane stops where it would stop alone — its quadrant's rise
+ * first, then the grid's edge, then a cell above the ray — so every lane's outcome is `unhiddenOneByOne`'s. The
+ * four elevations are read while at least one lane still steps; a lane that has left the grid is then at most
+ * RAY_LANES − 1 cells beside one that has not, so the read stays within the window and the few cells after it
+ * (dailyKernelWasm.ts keeps them). Returns the unhidden lanes of `trace` (bit l: lane firstLane + l).
  */
 function unhiddenTogether(
-  sums: i32, trace: i32, quadrant: i32, from: i32, end: i32, gridCell: i32, elevation: i32, width: i32, height: i32,
+  sums: i32, trace: i32, firstLane: i32, quadrant: i32, from: i32, end: i32, gridCell: i32, elevation: i32, width: i32, height: i32,
   nearCol: i32, nearRow: i32, nearOffset: i32, nearThreshold: i32, nearMinThreshold: i32,
 ): i32 {
-  const state = <usize>sums + <usize>LANE_STATE;
+  const state = <usize>sums + <usize>(LANE_STATE + firstLane * LANE_STATE_BYTES);
   const z01 = lanePair(state, 0, L_Z0);
   const z23 = lanePair(state, 2, L_Z0);
   let rise01 = f64x2.splat(Infinity);
@@ -332,7 +334,7 @@ function unhiddenTogether(
     rise23 = lanePair(state, 2, at);
   }
   let interior = 1;
-  for (let lane = 0; lane < LANES; lane++) interior &= load<i32>(state + lane * LANE_STATE_BYTES + L_INTERIOR);
+  for (let lane = 0; lane < RAY_LANES; lane++) interior &= load<i32>(state + lane * LANE_STATE_BYTES + L_INTERIOR);
   const row = load<i32>(state + L_ROW);
   const cols = i32x4.add(i32x4.splat(load<i32>(state + L_COL)), i32x4(0, 1, 2, 3));
   const widths = i32x4.splat(width);
@@ -348,7 +350,7 @@ function unhiddenTogether(
       pending &= ~i32x4.bitmask(v128.or(i32x4.lt_s(c, i32x4.splat(0)), i32x4.ge_s(c, widths)));
     }
     if (pending == 0) break;
-    const cells = v128.load(<usize>elevation + (<usize>(gridCell + i32at(nearOffset, j)) << 2));
+    const cells = v128.load(<usize>elevation + (<usize>(gridCell + firstLane + i32at(nearOffset, j)) << 2));
     const threshold = f64x2.splat(f64at(nearThreshold, j));
     const above01 = f64x2.gt(f64x2.sub(f64x2.promote_low_f32x4(cells), z01), threshold);
     const above23 = f64x2.gt(f64x2.sub(f64x2.promote_low_f32x4(i32x4.shuffle(cells, cells, 2, 3, 2, 3)), z23), threshold);
@@ -431,16 +433,12 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
     const first = i32at(groupStart, g);
     const last = i32at(groupEnd, g);
     const bounds = <usize>sums + <usize>(GROUP_BOUNDS + i32at(groupSector, g) * GROUP_BOUNDS_BYTES);
-    const lit0 = v128.load(bounds);
-    const lit2 = v128.load(bounds, 16);
-    const dark0 = v128.load(bounds, 32);
-    const dark2 = v128.load(bounds, 48);
-    const lowest = f64x2.splat(f64at(groupMin, g));
-    const highest = f64x2.splat(f64at(groupMax, g));
+    const litBounds = v128.load(bounds);
+    const darkBounds = v128.load(bounds, 16);
     // lanes lit or dark for the whole group (the lit bound first, as the scalar kernel tests it)
-    const groupLit = laneBits(f64x2.ge(lowest, lit0), f64x2.ge(lowest, lit2));
-    const groupDark = laneBits(f64x2.lt(highest, dark0), f64x2.lt(highest, dark2)) & ~groupLit;
-    if (((groupLit | groupDark | ~valid) & 15) == 15) {
+    const groupLit = i16x8.bitmask(i16x8.ge_s(floorSplat(f64at(groupMin, g)), litBounds));
+    const groupDark = i16x8.bitmask(i16x8.lt_s(floorSplat(f64at(groupMax, g)), darkBounds)) & ~groupLit;
+    if (((groupLit | groupDark | ~valid) & ALL_LANES) == ALL_LANES) {
       if (inRun != (groupLit & valid)) inRun = switchRuns(sums, prefix, inRun, groupLit & valid, first);
       continue;
     }
@@ -448,12 +446,11 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
     const open = valid & ~groupLit & ~groupDark;
     for (let k = first; k < last; k++) {
       const altitude = f64at(altitudeUnits, k);
-      const sunAltitude = f64x2.splat(altitude);
-      const above0 = f64x2.ge(sunAltitude, lit0);
-      const above2 = f64x2.ge(sunAltitude, lit2);
-      let lit = fixedLit | (laneBits(above0, above2) & open);
+      const sunAltitude = floorSplat(altitude);
+      const above = i16x8.ge_s(sunAltitude, litBounds);
+      let lit = fixedLit | (i16x8.bitmask(above) & open);
       // between the bounds: the exact test, lane by lane, up to the near-field rays to trace
-      let exact = laneBits(v128.andnot(f64x2.ge(sunAltitude, dark0), above0), v128.andnot(f64x2.ge(sunAltitude, dark2), above2)) & open;
+      let exact = i16x8.bitmask(v128.andnot(i16x8.ge_s(sunAltitude, darkBounds), above)) & open;
       let trace = 0;
       while (exact != 0) {
         const lane = ctz(exact);
@@ -477,9 +474,14 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
         const quadrant = i32at(nearQuadrant, k);
         const from = i32at(nearStart, k);
         const end = i32at(nearStart, k + 1);
-        lit |= lanes == LANES
-          ? unhiddenTogether(sums, trace, quadrant, from, end, gridCell, elevation, width, height, nearCol, nearRow, nearOffset, nearThreshold, nearMinThreshold)
-          : unhiddenOneByOne(sums, trace, quadrant, from, end, gridCell, elevation, width, height, nearCol, nearRow, nearOffset, nearThreshold, nearMinThreshold);
+        // four lanes' rays at once where all four are cells of the batch, else one by one
+        for (let firstLane = 0; firstLane < LANES; firstLane += RAY_LANES) {
+          const some = (trace >> firstLane) & RAY_LANE_BITS;
+          if (some == 0) continue;
+          lit |= firstLane + RAY_LANES <= lanes
+            ? unhiddenTogether(sums, some, firstLane, quadrant, from, end, gridCell, elevation, width, height, nearCol, nearRow, nearOffset, nearThreshold, nearMinThreshold) << firstLane
+            : unhiddenOneByOne(sums, some << firstLane, quadrant, from, end, gridCell, elevation, width, height, nearCol, nearRow, nearOffset, nearThreshold, nearMinThreshold);
+        }
       }
       if (lit != inRun) inRun = switchRuns(sums, prefix, inRun, lit, k);
     }

@@ -1,9 +1,9 @@
 /**
  * The daily kernel in WebAssembly: `integrateBlockDays` of dailyKernel.ts compiled from assembly/dailyKernel.ts
  * (AssemblyScript: the same decisions with the same arithmetic, outputs equal to the bit — a test holds them
- * so), with terrain shadows four cells of a row at a time (assembly/sunlitLanes.ts). About 2× the cell-days per
+ * so), with terrain shadows eight cells of a row at a time (assembly/sunlitLanes.ts). About 2× the cell-days per
  * second of the TypeScript kernel on one thread (bench/kernel.bench.mjs): the compiled loops read typed memory
- * without bounds checks, four cells share each look at a sample, and the run sums go two at a time (SIMD).
+ * without bounds checks, eight cells share each look at a sample, and the run sums go two at a time (SIMD).
  *
  * Everything the kernel reads lives in the module's memory, laid out once per capacity (`reserve`): the day
  * samples of a batch of days (filled by `sunSamplesForDay`, as views), the tile's horizons (filled by
@@ -23,11 +23,11 @@ import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js'
 const DESCRIPTOR_FIELDS = 40;
 const DAY_FIELDS = 29;
 const PREFIX_QUANTITIES = 26;
-/** Cells assembly/sunlitLanes.ts integrates together (its LANES). */
-const KERNEL_LANES = 4;
-// Scratch of the kernel (assembly/sunlitLanes.ts, LANE_SCRATCH_BYTES): four cells' sums, run states and state,
+/** Cells whose near-field rays assembly/sunlitLanes.ts steps together (its RAY_LANES): it reads that many elevations at once. */
+const RAY_LANES = 4;
+// Scratch of the kernel (assembly/sunlitLanes.ts, LANE_SCRATCH_BYTES): eight cells' sums, run states and state,
 // their group bounds for up to MAX_GROUP_SECTORS group sectors, and which of those the batch's samples stand in.
-const SUMS_SCRATCH_BYTES = 17888;
+const SUMS_SCRATCH_BYTES = 10944;
 const MAX_GROUP_SECTORS = 256;
 
 /** Cells and elevation-window cells the kernel's memory has room for. */
@@ -146,7 +146,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     surfaceFloats: [0, 1, 2, 3, 4, 5, 6, 7].map(() => arena.take(Float64Array, cells)),
     elevation: arena.take(Float32Array, windowCells),
     // read, never used, past the window's end by the kernel's four-cell reads of near-field rays (sunlitLanes.ts)
-    elevationGuard: arena.take(Float32Array, KERNEL_LANES),
+    elevationGuard: arena.take(Float32Array, RAY_LANES),
   };
 }
 

@@ -128,7 +128,7 @@ function computeTile(index: number, tile: ComputeTile): void {
   timings.horizonSeconds += (performance.now() - t0) / 1000;
   send({ type: 'horizons', tile: index, fraction: 1 });
 
-  const outs: DayOutputs[] = Array.from({ length: KERNEL_DAY_BATCH }, () => ({
+  const outs: DayOutputs[] = Array.from({ length: Math.min(KERNEL_DAY_BATCH, setup.days.length) }, () => ({
     global: new Float32Array(cells).fill(NaN),
     hours: new Float32Array(cells).fill(NaN),
     flat: setup.flat ? new Float32Array(cells).fill(NaN) : null,

@@ -6,7 +6,7 @@
  * kernel instance does the tiles in turn, so nothing of a tile may leak into the next. A kernel made to give the beam
  * part of the global irradiation (EEMT's real-sky radiation) gives that of the TypeScript kernel to the bit too, and
  * the same global irradiation and hours as one without it. With the near field traced at every sample (a run of few
- * days), the compiled kernel's early end of a trace (nearFieldMaxima.ts) changes no decision either, nor do the four
+ * days), the compiled kernel's early end of a trace (nearFieldMaxima.ts) changes no decision either, nor do four of the eight
  * cells' rays traced together where some leave the grid at its east edge (their reads beyond it land on a wall).
  */
 import { test } from 'node:test';
@@ -37,7 +37,7 @@ const WINTER_DAYS = [350, 351, 352, 353, 354, 355, 356, 357];
 
 /**
  * Hills, a wall that casts long shadows, nodata cells in the second tile where the first tile has valid ones,
- * and one inside the first tile (among the four cells the kernel integrates together).
+ * and one inside the first tile (among the eight cells the kernel integrates together).
  */
 function terrain(eastEdge = false): Float32Array {
   const z = new Float32Array(WIDTH * HEIGHT);
@@ -63,8 +63,14 @@ const TILES: CellBlock[] = [
   { rowStart: 22, rowEnd: HEIGHT, colStart: 0, colEnd: 17 },
 ];
 
-/** A tile along the grid's east edge whose last four cells of a row end at it (the walls of `terrain(true)`). */
-const EAST_EDGE_TILES: CellBlock[] = [{ rowStart: 4, rowEnd: 20, colStart: 20, colEnd: WIDTH }];
+/**
+ * Tiles along the grid's east edge (the walls of `terrain(true)`): the first's halves end in four cells of a row,
+ * the second's in eight, whose last four end at the edge.
+ */
+const EAST_EDGE_TILES: CellBlock[] = [
+  { rowStart: 4, rowEnd: 20, colStart: 20, colEnd: WIDTH },
+  { rowStart: 4, rowEnd: 20, colStart: 12, colEnd: WIDTH },
+];
 
 for (const [name, layout, latitudeDeg, cellXM, beamPart, days, nearField = 'bounded', eastEdge = false] of [
   ['square cells, 40° N', { directions: 64, nearSectors: 128, nearSteps: 8 }, 40, 10, false, SEASON_DAYS],
@@ -172,11 +178,11 @@ test('the WebAssembly kernel refuses what it was not prepared for', () => {
   sunSamplesForDay(172, sun, { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 }, transmittanceTable(3), wasm.windowWidth, layout, wasm.daySamples[0]!);
   const kernelTerrain = { model, layout, horizons: wasm.horizons! };
   assert.throws(() => wasm.integrateBlockDays(tile, tile, 1, surface, kernelTerrain, 0.2), /beyond the loaded elevation window/);
-  assert.throws(() => wasm.integrateBlockDays(tile, tile, 0, surface, kernelTerrain, 0.2), /1 to 8 days/);
+  assert.throws(() => wasm.integrateBlockDays(tile, tile, 0, surface, kernelTerrain, 0.2), new RegExp(`1 to ${KERNEL_DAY_BATCH} days`));
   const foreign = surfaceTerms(new Float64Array(100).fill(100), new Float64Array(100), new Float64Array(100));
   assert.throws(() => wasm.integrateBlockDays(tile, tile, 1, foreign, kernelTerrain, 0.2), /surfaceAllocator/);
   assert.throws(() => wasm.loadElevationWindow(model, { rowStart: 0, rowEnd: 40, colStart: 0, colEnd: 40 }, 4, 4), /exceeds the reserved room/);
-  // the kernel keeps four cells' group bounds for at most 256 group sectors
+  // the kernel keeps eight cells' group bounds for at most 256 group sectors
   assert.throws(() => new WasmDailyKernel({ directions: 257, nearSectors: 257, nearSteps: 4 }, sampleCapacity(15)), /at most 256 group sectors/);
   // the beam part only from a kernel made to give it
   assert.throws(() => wasm.beamPartOut(0), /without the beam part/);
