@@ -464,9 +464,10 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
           i32(load<f64>(state + L_TEST_EAST) * f64at(sunEast, k) + load<f64>(state + L_TEST_NORTH) * f64at(sunNorth, k) + load<f64>(state + L_TEST_UP) * f64at(sinAltitude, k) > 0) &
           i32(altitude >= a0 + f64at(hw, k) * (a1 - a0)) &
           i32(altitude >= i16at(nearLower, near));
-        if (inFront == 0) continue;
-        if (altitude >= i16at(nearUpper, near)) lit |= 1 << lane;
-        else trace |= 1 << lane;
+        // (without branches: whether the sample passes the tests so far is hard to predict)
+        const above = i32(altitude >= i16at(nearUpper, near));
+        lit |= (inFront & above) << lane;
+        trace |= (inFront & (above ^ 1)) << lane;
       }
       // between the near field's bounds: trace the rays over the cells around the lanes' cells (up to the grid's
       // edge, or until no cell of the ray's quadrant rises above what is left of the ray: nearFieldMaxima.ts)
