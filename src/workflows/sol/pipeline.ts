@@ -43,7 +43,7 @@ async function solarYearOfRun(run: SolRun, slice: TileSlice | null): Promise<{ d
   const days = daysToCompute(products, run.days);
   const threadsAsked = Math.min(run.params.num_threads, availableParallelism());
   const dem = await readDem(run.demPath, {
-    precision: 'float32' as const,
+    precision: 'float32',
     shared: true,
     ...demReadLimits(run.maxDemCells),
     // the run's other workers load their modules while the DEM is decoded and the run planned, when its size allows a
