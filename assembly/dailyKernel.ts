@@ -64,7 +64,7 @@ import {
 } from './kernelLayout';
 
 export { DAY_FIELDS, DESCRIPTOR_FIELDS } from './kernelLayout';
-export { LANE_SCRATCH_BYTES, MAX_GROUP_SECTORS } from './sunlitLanes';
+export { LANE_SCRATCH_BYTES, MAX_GROUP_SECTORS, RAY_LANES } from './sunlitLanes';
 export { nearQuadrantMaxima } from './nearMaxima';
 
 

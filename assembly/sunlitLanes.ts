@@ -74,7 +74,7 @@ export const LANES: i32 = 8;
 /** One bit per lane. */
 const ALL_LANES: i32 = (1 << LANES) - 1;
 /** Lanes whose near-field rays are stepped together (`unhiddenTogether`): four f32 elevations per vector. */
-const RAY_LANES: i32 = 4;
+export const RAY_LANES: i32 = 4;
 const RAY_LANE_BITS: i32 = (1 << RAY_LANES) - 1;
 /** Bytes of one lane's sums (PREFIX_QUANTITIES f64) in the scratch area: lane l's at sums + l · LANE_SUMS_BYTES. */
 export const LANE_SUMS_BYTES: i32 = PREFIX_QUANTITIES * 8;

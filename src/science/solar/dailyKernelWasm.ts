@@ -23,7 +23,7 @@ import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js'
 const DESCRIPTOR_FIELDS = 40;
 const DAY_FIELDS = 29;
 const PREFIX_QUANTITIES = 26;
-/** Cells whose near-field rays assembly/sunlitLanes.ts steps together (its RAY_LANES): it reads that many elevations at once. */
+/** Cells whose near-field rays assembly/sunlitLanes.ts steps together (its RAY_LANES, checked on loading): it reads that many elevations at once. */
 const RAY_LANES = 4;
 // Scratch of the kernel (assembly/sunlitLanes.ts, LANE_SCRATCH_BYTES): eight cells' sums, run states and state,
 // their group bounds for up to MAX_GROUP_SECTORS group sectors, and which of those the batch's samples stand in.
@@ -190,7 +190,8 @@ export class WasmDailyKernel {
     const dayFields = (instance.exports.DAY_FIELDS as WebAssembly.Global).value as number;
     const scratchBytes = (instance.exports.LANE_SCRATCH_BYTES as WebAssembly.Global).value as number;
     const maxGroups = (instance.exports.MAX_GROUP_SECTORS as WebAssembly.Global).value as number;
-    if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
+    const rayLanes = (instance.exports.RAY_LANES as WebAssembly.Global).value as number;
+    if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS || rayLanes !== RAY_LANES) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
     const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity, this.beamPart, this.nearField);
     views.daySamples.forEach((s, d) => {
       const arrays = [s.altitudeUnits, s.sinAltitude, s.sunEast, s.sunNorth, s.nearSector, s.horizonDirection0, s.horizonDirection1, s.horizonWeight, s.nearStart, s.nearOffset, s.nearCol, s.nearRow, s.nearThreshold, s.prefix, s.sampleGroup, s.groupSector, s.groupStart, s.groupEnd, s.groupMinAltitude, s.groupMaxAltitude, views.globalOut[d]!, views.hoursOut[d]!, views.dayScalars[d]!];
