@@ -328,8 +328,14 @@ export function tileNearHorizons(
   else if (nearField === 'bounded') boundedNearHorizons(tracer, block, out, masks);
   const fine = new Int16Array(directions);
   const perGroup = farSectorsPerGroup(directions);
-  // the groups the kernel reads (once per tile, not per cell)
-  const sunGroups = masks ? groupsWithSun(masks.farSectors, perGroup) : null;
+  const groups = directions / perGroup;
+  // the groups the kernel reads (once per tile, not per cell); the others get lit and dark bounds that decide
+  // nothing, −MAX_HORIZON_UNITS, here for every cell at once
+  const sunGroups = masks ? groupsWithSun(masks.farSectors, perGroup) : Int32Array.from({ length: groups }, (_, g) => g);
+  if (sunGroups.length < groups) {
+    out.litBound.fill(-MAX_HORIZON_UNITS, 0, cells * groups);
+    out.darkBound.fill(-MAX_HORIZON_UNITS, 0, cells * groups);
+  }
   // traced: a sun sector's lit bound is at least the undecided near bound's +MAX, whatever the far field and
   // the plane say (no sample is that high), so it is +MAX without computing them, and so is the lit bound of every
   // group the sun stands in
@@ -438,7 +444,7 @@ function groupBounds(
   cell: number,
   fine: Int16Array | null,
   masks: SectorMasks | null,
-  sunGroups: Uint8Array | null,
+  sunGroups: Int32Array,
   nearUndecided: boolean,
   farDarks: { start: Int32Array; list: Int32Array } | Int16Array,
 ): void {
@@ -451,18 +457,18 @@ function groupBounds(
   const nE = surface.normalEast[cell]!;
   const nN = surface.normalNorth[cell]!;
   const nU = surface.normalUp[cell]!;
-  const plane = inclined ? planeTangents(nE, nN, nU, groups, Math.atan2(nE, nN)) : null;
+  // the plane's lowest tangent, −|∇|/n_U, lies downslope; in sectors narrower than 90° the sector holding it has
+  // both boundary tangents below 0 already (their azimuths are less than 90° from it), so it raises no dark bound
+  // and is needed only in wider sectors
+  const boundaries = sectorBoundaries(groups);
+  const sectorOfLowest = inclined && groups < 5 ? sectorOfAzimuth(Math.atan2(nE, nN), groups) : -1;
+  const lowestTangent = sectorOfLowest >= 0 ? -(Math.hypot(nE, nN) / nU) : 0;
   // each group's least far horizon as the compiled sweep kept it, else from the group's directions
   const kept = farDarks instanceof Int16Array ? farDarks : null;
   const lists = kept ? null : (farDarks as { start: Int32Array; list: Int32Array });
   let everywhere = -MAX_HORIZON_UNITS;
-  for (let g = 0; g < groups; g++) {
-    if (sunGroups && sunGroups[g] === 0) {
-      // the kernel never reads a group the sun does not stand in: lit and dark bounds that decide nothing
-      litBound[cell * groups + g] = -MAX_HORIZON_UNITS;
-      darkBound[cell * groups + g] = -MAX_HORIZON_UNITS;
-      continue;
-    }
+  for (let n = 0; n < sunGroups.length; n++) {
+    const g = sunGroups[n]!;
     let lit = fine ? -MAX_HORIZON_UNITS : MAX_HORIZON_UNITS;
     for (let k = g * r; fine && k < (g + 1) * r; k++) lit = Math.max(lit, fine[k]!);
     // only the directions and near sectors a sun in the group can be compared with (masks: those computed)
@@ -474,10 +480,10 @@ function groupBounds(
       if (!masks || masks.nearSectors[k] === 1) nearDark = Math.min(nearDark, nearLower[cell * nearSectors + k]!);
     }
     let dark = Math.max(farDark, nearDark);
-    if (plane) {
+    if (inclined) {
       // tan h below the plane's lowest tan over the sector: behind the plane at every azimuth of it
-      let lowest = Math.min(plane.atBoundary[g]!, plane.atBoundary[g + 1]!);
-      if (g === plane.sectorOfExtreme) lowest = Math.min(lowest, -plane.extreme);
+      let lowest = Math.min(planeTangent(nE, nN, nU, boundaries, g), planeTangent(nE, nN, nU, boundaries, g + 1));
+      if (g === sectorOfLowest) lowest = Math.min(lowest, lowestTangent);
       if (lowest > 0) dark = Math.max(dark, Math.floor(Math.atan(lowest) / HORIZON_ANGLE_UNIT_RAD) - 1);
     }
     litBound[cell * groups + g] = lit;
@@ -487,9 +493,10 @@ function groupBounds(
   out.litEverywhere[cell] = everywhere;
 }
 
-/** Per group sector of r far sectors: 1 where the sun stands in one of them. */
-function groupsWithSun(farSectors: Uint8Array, r: number): Uint8Array {
-  return Uint8Array.from({ length: farSectors.length / r }, (_, g) => (farSectors.subarray(g * r, (g + 1) * r).includes(1) ? 1 : 0));
+/** The group sectors of r far sectors in one of which the sun stands, ascending. */
+function groupsWithSun(farSectors: Uint8Array, r: number): Int32Array {
+  const groups = farSectors.length / r;
+  return Int32Array.from({ length: groups }, (_, g) => g).filter((g) => farSectors.subarray(g * r, (g + 1) * r).includes(1));
 }
 
 /**
@@ -520,8 +527,10 @@ export function sunlitBounds(
   const nE = surface.normalEast[cell]!;
   const nN = surface.normalNorth[cell]!;
   const nU = surface.normalUp[cell]!;
-  // the plane hides the sun most toward the upslope azimuth (grid frame)
-  const plane = inclined ? planeTangents(nE, nN, nU, directions, Math.atan2(-nE, -nN)) : null;
+  // the plane hides the sun most toward the upslope azimuth (grid frame), where its tangent is |∇|/n_U
+  const boundaries = sectorBoundaries(directions);
+  const sectorOfHighest = inclined ? sectorOfAzimuth(Math.atan2(-nE, -nN), directions) : -1;
+  const highestTangent = inclined ? Math.hypot(nE, nN) / nU : 0;
   for (let k = 0; k < directions; k++) {
     if (sunSectors && sunSectors[k] === 0) {
       out[k] = -MAX_HORIZON_UNITS;
@@ -530,9 +539,9 @@ export function sunlitBounds(
     const k1 = k + 1 === directions ? 0 : k + 1;
     let bound = Math.max(far[base + k]!, far[base + k1]!);
     for (let j = 0; j < nearPerSector; j++) bound = Math.max(bound, nearUpper[cell * nearSectors + k * nearPerSector + j]!);
-    if (plane) {
-      let worst = Math.max(plane.atBoundary[k]!, plane.atBoundary[k + 1]!);
-      if (k === plane.sectorOfExtreme) worst = Math.max(worst, plane.extreme);
+    if (inclined) {
+      let worst = Math.max(planeTangent(nE, nN, nU, boundaries, k), planeTangent(nE, nN, nU, boundaries, k + 1));
+      if (k === sectorOfHighest) worst = Math.max(worst, highestTangent);
       if (worst > 0) bound = Math.max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
     }
     out[k] = bound;
@@ -540,23 +549,22 @@ export function sunlitBounds(
 }
 
 /**
- * The plane's self-shading tangent −(n_E sin az + n_N cos az)/n_U (the sun is behind the plane below it) at
- * the S + 1 boundaries of S equal sectors, and its extreme |∇|/n_U, reached at azimuth `extremeAzimuth`
- * (upslope: the largest; downslope: the smallest, −|∇|/n_U), with the sector holding that azimuth.
+ * The plane's self-shading tangent −(n_E sin az + n_N cos az)/n_U (the sun is behind the plane below it) at boundary
+ * k of the S equal sectors of `boundaries` (azimuth k·2π/S). Its extremes ±|∇|/n_U lie upslope and downslope.
  */
-function planeTangents(nE: number, nN: number, nU: number, sectors: number, extremeAzimuth: number) {
-  const table = sectorBoundaries(sectors);
-  const { sin, cos, atBoundary } = table;
-  for (let k = 0; k <= sectors; k++) atBoundary[k] = -(nE * sin[k]! + nN * cos[k]!) / nU;
-  const turn = extremeAzimuth < 0 ? extremeAzimuth + 2 * Math.PI : extremeAzimuth;
-  return { atBoundary, extreme: Math.hypot(nE, nN) / nU, sectorOfExtreme: Math.min(sectors - 1, Math.floor((turn / (2 * Math.PI)) * sectors)) };
+function planeTangent(nE: number, nN: number, nU: number, boundaries: SectorBoundaries, k: number): number {
+  return -(nE * boundaries.sin[k]! + nN * boundaries.cos[k]!) / nU;
+}
+
+/** The one of S equal sectors (sector k from azimuth k·2π/S) that holds `azimuthRad` (in −π…π, as from Math.atan2). */
+function sectorOfAzimuth(azimuthRad: number, sectors: number): number {
+  const turn = azimuthRad < 0 ? azimuthRad + 2 * Math.PI : azimuthRad;
+  return Math.min(sectors - 1, Math.floor((turn / (2 * Math.PI)) * sectors));
 }
 
 interface SectorBoundaries {
   readonly sin: Float64Array;
   readonly cos: Float64Array;
-  /** Scratch for `planeTangents` (its result is used before the next call with the same S). */
-  readonly atBoundary: Float64Array;
 }
 
 const boundaryTables = new Map<number, SectorBoundaries>();
@@ -565,7 +573,7 @@ const boundaryTables = new Map<number, SectorBoundaries>();
 function sectorBoundaries(sectors: number): SectorBoundaries {
   let table = boundaryTables.get(sectors);
   if (!table) {
-    table = { sin: new Float64Array(sectors + 1), cos: new Float64Array(sectors + 1), atBoundary: new Float64Array(sectors + 1) };
+    table = { sin: new Float64Array(sectors + 1), cos: new Float64Array(sectors + 1) };
     for (let k = 0; k <= sectors; k++) {
       table.sin[k] = Math.sin((2 * Math.PI * k) / sectors);
       table.cos[k] = Math.cos((2 * Math.PI * k) / sectors);
