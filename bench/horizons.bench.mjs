@@ -52,7 +52,8 @@ function command(root) {
   const bin = root ? `${root}/bin/eemt.js` : here('../bin/eemt.js');
   rmSync(out, { recursive: true, force: true });
   const started = performance.now();
-  const child = spawnSync(process.execPath, [bin, 'sol', args.dem, '--days', args.days, '--threads', args.threads, '-o', out], { encoding: 'utf8' });
+  // run as a program, as a user runs `eemt` (its launcher drops NODE_EXTRA_CA_CERTS for `sol`: bin/eemt.js)
+  const child = spawnSync(bin, ['sol', args.dem, '--days', args.days, '--threads', args.threads, '-o', out], { encoding: 'utf8' });
   const seconds = (performance.now() - started) / 1000;
   if (child.status !== 0) throw new Error(`eemt sol failed: ${child.stderr.trim().split('\n').slice(-3).join(' | ')}`);
   rmSync(out, { recursive: true, force: true });
@@ -113,6 +114,8 @@ const report = {
   sol: summary(ours),
   // the `eemt sol` command (bin/eemt.js: its freshness check, the bundled command, the same pipeline), whole process
   command_seconds: round3(median(commands)),
+  // set, Node 20 parses its certificate store at start-up (about 70 ms) unless the launcher drops it
+  node_extra_ca_certs: process.env.NODE_EXTRA_CA_CERTS !== undefined,
   ...(args.baseline ? { baseline: { root: args.baseline, ...summary(baseline), command_seconds: round3(median(baselineCommands)) } } : {}),
   rsun: {
     nprocs: Number(args.nprocs),

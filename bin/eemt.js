@@ -1,4 +1,10 @@
-#!/usr/bin/env node
+#!/bin/sh
+':' //; [ "$1" = sol ] && unset NODE_EXTRA_CA_CERTS; exec node "$0" "$@"
+// (The two lines above are read by sh when the command is run as a program, and are a string and a comment to
+// Node. Node 20 parses its whole certificate store at start-up when NODE_EXTRA_CA_CERTS is set, about 70 ms,
+// nodejs/node#40524; `eemt sol` opens no TLS connection, so it starts without it. Every other command keeps it:
+// Daymet is fetched over HTTPS.)
+//
 // The `eemt` command. Runs the compiled CLI, bundled (dist/bundle/main.js, scripts/build-cli.mjs), when the build
 // is up to date with src/ (npm run build), otherwise the TypeScript sources through tsx. Either way the
 // WebAssembly kernels (build/wasm/, compiled from assembly/) are compiled first when they are missing or older

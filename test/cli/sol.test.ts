@@ -244,3 +244,19 @@ test('eemt --version prints the package version', () => {
   const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
   assert.equal(result.stdout.trim(), version);
 });
+
+test('eemt run as a program starts `sol` without NODE_EXTRA_CA_CERTS (no TLS there) and keeps it for every other command', () => {
+  // Node reads the file at start-up and warns when it cannot: the warning shows whether the variable reached Node
+  const env = { ...process.env, NODE_EXTRA_CA_CERTS: join(work, 'no-such-certificates.pem') };
+  const sol = spawnSync(eemt, ['sol', dem, '--out', join(work, 'out-launcher'), '--days', '172', '--products', 'daily'], { encoding: 'utf8', cwd: work, env });
+  assert.equal(sol.status, 0, sol.stderr);
+  assert.doesNotMatch(sol.stderr, /extra certs/);
+  assert.deepEqual(readdirSync(join(work, 'out-launcher/global/daily')), ['total_sun_day_172.tif']);
+  const version = spawnSync(eemt, ['--version'], { encoding: 'utf8', cwd: work, env });
+  assert.equal(version.status, 0, version.stderr);
+  assert.match(version.stderr, /Ignoring extra certs from `.*no-such-certificates\.pem`/);
+  // and the arguments reach the command as given, spaces and all
+  const spaced = spawnSync(eemt, ['sol', join(work, 'no such dem.tif'), '--out', join(work, 'out spaced')], { encoding: 'utf8', cwd: work, env });
+  assert.notEqual(spaced.status, 0);
+  assert.match(spaced.stderr, /no such dem\.tif/);
+});
