@@ -156,6 +156,9 @@ describe('GeoTIFF layouts GDAL writes', () => {
       assert.ok(small.elevation instanceof Float32Array && small.elevation.buffer instanceof SharedArrayBuffer);
       assert.deepEqual(Array.from(small.elevation), Array.from(dem.elevation, Math.fround));
       assert.equal(small.validCount, dem.validCount);
+      // and in bands of several rows of blocks, the last one partial where the rows do not divide evenly
+      const several = await readDem(paths.get(name)!, { precision: 'float32', bandCells: 7000 });
+      assert.deepEqual(Array.from(several.elevation), Array.from(small.elevation));
     });
   }
 
