@@ -77,6 +77,20 @@ export function hornGradientOfBlock(
         fallNorth[index] = NaN;
         continue;
       }
+      if (row > 0 && row < height - 1 && col > 0 && col < width - 1) {
+        // inside the grid, read in place: a missing neighbour (NaN) makes a result NaN, and only then is the window
+        // completed as below (the same values and operations where none is missing)
+        const above = (row - 1) * width + col;
+        const here = row * width + col;
+        const below = (row + 1) * width + col;
+        const east = (elevation[above - 1]! + 2 * elevation[here - 1]! + elevation[below - 1]! - (elevation[above + 1]! + 2 * elevation[here + 1]! + elevation[below + 1]!)) / (8 * dx);
+        const north = (elevation[below - 1]! + 2 * elevation[below]! + elevation[below + 1]! - (elevation[above - 1]! + 2 * elevation[above]! + elevation[above + 1]!)) / (8 * dy);
+        if (east === east && north === north) {
+          fallEast[index] = east;
+          fallNorth[index] = north;
+          continue;
+        }
+      }
       fillWindow(elevation, width, height, row, col, window);
       // window: 0 1 2 / 3 4 5 / 6 7 8, north at the top (c1…c9 of r.slope.aspect)
       const w = window;
