@@ -31,7 +31,7 @@ import {
   seaLevelAirMass,
   type ClearSkyParams,
 } from './clearSky.js';
-import { HORIZON_ANGLE_UNIT_RAD, allocateNearFieldRay, nearFieldSteps, type NearFieldRay } from './horizon.js';
+import { HORIZON_ANGLE_UNIT_RAD, allocateNearFieldRay, nearFieldSteps, rayDirection, type NearFieldRay } from './horizon.js';
 import { sampleHours } from './dailyIrradiation.js';
 import { extraterrestrialIrradiance, solarDeclination, sunDirection } from './sunPosition.js';
 import type { SurfaceTerms } from './surface.js';
@@ -344,7 +344,22 @@ function nearFieldRay(steps: number): NearFieldRay {
   return rayScratch;
 }
 
-/** Fill `out` with the sun samples of `day` for a tile, on a grid `width` cells wide. */
+/**
+ * Writes the near-field rays of a day's samples into `DaySamples` of its own (the compiled kernel's, in its memory):
+ * what `sunSamplesForDay` writes per sample with `nearFieldSteps` and `appendNearFieldRay`, the same entries to the
+ * bit (assembly/nearRays.ts; test/science/solar/nearRaysWasm.test.ts).
+ */
+export interface NearRayWriter {
+  /** Room for the samples' inputs: cells per step along columns and north (`rayDirection`) and tan of the altitude of sample k at 3k, 3k + 1 and 3k + 2. */
+  readonly rayInputs: Float64Array;
+  /** Writes the rays of samples 0 … count − 1 of `out` (one of the writer's) from `rayInputs`: starts, entries, quadrants, reach. */
+  writeNearRays(out: DaySamples, count: number, steps: number, cellSizeXM: number, cellSizeYM: number, width: number): void;
+}
+
+/**
+ * Fill `out` with the sun samples of `day` for a tile, on a grid `width` cells wide; `rays` (for `out` in its
+ * memory) writes the near-field rays in place of `nearFieldSteps` and `appendNearFieldRay` here.
+ */
 export function sunSamplesForDay(
   day: number,
   tile: TileGeometry,
@@ -353,6 +368,7 @@ export function sunSamplesForDay(
   width: number,
   layout: HorizonLayout | null,
   out: DaySamples,
+  rays: NearRayWriter | null = null,
 ): DaySamples {
   const directions = layout ? layout.directions : 0;
   const nearDirections = layout ? layout.nearSectors : 0;
@@ -369,8 +385,9 @@ export function sunSamplesForDay(
   let count = 0;
   let sumDiffuse = 0;
   let near = 0;
-  // the near-field ray of each sample, into arrays reused from sample to sample
-  const ray = nearSteps > 0 ? nearFieldRay(nearSteps) : null;
+  // the near-field ray of each sample, into arrays reused from sample to sample (or, with `rays`, its inputs only)
+  const compiledRays = nearSteps > 0 ? rays : null;
+  const ray = nearSteps > 0 && !compiledRays ? nearFieldRay(nearSteps) : null;
   out.nearReachCols = 0;
   out.nearReachRows = 0;
   const hours = sampleHours(tile.latitudeRad, declination, stepHours);
@@ -400,9 +417,17 @@ export function sunSamplesForDay(
       out.horizonDirection1[count] = k0 + 1 === directions ? 0 : k0 + 1;
       out.horizonWeight[count] = position - k0;
     }
-    out.nearStart[count] = near;
-    const cells = ray ? nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, ray) : 0;
-    near = appendNearFieldRay(out, count, near, ray, cells, width, tanh);
+    if (compiledRays) {
+      const { colPerStep, northPerStep } = rayDirection(tile.cellSizeXM, tile.cellSizeYM, azimuth);
+      const inputs = compiledRays.rayInputs;
+      inputs[3 * count] = colPerStep;
+      inputs[3 * count + 1] = northPerStep;
+      inputs[3 * count + 2] = tanh;
+    } else {
+      out.nearStart[count] = near;
+      const cells = ray ? nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, ray) : 0;
+      near = appendNearFieldRay(out, count, near, ray, cells, width, tanh);
+    }
     // τ-dependent quantities at δ = −half, 0, +half, fitted as a + bδ + cδ²
     const m0 = seaLevelAirMass(h);
     const lowSunFactor = h < MUNEER_LOW_SUN_ALTITUDE_RAD ? 1 / muneerLowSunDenominator(h) : 0;
@@ -442,7 +467,8 @@ export function sunSamplesForDay(
     sumDiffuse += diffuseH;
     count++;
   }
-  out.nearStart[count] = near;
+  if (compiledRays) compiledRays.writeNearRays(out, count, nearSteps, tile.cellSizeXM, tile.cellSizeYM, width);
+  else out.nearStart[count] = near;
   out.count = count;
   // group consecutive samples by group sector (about 32 around the horizon)
   const perGroup = directions > 0 ? farSectorsPerGroup(directions) : 1;

@@ -12,7 +12,7 @@
  * computed for the window's width (`windowWidth`).
  * @see dailyKernel.ts (the TypeScript kernel and the quantities), scripts/build-wasm.mjs (the build)
  */
-import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain } from './dailyKernel.js';
+import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain, type NearRayWriter } from './dailyKernel.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
 import { NEAR_QUADRANTS } from './nearFieldMaxima.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
@@ -29,6 +29,8 @@ const RAY_LANES = 4;
 // their group bounds for up to MAX_GROUP_SECTORS group sectors, and which of those the batch's samples stand in.
 const SUMS_SCRATCH_BYTES = 10944;
 const MAX_GROUP_SECTORS = 256;
+/** Inputs per sample of the kernel's `nearFieldRays` (assembly/nearRays.ts, NEAR_RAY_INPUTS, checked on loading). */
+const NEAR_RAY_INPUTS = 3;
 
 /** Cells and elevation-window cells the kernel's memory has room for. */
 export interface WasmKernelCapacity {
@@ -52,6 +54,8 @@ interface ElevationWindow {
 /** The views of a memory laid out for a capacity. */
 interface MemoryLayout {
   readonly descriptor: Int32Array;
+  /** The inputs of `nearFieldRays`: NEAR_RAY_INPUTS f64 per sample. */
+  readonly rayInputs: Float64Array;
   readonly dayDescriptors: Int32Array;
   readonly albedo: Float64Array;
   readonly sums: Float64Array;
@@ -77,6 +81,7 @@ interface MemoryLayout {
 function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: number, capacity: WasmKernelCapacity, beamPart: boolean, nearField: NearFieldMode): MemoryLayout {
   const { cells, windowCells } = capacity;
   const ints = arena.take(Int32Array, DESCRIPTOR_FIELDS + DAY_FIELDS * KERNEL_DAY_BATCH);
+  const rayInputs = arena.take(Float64Array, NEAR_RAY_INPUTS * sampleCapacity);
   const scalars = arena.take(Float64Array, 1 + SUMS_SCRATCH_BYTES / 8);
   const nearCapacity = sampleCapacity * Math.max(1, layout?.nearSteps ?? 0);
   const daySamples: DaySamples[] = [];
@@ -131,6 +136,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
   return {
     descriptor: ints.subarray(0, DESCRIPTOR_FIELDS),
     dayDescriptors: ints.subarray(DESCRIPTOR_FIELDS),
+    rayInputs,
     albedo: scalars.subarray(0, 1),
     sums: scalars.subarray(1),
     daySamples,
@@ -156,9 +162,10 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
  * `daySamples` (with `windowWidth`) and call `integrateBlockDays`; the outputs are in `globalOut`/`hoursOut`.
  * A larger `reserve` replaces the memory: every view taken before is stale.
  */
-export class WasmDailyKernel {
+export class WasmDailyKernel implements NearRayWriter {
   private memory: WebAssembly.Memory | null = null;
   private integrate: ((descriptor: number) => void) | null = null;
+  private rays: ((...args: number[]) => number) | null = null;
   private maxima: ((...args: number[]) => void) | null = null;
   private capacity: WasmKernelCapacity = { cells: 0, windowCells: 0 };
   private views: MemoryLayout | null = null;
@@ -191,7 +198,8 @@ export class WasmDailyKernel {
     const scratchBytes = (instance.exports.LANE_SCRATCH_BYTES as WebAssembly.Global).value as number;
     const maxGroups = (instance.exports.MAX_GROUP_SECTORS as WebAssembly.Global).value as number;
     const rayLanes = (instance.exports.RAY_LANES as WebAssembly.Global).value as number;
-    if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS || rayLanes !== RAY_LANES) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
+    const rayInputs = (instance.exports.NEAR_RAY_INPUTS as WebAssembly.Global | undefined)?.value as number | undefined;
+    if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS || rayLanes !== RAY_LANES || rayInputs !== NEAR_RAY_INPUTS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
     const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity, this.beamPart, this.nearField);
     views.daySamples.forEach((s, d) => {
       const arrays = [s.altitudeUnits, s.sinAltitude, s.sunEast, s.sunNorth, s.nearSector, s.horizonDirection0, s.horizonDirection1, s.horizonWeight, s.nearStart, s.nearOffset, s.nearCol, s.nearRow, s.nearThreshold, s.prefix, s.sampleGroup, s.groupSector, s.groupStart, s.groupEnd, s.groupMinAltitude, s.groupMaxAltitude, views.globalOut[d]!, views.hoursOut[d]!, views.dayScalars[d]!];
@@ -201,6 +209,7 @@ export class WasmDailyKernel {
     this.memory = memory;
     this.integrate = instance.exports.integrateBlockDays as (descriptor: number) => void;
     this.maxima = instance.exports.nearQuadrantMaxima as (...args: number[]) => void;
+    this.rays = instance.exports.nearFieldRays as (...args: number[]) => number;
     this.capacity = capacity;
     this.views = views;
   }
@@ -208,6 +217,25 @@ export class WasmDailyKernel {
   /** Sun samples of up to KERNEL_DAY_BATCH days, in the module's memory (for `sunSamplesForDay`). */
   get daySamples(): readonly DaySamples[] {
     return this.require().daySamples;
+  }
+
+  /** Room for the near-field rays' inputs of a day's samples (`NearRayWriter`, for `sunSamplesForDay`). */
+  get rayInputs(): Float64Array {
+    return this.require().rayInputs;
+  }
+
+  /**
+   * Writes the near-field rays of samples 0 … count − 1 of `out`, one of `daySamples`, from `rayInputs`
+   * (assembly/nearRays.ts): `NearRayWriter` for `sunSamplesForDay`.
+   */
+  writeNearRays(out: DaySamples, count: number, steps: number, cellSizeXM: number, cellSizeYM: number, width: number): void {
+    const views = this.require();
+    const d = views.daySamples.indexOf(out);
+    if (d < 0) throw new Error("the near-field rays go to this kernel's own day samples");
+    if (count > this.sampleCapacity || count * steps > out.nearCapacity) throw new RangeError(`${count} samples of ${steps} near-field steps exceed the reserved room`);
+    const reach = this.rays!(views.dayDescriptors.byteOffset + d * DAY_FIELDS * 4, views.rayInputs.byteOffset, count, steps, cellSizeXM, cellSizeYM, width);
+    out.nearReachCols = reach >>> 16;
+    out.nearReachRows = reach & 0xffff;
   }
 
   /** The tile's horizons, in the module's memory (null without a layout). */

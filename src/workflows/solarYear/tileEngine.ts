@@ -196,7 +196,7 @@ export class TileEngine {
       for (let i = 0; i < days.length; i++) [wasm.globalOut(i), wasm.hoursOut(i), ...(beamParts ? [wasm.beamPartOut(i)] : [])].forEach((out) => out.fill(NaN, 0, cells));
     }
     for (const part of tile.parts) {
-      days.forEach((day, i) => sunSamplesForDay(day, this.sunTiles[part.sun]!, this.params, this.table, rayGridWidth, this.layout, samples[i]!));
+      days.forEach((day, i) => sunSamplesForDay(day, this.sunTiles[part.sun]!, this.params, this.table, rayGridWidth, this.layout, samples[i]!, wasm));
       if (wasm) wasm.integrateBlockDays(part, tile, days.length, surface, terrain, this.params.albedo);
       else integrateBlockDays(part, tile, samples, surface, terrain, this.params.albedo, globals, hours, beamParts as Float32Array[] | null);
       outs.forEach((out, i) => {
