@@ -67,6 +67,7 @@ export { DAY_FIELDS, DESCRIPTOR_FIELDS } from './kernelLayout';
 export { LANE_SCRATCH_BYTES, MAX_GROUP_SECTORS, RAY_LANES } from './sunlitLanes';
 export { nearQuadrantMaxima } from './nearMaxima';
 export { NEAR_RAY_INPUTS, nearFieldRays } from './nearRays';
+export { hornGradientRow } from './hornGradient';
 
 
 // the bytes `touchHorizons` read, or-ed (a use of its loads)

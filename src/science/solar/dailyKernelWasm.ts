@@ -14,6 +14,7 @@
  */
 import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain, type NearRayWriter } from './dailyKernel.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
+import type { HornGradient } from '../terrain/slopeAspect.js';
 import { NEAR_QUADRANTS } from './nearFieldMaxima.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
 import { allocateTileHorizons, groupSectors, type NearFieldMode, type TileHorizons } from './tileHorizons.js';
@@ -56,6 +57,9 @@ interface MemoryLayout {
   readonly descriptor: Int32Array;
   /** The inputs of `nearFieldRays`: NEAR_RAY_INPUTS f64 per sample. */
   readonly rayInputs: Float64Array;
+  /** The Horn gradient of the loaded tile's cells (`hornGradientOfWindow`). */
+  readonly fallEast: Float64Array;
+  readonly fallNorth: Float64Array;
   readonly dayDescriptors: Int32Array;
   readonly albedo: Float64Array;
   readonly sums: Float64Array;
@@ -82,6 +86,8 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
   const { cells, windowCells } = capacity;
   const ints = arena.take(Int32Array, DESCRIPTOR_FIELDS + DAY_FIELDS * KERNEL_DAY_BATCH);
   const rayInputs = arena.take(Float64Array, NEAR_RAY_INPUTS * sampleCapacity);
+  const fallEast = arena.take(Float64Array, cells);
+  const fallNorth = arena.take(Float64Array, cells);
   const scalars = arena.take(Float64Array, 1 + SUMS_SCRATCH_BYTES / 8);
   const nearCapacity = sampleCapacity * Math.max(1, layout?.nearSteps ?? 0);
   const daySamples: DaySamples[] = [];
@@ -137,6 +143,8 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     descriptor: ints.subarray(0, DESCRIPTOR_FIELDS),
     dayDescriptors: ints.subarray(DESCRIPTOR_FIELDS),
     rayInputs,
+    fallEast,
+    fallNorth,
     albedo: scalars.subarray(0, 1),
     sums: scalars.subarray(1),
     daySamples,
@@ -166,6 +174,7 @@ export class WasmDailyKernel implements NearRayWriter {
   private memory: WebAssembly.Memory | null = null;
   private integrate: ((descriptor: number) => void) | null = null;
   private rays: ((...args: number[]) => number) | null = null;
+  private hornRow: ((...args: number[]) => void) | null = null;
   private maxima: ((...args: number[]) => void) | null = null;
   private capacity: WasmKernelCapacity = { cells: 0, windowCells: 0 };
   private views: MemoryLayout | null = null;
@@ -210,6 +219,7 @@ export class WasmDailyKernel implements NearRayWriter {
     this.integrate = instance.exports.integrateBlockDays as (descriptor: number) => void;
     this.maxima = instance.exports.nearQuadrantMaxima as (...args: number[]) => void;
     this.rays = instance.exports.nearFieldRays as (...args: number[]) => number;
+    this.hornRow = instance.exports.hornGradientRow as (...args: number[]) => void;
     this.capacity = capacity;
     this.views = views;
   }
@@ -310,6 +320,34 @@ export class WasmDailyKernel implements NearRayWriter {
       const tileRows = tile.rowEnd - tile.rowStart;
       this.maxima!(elevation.byteOffset, width, rowEnd - rowStart, tile.rowStart - rowStart, tile.colStart - colStart, tileWidth, tileRows, marginRows, marginCols, nearMaxima.byteOffset, maximaScratch.byteOffset);
     }
+  }
+
+  /**
+   * The Horn gradient of the loaded tile's cells (`hornGradientOfBlock` of slopeAspect.ts, the same to the bit:
+   * assembly/hornGradient.ts), tile-local in the module's memory; null when the window lacks a neighbour of the
+   * tile's cells that lies inside the grid (margins of less than a cell).
+   */
+  hornGradientOfWindow(model: TerrainModel): HornGradient | null {
+    const views = this.require();
+    const w = this.window;
+    const tile = w.tile;
+    if (!tile) throw new Error('load the elevation window first');
+    const rowEnd = w.rowEnd;
+    const colEnd = w.colStart + w.width;
+    const covered =
+      (w.rowStart < tile.rowStart || tile.rowStart === 0) &&
+      (rowEnd > tile.rowEnd || tile.rowEnd === model.height) &&
+      (w.colStart < tile.colStart || tile.colStart === 0) &&
+      (colEnd > tile.colEnd || tile.colEnd === model.width);
+    if (!covered) return null;
+    const tileWidth = tile.colEnd - tile.colStart;
+    const { elevation, fallEast, fallNorth } = views;
+    for (let row = tile.rowStart; row < tile.rowEnd; row++) {
+      const first = (row - tile.rowStart) * tileWidth;
+      this.hornRow!(elevation.byteOffset, w.width, w.rowStart, w.colStart, model.width, model.height, row, tile.colStart, tile.colEnd, model.cellSizeX[row]!, model.cellSizeY[row]!, fallEast.byteOffset, fallNorth.byteOffset, first);
+    }
+    const cells = tileWidth * (tile.rowEnd - tile.rowStart);
+    return { fallEast: fallEast.subarray(0, cells), fallNorth: fallNorth.subarray(0, cells) };
   }
 
   /**

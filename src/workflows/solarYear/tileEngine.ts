@@ -46,7 +46,7 @@ import {
   type NearFieldMode,
   type TileHorizons,
 } from '../../science/solar/tileHorizons.js';
-import { hornGradientOfBlock } from '../../science/terrain/slopeAspect.js';
+import { hornGradientOfBlock, type HornGradient } from '../../science/terrain/slopeAspect.js';
 import type { ComputeTile, SunTile } from './tilePlan.js';
 
 /** One day's products of a tile, tile-local. */
@@ -115,8 +115,12 @@ export class TileEngine {
     const cells = tileWidth * (tile.rowEnd - tile.rowStart);
     const tileElevation = new Float64Array(cells);
     copyElevations(this.model, tile, tileElevation);
-    const gradient = { fallEast: new Float64Array(cells), fallNorth: new Float64Array(cells) };
-    hornGradientOfBlock(elevation, width, height, tile, cellSizeX, cellSizeY, gradient);
+    /** The Horn gradient of the tile's cells, from the resident DEM. */
+    const gradientOfTile = (): HornGradient => {
+      const gradient = { fallEast: new Float64Array(cells), fallNorth: new Float64Array(cells) };
+      hornGradientOfBlock(elevation, width, height, tile, cellSizeX, cellSizeY, gradient);
+      return gradient;
+    };
     const geometries = tile.parts.map((part) => this.sunTiles[part.sun]!);
     let surface: SurfaceTerms;
     if (this.wasm) {
@@ -125,10 +129,13 @@ export class TileEngine {
       const marginRows = Math.max(0, ...reach.map((r) => r.rows));
       const marginCols = Math.max(0, ...reach.map((r) => r.cols));
       this.wasm.reserve(cells, (tile.rowEnd - tile.rowStart + 2 * marginRows) * (tileWidth + 2 * marginCols));
-      surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth, this.wasm.surfaceAllocator());
+      // with terrain the elevation window is loaded first, and the gradient compiled from it (the same values)
       if (this.layout) this.wasm.loadElevationWindow(this.model, tile, marginRows, marginCols);
+      const gradient = (this.layout ? this.wasm.hornGradientOfWindow(this.model) : null) ?? gradientOfTile();
+      surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth, this.wasm.surfaceAllocator());
       this.horizons = this.wasm.horizons;
     } else {
+      const gradient = gradientOfTile();
       surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth);
     }
     if (this.tracer && this.layout) {
