@@ -1,7 +1,7 @@
 /**
  * The Horn gradient of a tile's cells from the kernel's elevation window (assembly/dailyKernel.ts): `hornGradientOfBlock`
  * of src/science/terrain/slopeAspect.ts, statement for statement — the same neighbours, the same completion of a
- * missing one and the same IEEE operations, so the same gradients to the bit (test/science/solar/dailyKernelWasm.test.ts).
+ * missing one and the same IEEE operations, so the same gradients to the bit (test/science/solar/hornGradientWasm.test.ts).
  * A tile's first gradient ran in JavaScript that V8 had not optimised yet (about 2 µs a cell).
  */
 

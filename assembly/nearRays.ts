@@ -9,17 +9,14 @@
 import { fi } from './memoryAccess';
 import { Y_NEAR_START, Y_NEAR_OFFSET, Y_NEAR_COL, Y_NEAR_ROW, Y_NEAR_THRESHOLD, Y_NEAR_QUADRANT, Y_NEAR_MIN_THRESHOLD } from './kernelLayout';
 
-/** Earth's radius [m] (src/science/solar/horizon.ts, EARTH_RADIUS_M). */
-const EARTH_RADIUS_M: f64 = 6_371_000;
-
 /** Inputs per sample at `inputs` (f64): cells per step along columns and north (`rayDirection`), tan of the altitude. */
 export const NEAR_RAY_INPUTS: i32 = 3;
 
-/** `curvatureOverDistance` of horizon.ts: the Earth's curvature drop over a distance, divided by it. */
-@inline function curvatureOverDistance(distanceM: f64): f64 {
-  const x = distanceM / EARTH_RADIUS_M;
+/** `curvatureOverDistance` of horizon.ts: the Earth's curvature drop over a distance, divided by it (radius `earthRadiusM`). */
+@inline function curvatureOverDistance(distanceM: f64, earthRadiusM: f64): f64 {
+  const x = distanceM / earthRadiusM;
   const x2 = x * x;
-  return (distanceM / (2 * EARTH_RADIUS_M)) * (1 - x2 / 12 + (x2 * x2) / 360);
+  return (distanceM / (2 * earthRadiusM)) * (1 - x2 / 12 + (x2 * x2) / 360);
 }
 
 /**
@@ -27,9 +24,10 @@ export const NEAR_RAY_INPUTS: i32 = 3;
  * steps `steps` times along inputs[3k] columns and inputs[3k + 1] rows north per step on a grid of cells
  * `cellSizeXM` × `cellSizeYM` whose rows lie `width` cells apart, its thresholds for a sun of tangent inputs[3k + 2].
  * Writes each sample's start and quadrant, and each entry's offset, column, row, threshold and least threshold to
- * the ray's end. Returns the rays' reach: the largest |column offset| · 65536 + the largest |row offset|.
+ * the ray's end. `earthRadiusM`: horizon.ts's EARTH_RADIUS_M, passed in. Returns the rays' reach: the largest
+ * |column offset| · 65536 + the largest |row offset|.
  */
-export function nearFieldRays(day: usize, inputs: usize, count: i32, steps: i32, cellSizeXM: f64, cellSizeYM: f64, width: i32): i32 {
+export function nearFieldRays(day: usize, inputs: usize, count: i32, steps: i32, cellSizeXM: f64, cellSizeYM: f64, width: i32, earthRadiusM: f64): i32 {
   const start = <usize>fi(day, Y_NEAR_START);
   const offsets = <usize>fi(day, Y_NEAR_OFFSET);
   const cols = <usize>fi(day, Y_NEAR_COL);
@@ -66,7 +64,7 @@ export function nearFieldRays(day: usize, inputs: usize, count: i32, steps: i32,
       store<i32>(offsets + (<usize>near << 2), row * width + col);
       store<i32>(cols + (<usize>near << 2), col);
       store<i32>(rows + (<usize>near << 2), row);
-      store<f64>(thresholds + (<usize>near << 3), (tanAltitude + curvatureOverDistance(d)) / inverseDistance);
+      store<f64>(thresholds + (<usize>near << 3), (tanAltitude + curvatureOverDistance(d, earthRadiusM)) / inverseDistance);
       near++;
       signs |= (col < 0 ? 1 : col > 0 ? 2 : 0) | (row < 0 ? 4 : row > 0 ? 8 : 0);
       const absCol = col < 0 ? -col : col;

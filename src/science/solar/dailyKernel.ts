@@ -387,6 +387,7 @@ export function sunSamplesForDay(
   let near = 0;
   // the near-field ray of each sample, into arrays reused from sample to sample (or, with `rays`, its inputs only)
   const compiledRays = nearSteps > 0 ? rays : null;
+  const rayInputs = compiledRays ? compiledRays.rayInputs : null;
   const ray = nearSteps > 0 && !compiledRays ? nearFieldRay(nearSteps) : null;
   out.nearReachCols = 0;
   out.nearReachRows = 0;
@@ -417,12 +418,11 @@ export function sunSamplesForDay(
       out.horizonDirection1[count] = k0 + 1 === directions ? 0 : k0 + 1;
       out.horizonWeight[count] = position - k0;
     }
-    if (compiledRays) {
+    if (rayInputs) {
       const { colPerStep, northPerStep } = rayDirection(tile.cellSizeXM, tile.cellSizeYM, azimuth);
-      const inputs = compiledRays.rayInputs;
-      inputs[3 * count] = colPerStep;
-      inputs[3 * count + 1] = northPerStep;
-      inputs[3 * count + 2] = tanh;
+      rayInputs[3 * count] = colPerStep;
+      rayInputs[3 * count + 1] = northPerStep;
+      rayInputs[3 * count + 2] = tanh;
     } else {
       out.nearStart[count] = near;
       const cells = ray ? nearFieldSteps(tile.cellSizeXM, tile.cellSizeYM, azimuth, nearSteps, ray) : 0;

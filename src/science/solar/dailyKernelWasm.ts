@@ -15,6 +15,7 @@
 import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain, type NearRayWriter } from './dailyKernel.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
 import type { HornGradient } from '../terrain/slopeAspect.js';
+import { EARTH_RADIUS_M } from './horizon.js';
 import { NEAR_QUADRANTS } from './nearFieldMaxima.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
 import { allocateTileHorizons, groupSectors, type NearFieldMode, type TileHorizons } from './tileHorizons.js';
@@ -243,7 +244,7 @@ export class WasmDailyKernel implements NearRayWriter {
     const d = views.daySamples.indexOf(out);
     if (d < 0) throw new Error("the near-field rays go to this kernel's own day samples");
     if (count > this.sampleCapacity || count * steps > out.nearCapacity) throw new RangeError(`${count} samples of ${steps} near-field steps exceed the reserved room`);
-    const reach = this.rays!(views.dayDescriptors.byteOffset + d * DAY_FIELDS * 4, views.rayInputs.byteOffset, count, steps, cellSizeXM, cellSizeYM, width);
+    const reach = this.rays!(views.dayDescriptors.byteOffset + d * DAY_FIELDS * 4, views.rayInputs.byteOffset, count, steps, cellSizeXM, cellSizeYM, width, EARTH_RADIUS_M);
     out.nearReachCols = reach >>> 16;
     out.nearReachRows = reach & 0xffff;
   }
