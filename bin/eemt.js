@@ -12,7 +12,7 @@
 import { existsSync } from 'node:fs';
 
 const buildState = new URL('../scripts/build-state.mjs', import.meta.url);
-const stale = existsSync(buildState) ? await (await import(buildState.href)).staleBuildParts() : [];
+const stale = existsSync(buildState) ? await (await import(buildState.href)).staleBuildParts(undefined, ['typescript', 'wasm']) : [];
 if (stale.includes('wasm')) {
   const { buildWasm } = await import(new URL('../scripts/build-wasm.mjs', import.meta.url).href);
   await buildWasm({ quiet: true });

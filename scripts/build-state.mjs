@@ -11,11 +11,18 @@ export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Newest modification time of the files under `path` (a file or a folder), 0 when it does not exist. */
 export function newestMtime(path) {
-  if (!existsSync(path)) return 0;
-  const info = statSync(path);
-  if (!info.isDirectory()) return info.mtimeMs;
+  const info = statSync(path, { throwIfNoEntry: false });
+  if (!info) return 0;
+  return info.isDirectory() ? newestMtimeIn(path) : info.mtimeMs;
+}
+
+/** `newestMtime` of a folder's files: one stat per file, the folders told apart by their entries' types. */
+function newestMtimeIn(folder) {
   let newest = 0;
-  for (const entry of readdirSync(path)) newest = Math.max(newest, newestMtime(join(path, entry)));
+  for (const entry of readdirSync(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtimeIn(path) : newestMtime(path));
+  }
   return newest;
 }
 
@@ -23,8 +30,9 @@ export function newestMtime(path) {
 function oldestMtime(files) {
   let oldest = Infinity;
   for (const file of files) {
-    if (!existsSync(file)) return 0;
-    oldest = Math.min(oldest, statSync(file).mtimeMs);
+    const info = statSync(file, { throwIfNoEntry: false });
+    if (!info) return 0;
+    oldest = Math.min(oldest, info.mtimeMs);
   }
   return oldest;
 }
@@ -47,10 +55,14 @@ export async function buildParts(root = ROOT) {
   ];
 }
 
-/** Names of the parts whose outputs are missing or older than their sources (parts without sources are never stale). */
-export async function staleBuildParts(root = ROOT) {
+/**
+ * Names of the parts whose outputs are missing or older than their sources (parts without sources are never stale),
+ * of the parts named in `names` (default every part: the `eemt` command asks only for those it rebuilds).
+ */
+export async function staleBuildParts(root = ROOT, names = null) {
   const stale = [];
   for (const part of await buildParts(root)) {
+    if (names && !names.includes(part.name)) continue;
     if (!existsSync(part.sources[0])) continue;
     const newestSource = Math.max(...part.sources.map(newestMtime));
     if (oldestMtime(part.outputs) < newestSource) stale.push(part.name);

@@ -62,6 +62,8 @@ test('a part is stale when a source is newer than its outputs or an output is mi
   touch(join(root, 'web/monitor.ts'), 7000);
   rmSync(parts[2]!.outputs[1]!);
   assert.deepEqual(await staleBuildParts(root), ['web', 'wasm']);
+  assert.deepEqual(await staleBuildParts(root, ['typescript', 'wasm']), ['wasm'], 'only the parts asked for (the eemt command)');
+  assert.deepEqual(await staleBuildParts(root, ['web']), ['web']);
 });
 
 test('an install without sources is never stale', async () => {
