@@ -68,6 +68,7 @@ export { LANE_SCRATCH_BYTES, MAX_GROUP_SECTORS, RAY_LANES } from './sunlitLanes'
 export { nearQuadrantMaxima } from './nearMaxima';
 export { NEAR_RAY_INPUTS, nearFieldRays } from './nearRays';
 export { hornGradientRow } from './hornGradient';
+export { CELL_BOUNDS_FIELDS, cellBounds } from './cellBounds';
 
 
 // the bytes `touchHorizons` read, or-ed (a use of its loads)

@@ -43,6 +43,8 @@ export function instantiateKernel(name: WasmKernelName, memory: WebAssembly.Memo
   const instance = new WebAssembly.Instance(wasmKernelModule(name), {
     env: {
       memory,
+      // (JavaScript's, for the same values: assembly/cellBounds.ts)
+      hypot: Math.hypot,
       abort: () => {
         throw new Error(`the WebAssembly kernel ${name} aborted`);
       },

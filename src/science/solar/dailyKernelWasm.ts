@@ -15,10 +15,18 @@
 import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain, type NearRayWriter } from './dailyKernel.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
 import type { HornGradient } from '../terrain/slopeAspect.js';
-import { EARTH_RADIUS_M } from './horizon.js';
+import { EARTH_RADIUS_M, MAX_HORIZON_UNITS } from './horizon.js';
 import { NEAR_QUADRANTS } from './nearFieldMaxima.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
-import { allocateTileHorizons, groupSectors, type NearFieldMode, type TileHorizons } from './tileHorizons.js';
+import {
+  allocateTileHorizons,
+  farSectorsPerGroup,
+  groupSectors,
+  sectorBoundaries,
+  type CompiledCellBounds,
+  type NearFieldMode,
+  type TileHorizons,
+} from './tileHorizons.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 // The descriptor fields (assembly/dailyKernel.ts, D_* and Y_*): i32 each.
@@ -33,6 +41,10 @@ const SUMS_SCRATCH_BYTES = 10944;
 const MAX_GROUP_SECTORS = 256;
 /** Inputs per sample of the kernel's `nearFieldRays` (assembly/nearRays.ts, NEAR_RAY_INPUTS, checked on loading). */
 const NEAR_RAY_INPUTS = 3;
+/** Fields of the descriptor of the kernel's `cellBounds` (assembly/cellBounds.ts, CELL_BOUNDS_FIELDS, checked on loading). */
+const CELL_BOUNDS_FIELDS = 24;
+/** Cells whose kept group minima (`GroupDarkSource`) are copied into the module's memory at a time. */
+const CELL_BOUNDS_CHUNK_CELLS = 4096;
 
 /** Cells and elevation-window cells the kernel's memory has room for. */
 export interface WasmKernelCapacity {
@@ -80,6 +92,41 @@ interface MemoryLayout {
   readonly surfaceFloats: Float64Array[];
   readonly elevation: Float32Array;
   readonly elevationGuard: Float32Array;
+  /** The room of `cellBounds` (assembly/cellBounds.ts), with a layout. */
+  readonly cellBounds: CellBoundsRoom | null;
+}
+
+/** What the kernel's `cellBounds` reads besides the tile's surface terms and horizons. */
+interface CellBoundsRoom {
+  readonly descriptor: Int32Array;
+  /** sin and cos of the N + 1 sector boundaries and of the G + 1 group boundaries; then (`fine`) room for N lit bounds. */
+  readonly tables: Float64Array;
+  readonly fine: Int16Array;
+  readonly farSectors: Uint8Array;
+  readonly nearSectors: Uint8Array;
+  readonly sunGroups: Int32Array;
+  readonly listStart: Int32Array;
+  readonly list: Int32Array;
+  /** The kept group minima of CELL_BOUNDS_CHUNK_CELLS cells. */
+  readonly kept: Int16Array;
+}
+
+/** Lays out the room of `cellBounds` for `layout`. */
+function layCellBounds(arena: Arena, layout: HorizonLayout): CellBoundsRoom {
+  const { directions, nearSectors } = layout;
+  const groups = groupSectors(layout);
+  return {
+    descriptor: arena.take(Int32Array, CELL_BOUNDS_FIELDS),
+    tables: arena.take(Float64Array, 2 * (directions + 1) + 2 * (groups + 1)),
+    // (right after the tables: their length is even, so no alignment gap)
+    fine: arena.take(Int16Array, directions),
+    farSectors: arena.take(Uint8Array, directions),
+    nearSectors: arena.take(Uint8Array, nearSectors),
+    sunGroups: arena.take(Int32Array, groups),
+    listStart: arena.take(Int32Array, groups + 1),
+    list: arena.take(Int32Array, directions + groups),
+    kept: arena.take(Int16Array, CELL_BOUNDS_CHUNK_CELLS * groups),
+  };
 }
 
 /** Lays out the kernel's memory (`arena` without a buffer: only measures it); `beamPart`: room for its outputs. */
@@ -162,6 +209,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     elevation: arena.take(Float32Array, windowCells),
     // read, never used, past the window's end by the kernel's four-cell reads of near-field rays (sunlitLanes.ts)
     elevationGuard: arena.take(Float32Array, RAY_LANES),
+    cellBounds: layout ? layCellBounds(arena, layout) : null,
   };
 }
 
@@ -171,12 +219,13 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
  * `daySamples` (with `windowWidth`) and call `integrateBlockDays`; the outputs are in `globalOut`/`hoursOut`.
  * A larger `reserve` replaces the memory: every view taken before is stale.
  */
-export class WasmDailyKernel implements NearRayWriter {
+export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
   private memory: WebAssembly.Memory | null = null;
   private integrate: ((descriptor: number) => void) | null = null;
   private rays: ((...args: number[]) => number) | null = null;
   private hornRow: ((...args: number[]) => void) | null = null;
   private maxima: ((...args: number[]) => void) | null = null;
+  private boundsOfCells: ((descriptor: number, tables: number) => void) | null = null;
   private capacity: WasmKernelCapacity = { cells: 0, windowCells: 0 };
   private views: MemoryLayout | null = null;
   private readonly window: ElevationWindow = { rowStart: 0, rowEnd: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0, tile: null };
@@ -209,8 +258,17 @@ export class WasmDailyKernel implements NearRayWriter {
     const maxGroups = (instance.exports.MAX_GROUP_SECTORS as WebAssembly.Global).value as number;
     const rayLanes = (instance.exports.RAY_LANES as WebAssembly.Global).value as number;
     const rayInputs = (instance.exports.NEAR_RAY_INPUTS as WebAssembly.Global | undefined)?.value as number | undefined;
-    if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS || rayLanes !== RAY_LANES || rayInputs !== NEAR_RAY_INPUTS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
+    const boundsFields = (instance.exports.CELL_BOUNDS_FIELDS as WebAssembly.Global | undefined)?.value as number | undefined;
+    if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS || rayLanes !== RAY_LANES || rayInputs !== NEAR_RAY_INPUTS || boundsFields !== CELL_BOUNDS_FIELDS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
     const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity, this.beamPart, this.nearField);
+    if (views.cellBounds && this.layout) {
+      // the boundaries' sin and cos as tileHorizons.ts computes them (the same values)
+      const sectors = sectorBoundaries(this.layout.directions);
+      const groups = sectorBoundaries(groupSectors(this.layout));
+      views.cellBounds.tables.set([...sectors.sin, ...sectors.cos, ...groups.sin, ...groups.cos]);
+      const { tables, fine } = views.cellBounds;
+      if (fine.byteOffset !== tables.byteOffset + tables.byteLength) throw new Error('the lit bounds of cellBounds must follow its tables');
+    }
     views.daySamples.forEach((s, d) => {
       const arrays = [s.altitudeUnits, s.sinAltitude, s.sunEast, s.sunNorth, s.nearSector, s.horizonDirection0, s.horizonDirection1, s.horizonWeight, s.nearStart, s.nearOffset, s.nearCol, s.nearRow, s.nearThreshold, s.prefix, s.sampleGroup, s.groupSector, s.groupStart, s.groupEnd, s.groupMinAltitude, s.groupMaxAltitude, views.globalOut[d]!, views.hoursOut[d]!, views.dayScalars[d]!];
       // then the beam part's output (0: none) and the near-field rays' quadrants and least thresholds
@@ -221,6 +279,7 @@ export class WasmDailyKernel implements NearRayWriter {
     this.maxima = instance.exports.nearQuadrantMaxima as (...args: number[]) => void;
     this.rays = instance.exports.nearFieldRays as (...args: number[]) => number;
     this.hornRow = instance.exports.hornGradientRow as (...args: number[]) => void;
+    this.boundsOfCells = instance.exports.cellBounds as (descriptor: number, tables: number) => void;
     this.capacity = capacity;
     this.views = views;
   }
@@ -433,6 +492,68 @@ export class WasmDailyKernel implements NearRayWriter {
       views.nearMaxima?.byteOffset ?? 0,
     ]);
     this.integrate!(views.descriptor.byteOffset);
+  }
+
+  /**
+   * The cell loop of `tileNearHorizons` compiled (assembly/cellBounds.ts, the same bounds): `CompiledCellBounds`.
+   * False when `surface` and `out` are not views of this kernel's memory (from `surfaceAllocator` and `horizons`) or
+   * `layout` is not the kernel's.
+   */
+  cellBounds(...[surface, out, layout, cells, masks, sunGroups, traced, farDarks]: Parameters<CompiledCellBounds['cellBounds']>): boolean {
+    const room = this.views?.cellBounds;
+    const own = this.layout;
+    const buffer = this.memory?.buffer;
+    if (!room || !own || own.directions !== layout.directions || own.nearSectors !== layout.nearSectors) return false;
+    const inMemory = (a: ArrayBufferView) => a.buffer === buffer;
+    const read = [surface.valid, surface.inclined, surface.normalEast, surface.normalNorth, surface.normalUp, out.far, out.litBound, out.darkBound, out.litEverywhere];
+    if (!read.every(inMemory) || (!traced && !(inMemory(out.nearUpper) && inMemory(out.nearLower)))) return false;
+    const { directions, nearSectors } = layout;
+    const perGroup = farSectorsPerGroup(directions);
+    const groups = directions / perGroup;
+    if (masks) {
+      room.farSectors.set(masks.farSectors);
+      room.nearSectors.set(masks.nearSectors);
+    }
+    room.sunGroups.set(sunGroups);
+    const kept = farDarks instanceof Int16Array ? farDarks : null;
+    if (!kept) {
+      const lists = farDarks as { start: Int32Array; list: Int32Array };
+      room.listStart.set(lists.start);
+      room.list.set(lists.list);
+    }
+    for (let first = 0; first < cells; first += CELL_BOUNDS_CHUNK_CELLS) {
+      const count = Math.min(CELL_BOUNDS_CHUNK_CELLS, cells - first);
+      if (kept) room.kept.set(kept.subarray(first * groups, (first + count) * groups));
+      const at = (a: ArrayBufferView, perCell: number) => a.byteOffset + first * perCell;
+      room.descriptor.set([
+        count,
+        directions,
+        nearSectors,
+        perGroup,
+        MAX_HORIZON_UNITS,
+        traced ? 1 : 0,
+        at(surface.valid, 1),
+        at(surface.inclined, 1),
+        at(surface.normalEast, 8),
+        at(surface.normalNorth, 8),
+        at(surface.normalUp, 8),
+        at(out.far, 2 * directions),
+        traced ? 0 : at(out.nearUpper, 2 * nearSectors),
+        traced ? 0 : at(out.nearLower, 2 * nearSectors),
+        at(out.litBound, 2 * groups),
+        at(out.darkBound, 2 * groups),
+        at(out.litEverywhere, 2),
+        masks ? room.farSectors.byteOffset : 0,
+        masks ? room.nearSectors.byteOffset : 0,
+        room.sunGroups.byteOffset,
+        sunGroups.length,
+        kept ? room.kept.byteOffset : 0,
+        room.listStart.byteOffset,
+        room.list.byteOffset,
+      ]);
+      this.boundsOfCells!(room.descriptor.byteOffset, room.tables.byteOffset);
+    }
+    return true;
   }
 
   private require(): MemoryLayout {

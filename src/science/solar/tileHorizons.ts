@@ -228,13 +228,41 @@ export interface HorizonTracer {
    * (`tileFarHorizons`, with those masks), which `tileNearHorizons` reads instead of the group's directions.
    */
   groupDark: { block: CellBlock; masks: SectorMasks | null; values: Int16Array } | null;
+  /** The per-cell lit and dark bounds compiled to WebAssembly (the same bounds), or null: computed in TypeScript. */
+  readonly compiledCellBounds: CompiledCellBounds | null;
 }
+
+/**
+ * The cell loop of `tileNearHorizons` (`sunlitBounds`, then `groupBounds`, per cell) compiled: the daily kernel's
+ * module, whose memory holds a tile's surface terms and horizons (dailyKernelWasm.ts, assembly/cellBounds.ts).
+ */
+export interface CompiledCellBounds {
+  /**
+   * The lit and dark bounds of the `cells` cells of `surface` into `out`, as the cell loop of `tileNearHorizons`
+   * computes them with these arguments; false, with nothing done, when the arrays do not lie in the module's memory
+   * (the loop then runs in TypeScript).
+   */
+  cellBounds(
+    surface: SurfaceTerms,
+    out: TileHorizons,
+    layout: HorizonLayout,
+    cells: number,
+    masks: SectorMasks | null,
+    sunGroups: Int32Array,
+    traced: boolean,
+    farDarks: GroupDarkSource,
+  ): boolean;
+}
+
+/** Each group's least far horizon: the compiled sweep's kept minima (G per cell), or each group's directions. */
+export type GroupDarkSource = Int16Array | { start: Int32Array; list: Int32Array };
 
 export function horizonTracer(
   model: TerrainModel,
   layout: HorizonLayout,
   compiledBounds: WasmNearBounds | null = null,
   compiledSweep: CompiledFarSweep | null = null,
+  compiledCellBounds: CompiledCellBounds | null = null,
 ): HorizonTracer {
   if (layout.directions <= 0) throw new RangeError('a horizon layout needs at least one direction');
   if (layout.nearSectors % layout.directions !== 0) throw new RangeError('near sectors must subdivide the far directions');
@@ -249,6 +277,7 @@ export function horizonTracer(
     compiledBounds,
     compiledSweep,
     groupDark: null,
+    compiledCellBounds,
     candidatesForRow(row) {
       const band = bandOfRow[row]!;
       let candidates = cache.get(band);
@@ -342,6 +371,7 @@ export function tileNearHorizons(
   const traced = nearField === 'traced';
   // each group's least far horizon: kept by the compiled sweep, else taken from the group's directions
   const farDarks = keptGroupDark(tracer, block, masks) ?? groupDarkDirections(directions, perGroup, masks);
+  if (tracer.compiledCellBounds?.cellBounds(surface, out, layout, cells, masks, sunGroups, traced, farDarks)) return;
   for (let cell = 0; cell < cells; cell++) {
     const litUndecided = traced && surface.valid[cell] === 1;
     if (!litUndecided) sunlitBounds(surface, out.far, out.nearUpper, directions, layout.nearSectors, cell, fine, masks?.farSectors ?? null);
@@ -446,7 +476,7 @@ function groupBounds(
   masks: SectorMasks | null,
   sunGroups: Int32Array,
   nearUndecided: boolean,
-  farDarks: { start: Int32Array; list: Int32Array } | Int16Array,
+  farDarks: GroupDarkSource,
 ): void {
   const { directions, nearSectors } = layout;
   const { far, nearLower, litBound, darkBound } = out;
@@ -562,7 +592,7 @@ function sectorOfAzimuth(azimuthRad: number, sectors: number): number {
   return Math.min(sectors - 1, Math.floor((turn / (2 * Math.PI)) * sectors));
 }
 
-interface SectorBoundaries {
+export interface SectorBoundaries {
   readonly sin: Float64Array;
   readonly cos: Float64Array;
 }
@@ -570,7 +600,7 @@ interface SectorBoundaries {
 const boundaryTables = new Map<number, SectorBoundaries>();
 
 /** sin and cos of the azimuths k·2π/S, k = 0 … S (computed once per S). */
-function sectorBoundaries(sectors: number): SectorBoundaries {
+export function sectorBoundaries(sectors: number): SectorBoundaries {
   let table = boundaryTables.get(sectors);
   if (!table) {
     table = { sin: new Float64Array(sectors + 1), cos: new Float64Array(sectors + 1) };

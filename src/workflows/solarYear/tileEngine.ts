@@ -105,7 +105,7 @@ export class TileEngine {
     this.wasm = kernel === 'wasm' ? new WasmDailyKernel(layout, capacity, beamParts, nearField) : null;
     this.samples = this.wasm ? [] : Array.from({ length: KERNEL_DAY_BATCH }, () => allocateDaySamples(capacity, layout?.nearSteps ?? 0));
     const compiled = kernel === 'wasm';
-    this.tracer = layout ? horizonTracer(model, layout, compiled ? new WasmNearBounds() : null, compiled ? new WasmFarSweep() : null) : null;
+    this.tracer = layout ? horizonTracer(model, layout, compiled ? new WasmNearBounds() : null, compiled ? new WasmFarSweep() : null, this.wasm) : null;
   }
 
   /** Surface terms and horizons of the cells of `tile`; `onProgress` sees the share of the horizons done. */
