@@ -97,7 +97,11 @@ console.log(
     encode_mb_per_second: phases ? round(phases.encodedRawBytes / 1e6 / phases.encodeSeconds, 1) : null,
     write_seconds: round(phases?.writeSeconds),
     written_mb: phases ? round(phases.writtenBytes / 1e6, 1) : null,
-    // after the last tile was computed: the products' COG assembly (wall, CPU and I/O of the process)
+    // after the last tile was computed in its worker: the files' completion that did not overlap the computing (wall)
+    after_last_tile_seconds: round(phases?.afterComputeSeconds),
+    after_last_tile_share: phases?.afterComputeSeconds !== undefined ? round(phases.afterComputeSeconds / seconds) : null,
+    // after the main thread handled the last tile's last progress report: the products' COG assembly (wall, CPU and
+    // I/O of the process; a main thread busy writing files as they complete handles that report late)
     writing_after_compute_seconds: computeEnd ? round((ended - computeEnd.at) / 1000) : null,
     writing_after_compute_share: computeEnd ? round((ended - computeEnd.at) / 1000 / seconds) : null,
     writing_after_compute_cpu_seconds: computeEnd ? round(endCpu - computeEnd.cpu) : null,

@@ -10,7 +10,10 @@
 //   --only a,b       only the named cases (mcn_10m, mcn_2m5, mcn_1m_jan, mcn_1m, mcn_0m22)
 //   --rounds N       run each case N times (default 1), alternating with the baseline build when one is given
 //                    (this build, baseline, this build, …: the two see the same load), reporting the median
-//                    round and every round's wall, CPU and writing-after-compute seconds
+//                    round and every round's wall, CPU and writing-after-compute seconds, and the seconds after
+//                    the last tile's computing ended in its worker (`after_last_tile_seconds`: in a run kept in
+//                    memory, such as mcn_10m's, the main thread writes the files as they complete and handles the
+//                    last tile's report late, so `writing_after_compute_*` starts late and reads less)
 //   --threads N      worker threads (default: the CPU count)
 //   --baseline DIR   also run the quick cases with the build in DIR/dist (e.g. another checkout after
 //                    `npm ci && npm run build`), side by side in the same run (not the big ones: today's main
@@ -118,7 +121,7 @@ function medianRound(results) {
   const median = sorted[Math.floor((sorted.length - 1) / 2)];
   if (results.length === 1) return median;
   const pick = (key) => results.map((r) => r[key] ?? null);
-  return { ...median, rounds: { wall_seconds: pick('wall_seconds'), cpu_seconds: pick('cpu_seconds'), writing_after_compute_seconds: pick('writing_after_compute_seconds'), writing_after_compute_cpu_seconds: pick('writing_after_compute_cpu_seconds') } };
+  return { ...median, rounds: { wall_seconds: pick('wall_seconds'), cpu_seconds: pick('cpu_seconds'), writing_after_compute_seconds: pick('writing_after_compute_seconds'), writing_after_compute_cpu_seconds: pick('writing_after_compute_cpu_seconds'), after_last_tile_seconds: pick('after_last_tile_seconds') } };
 }
 
 for (const c of cases) {

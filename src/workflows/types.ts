@@ -117,6 +117,11 @@ export interface PhaseTimings {
   readonly encodeSeconds: number;
   readonly writeSeconds: number;
   readonly wallSeconds: number;
+  /**
+   * Wall seconds from the end of the last tile's computing (in its worker thread) to the run's end: the files'
+   * completion that did not overlap the computing.
+   */
+  readonly afterComputeSeconds: number;
   /** Uncompressed bytes of every GeoTIFF tile encoded, and the bytes written to the files. */
   readonly encodedRawBytes: number;
   readonly writtenBytes: number;

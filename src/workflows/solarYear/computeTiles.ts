@@ -18,12 +18,14 @@ export interface ProductTileSink {
   ready(): Promise<void>;
 }
 
-/** Thread-seconds of the tiles' phases and the uncompressed bytes they encoded. */
+/** Thread-seconds of the tiles' phases, the uncompressed bytes they encoded and when the last tile was done. */
 export interface TileTotals {
   readonly horizonSeconds: number;
   readonly kernelSeconds: number;
   readonly encodeSeconds: number;
   readonly rawBytes: number;
+  /** When the last tile was done in its worker [ms since the Unix epoch]; 0 without tiles. */
+  readonly lastTileEndedAtMs: number;
 }
 
 /** Computes `plan.runTiles` on `pool`, sending every product tile to `sink`; reports progress 0…`progressScale`. */
@@ -33,7 +35,7 @@ export async function computeTiles(plan: SolarYearPlan, pool: WorkerPool, sink: 
   const mapped = new Set([...plan.setup.dailyGlobal, ...plan.setup.dailyHours]);
   const positionOf = new Map(tiles.map((tile, k) => [tile, k]));
   const progress = new TileProgress(plan.runTiles, days.length, progressScale, report);
-  const totals = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0 };
+  const totals = { horizonSeconds: 0, kernelSeconds: 0, encodeSeconds: 0, rawBytes: 0, lastTileEndedAtMs: 0 };
   await pool.run(
     plan.runTiles.map((tile): WorkerTask => ({ type: 'tile', tile: positionOf.get(tile)! })),
     (reply) => {
@@ -56,9 +58,10 @@ export async function computeTiles(plan: SolarYearPlan, pool: WorkerPool, sink: 
   return totals;
 }
 
-function addTimings(totals: { horizonSeconds: number; kernelSeconds: number; encodeSeconds: number; rawBytes: number }, t: TileTimings): void {
+function addTimings(totals: { -readonly [K in keyof TileTotals]: TileTotals[K] }, t: TileTimings): void {
   totals.horizonSeconds += t.horizonSeconds;
   totals.kernelSeconds += t.kernelSeconds;
   totals.encodeSeconds += t.encodeSeconds;
   totals.rawBytes += t.rawBytes;
+  totals.lastTileEndedAtMs = Math.max(totals.lastTileEndedAtMs, t.endedAtMs);
 }

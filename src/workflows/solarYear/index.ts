@@ -73,6 +73,8 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
         encodeSeconds: totals.encodeSeconds,
         writeSeconds: writes.writeSeconds,
         wallSeconds: (performance.now() - started) / 1000,
+        // (the workers' clock and this thread's are the same wall clock: timeOrigin + now)
+        afterComputeSeconds: totals.lastTileEndedAtMs > 0 ? Math.max(0, performance.timeOrigin + performance.now() - totals.lastTileEndedAtMs) / 1000 : 0,
         encodedRawBytes: totals.rawBytes,
         writtenBytes: writes.bytesWritten,
       },

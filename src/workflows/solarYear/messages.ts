@@ -61,6 +61,8 @@ export interface TileTimings {
   readonly encodeSeconds: number;
   /** Uncompressed bytes of the tiles it encoded. */
   readonly rawBytes: number;
+  /** When the worker finished the tile: milliseconds since the Unix epoch (`performance.timeOrigin + performance.now()`). */
+  readonly endedAtMs: number;
 }
 
 /** A compressed GeoTIFF tile and the statistics of its cells (for the file's band statistics). */

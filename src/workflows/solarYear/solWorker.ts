@@ -180,7 +180,7 @@ function computeTile(index: number, tile: ComputeTile): void {
     if (batchIndex === KERNEL_DAY_BATCH - 1) sendProducts(index, products);
   }
   sendProducts(index, products);
-  send({ type: 'tileDone', tile: index, timings: timings satisfies TileTimings });
+  send({ type: 'tileDone', tile: index, timings: { ...timings, endedAtMs: performance.timeOrigin + performance.now() } satisfies TileTimings });
 }
 
 function failed(error: unknown, assembly?: number): void {

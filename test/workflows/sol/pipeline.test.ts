@@ -43,6 +43,8 @@ test('progress starts at 0, never goes back, and ends at 1 with a short message 
   // phase timings: every phase took time; 742 tiles of 32 × 32 Float32 were encoded; the files hold what was written
   const phases = result.phases!;
   for (const key of ['horizonSeconds', 'kernelSeconds', 'encodeSeconds', 'writeSeconds', 'wallSeconds'] as const) assert.ok(phases[key] > 0, key);
+  // the files completed after the last tile's computing: some time, within the run's
+  assert.ok(phases.afterComputeSeconds > 0 && phases.afterComputeSeconds < phases.wallSeconds, `after the computing ${phases.afterComputeSeconds} s of ${phases.wallSeconds} s`);
   assert.equal(phases.encodedRawBytes, 742 * 32 * 32 * 4);
   const onDisk = result.files.reduce((n, f) => n + statSync(join(work, 'progress', f)).size, 0);
   assert.equal(phases.writtenBytes, onDisk);
