@@ -4,7 +4,8 @@
  * `tileNearHorizons` in src/science/solar/tileHorizons.ts — `sunlitBounds`, then `groupBounds` — statement for
  * statement, with the same IEEE operations on the same values, so the same bounds to the bit
  * (test/science/solar/cellBoundsWasm.test.ts). A tile's first cells ran there in JavaScript that V8 had not
- * optimised yet. The arctangents are AssemblyScript's `Math.atan`, as assembly/horizonUnits.ts's exact path;
+ * optimised yet. The arctangents are AssemblyScript's `Math.atan` and `Math.atan2` (fdlibm's, as V8's; `Math.atan` as
+ * assembly/horizonUnits.ts's exact path);
  * `Math.hypot` is JavaScript's (imported), whose summation differs from AssemblyScript's.
  */
 
