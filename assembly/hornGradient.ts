@@ -62,8 +62,8 @@ export function hornGradientRow(
       const sw = at(window, width, row0, col0, row + 1, col - 1);
       const s = at(window, width, row0, col0, row + 1, col);
       const se = at(window, width, row0, col0, row + 1, col + 1);
-      const fallE = (nw + 2 * we + sw - (ne + 2 * ea + se)) / (8 * dx);
-      const fallN = (sw + 2 * s + se - (nw + 2 * n + ne)) / (8 * dy);
+      const fallE = hornFall(nw, we, sw, ne, ea, se, dx);
+      const fallN = hornFall(sw, s, se, nw, n, ne, dy);
       if (fallE == fallE && fallN == fallN) {
         store<f64>(east, fallE);
         store<f64>(north, fallN);
@@ -71,9 +71,14 @@ export function hornGradientRow(
       }
     }
     fillWindow(window, width, row0, col0, gridWidth, gridHeight, row, col, zc);
-    store<f64>(east, (w0 + 2 * w3 + w6 - (w2 + 2 * w5 + w8)) / (8 * dx));
-    store<f64>(north, (w6 + 2 * w7 + w8 - (w0 + 2 * w1 + w2)) / (8 * dy));
+    store<f64>(east, hornFall(w0, w3, w6, w2, w5, w8, dx));
+    store<f64>(north, hornFall(w6, w7, w8, w0, w1, w2, dy));
   }
+}
+
+/** `hornFall` of slopeAspect.ts: (a1 + 2·a2 + a3 − (b1 + 2·b2 + b3)) / (8 · cellSizeM). */
+@inline function hornFall(a1: f64, a2: f64, a3: f64, b1: f64, b2: f64, b3: f64, cellSizeM: f64): f64 {
+  return (a1 + 2 * a2 + a3 - (b1 + 2 * b2 + b3)) / (8 * cellSizeM);
 }
 
 /** Neighbour (row + dr, col + dc), NaN outside the grid. */

@@ -83,8 +83,8 @@ export function hornGradientOfBlock(
         const above = (row - 1) * width + col;
         const here = row * width + col;
         const below = (row + 1) * width + col;
-        const east = (elevation[above - 1]! + 2 * elevation[here - 1]! + elevation[below - 1]! - (elevation[above + 1]! + 2 * elevation[here + 1]! + elevation[below + 1]!)) / (8 * dx);
-        const north = (elevation[below - 1]! + 2 * elevation[below]! + elevation[below + 1]! - (elevation[above - 1]! + 2 * elevation[above]! + elevation[above + 1]!)) / (8 * dy);
+        const east = hornFall(elevation[above - 1]!, elevation[here - 1]!, elevation[below - 1]!, elevation[above + 1]!, elevation[here + 1]!, elevation[below + 1]!, dx);
+        const north = hornFall(elevation[below - 1]!, elevation[below]!, elevation[below + 1]!, elevation[above - 1]!, elevation[above]!, elevation[above + 1]!, dy);
         if (east === east && north === north) {
           fallEast[index] = east;
           fallNorth[index] = north;
@@ -94,10 +94,20 @@ export function hornGradientOfBlock(
       fillWindow(elevation, width, height, row, col, window);
       // window: 0 1 2 / 3 4 5 / 6 7 8, north at the top (c1…c9 of r.slope.aspect)
       const w = window;
-      fallEast[index] = (w[0]! + 2 * w[3]! + w[6]! - (w[2]! + 2 * w[5]! + w[8]!)) / (8 * dx);
-      fallNorth[index] = (w[6]! + 2 * w[7]! + w[8]! - (w[0]! + 2 * w[1]! + w[2]!)) / (8 * dy);
+      fallEast[index] = hornFall(w[0]!, w[3]!, w[6]!, w[2]!, w[5]!, w[8]!, dx);
+      fallNorth[index] = hornFall(w[6]!, w[7]!, w[8]!, w[0]!, w[1]!, w[2]!, dy);
     }
   }
+}
+
+/**
+ * Horn's weighted difference across a cell [m m⁻¹]: the row of three neighbours a1 a2 a3 on the side the surface falls
+ * toward, against b1 b2 b3 on the other side, the middle ones weighted 2, over 8 cell sizes (`cellSizeM`, the distance
+ * between the two rows is 2 cells): −∂z/∂x with the west column against the east one, −∂z/∂y with the south row against
+ * the north one.
+ */
+function hornFall(a1: number, a2: number, a3: number, b1: number, b2: number, b3: number, cellSizeM: number): number {
+  return (a1 + 2 * a2 + a3 - (b1 + 2 * b2 + b3)) / (8 * cellSizeM);
 }
 
 /** The 3×3 neighbourhood of (row, col) with missing neighbours replaced as described in the module doc. */
