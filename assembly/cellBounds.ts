@@ -9,6 +9,8 @@
  * `Math.hypot` is JavaScript's (imported), whose summation differs from AssemblyScript's.
  */
 
+import { f64at, fi } from './memoryAccess';
+
 /** JavaScript's `Math.hypot` of two values. */
 @external('env', 'hypot')
 declare function jsHypot(x: f64, y: f64): f64;
@@ -53,18 +55,9 @@ const B_LIST = 23;
 // then, at fixed places after the fields: sin and cos of the N + 1 sector boundaries and of the G + 1 group
 // boundaries (f64, laid out by the JavaScript side from Math.sin and Math.cos), and room for N lit bounds (i16)
 
-@inline function fieldOf(desc: usize, field: i32): i32 {
-  return load<i32>(desc + (<usize>field << 2));
-}
-
-/** Boundary k's sin or cos in a table at `table` (f64). */
-@inline function tableAt(table: usize, k: i32): f64 {
-  return load<f64>(table + (<usize>k << 3));
-}
-
-/** The plane's self-shading tangent at boundary k (`planeTangent` of tileHorizons.ts). */
+/** The plane's self-shading tangent at boundary k (`planeTangent` of tileHorizons.ts), from the tables of sin and cos. */
 @inline function planeTangent(nE: f64, nN: f64, nU: f64, sin: usize, cos: usize, k: i32): f64 {
-  return -(nE * tableAt(sin, k) + nN * tableAt(cos, k)) / nU;
+  return -(nE * f64at(<i32>sin, k) + nN * f64at(<i32>cos, k)) / nU;
 }
 
 /** The sector of `sectors` holding `azimuthRad` (`sectorOfAzimuth` of tileHorizons.ts). */
@@ -79,30 +72,30 @@ const B_LIST = 23;
  * f64) followed by room for N i16.
  */
 export function cellBounds(desc: usize, tables: usize): void {
-  const cells = fieldOf(desc, B_CELLS);
-  const directions = fieldOf(desc, B_DIRECTIONS);
-  const nearSectors = fieldOf(desc, B_NEAR_SECTORS);
-  const r = fieldOf(desc, B_PER_GROUP);
-  const maxUnits = <f64>fieldOf(desc, B_MAX_UNITS);
-  const traced = fieldOf(desc, B_TRACED) == 1;
-  const valid = <usize>fieldOf(desc, B_VALID);
-  const inclinedCells = <usize>fieldOf(desc, B_INCLINED);
-  const normalEast = <usize>fieldOf(desc, B_NORMAL_EAST);
-  const normalNorth = <usize>fieldOf(desc, B_NORMAL_NORTH);
-  const normalUp = <usize>fieldOf(desc, B_NORMAL_UP);
-  const far = <usize>fieldOf(desc, B_FAR);
-  const nearUpper = <usize>fieldOf(desc, B_NEAR_UPPER);
-  const nearLower = <usize>fieldOf(desc, B_NEAR_LOWER);
-  const litBound = <usize>fieldOf(desc, B_LIT_BOUND);
-  const darkBound = <usize>fieldOf(desc, B_DARK_BOUND);
-  const litEverywhere = <usize>fieldOf(desc, B_LIT_EVERYWHERE);
-  const farSectors = <usize>fieldOf(desc, B_FAR_SECTORS);
-  const nearWithSun = <usize>fieldOf(desc, B_NEAR_SECTORS_WITH_SUN);
-  const sunGroups = <usize>fieldOf(desc, B_SUN_GROUPS);
-  const sunGroupCount = fieldOf(desc, B_SUN_GROUP_COUNT);
-  const kept = <usize>fieldOf(desc, B_KEPT);
-  const listStart = <usize>fieldOf(desc, B_LIST_START);
-  const list = <usize>fieldOf(desc, B_LIST);
+  const cells = fi(desc, B_CELLS);
+  const directions = fi(desc, B_DIRECTIONS);
+  const nearSectors = fi(desc, B_NEAR_SECTORS);
+  const r = fi(desc, B_PER_GROUP);
+  const maxUnits = <f64>fi(desc, B_MAX_UNITS);
+  const traced = fi(desc, B_TRACED) == 1;
+  const valid = <usize>fi(desc, B_VALID);
+  const inclinedCells = <usize>fi(desc, B_INCLINED);
+  const normalEast = <usize>fi(desc, B_NORMAL_EAST);
+  const normalNorth = <usize>fi(desc, B_NORMAL_NORTH);
+  const normalUp = <usize>fi(desc, B_NORMAL_UP);
+  const far = <usize>fi(desc, B_FAR);
+  const nearUpper = <usize>fi(desc, B_NEAR_UPPER);
+  const nearLower = <usize>fi(desc, B_NEAR_LOWER);
+  const litBound = <usize>fi(desc, B_LIT_BOUND);
+  const darkBound = <usize>fi(desc, B_DARK_BOUND);
+  const litEverywhere = <usize>fi(desc, B_LIT_EVERYWHERE);
+  const farSectors = <usize>fi(desc, B_FAR_SECTORS);
+  const nearWithSun = <usize>fi(desc, B_NEAR_SECTORS_WITH_SUN);
+  const sunGroups = <usize>fi(desc, B_SUN_GROUPS);
+  const sunGroupCount = fi(desc, B_SUN_GROUP_COUNT);
+  const kept = <usize>fi(desc, B_KEPT);
+  const listStart = <usize>fi(desc, B_LIST_START);
+  const list = <usize>fi(desc, B_LIST);
   const groups = directions / r;
   const sinFine = tables;
   const cosFine = sinFine + (<usize>(directions + 1) << 3);

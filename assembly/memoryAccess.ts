@@ -1,5 +1,5 @@
 /**
- * Typed reads of the kernels' imported memory (assembly/dailyKernel.ts, sunlitLanes.ts, nearBounds.ts): a
+ * Typed reads of the kernels' imported memory (assembly/dailyKernel.ts, sunlitLanes.ts, cellBounds.ts, nearBounds.ts): a
  * descriptor's i32 field, and element i of an f64, i16 or i32 array at a byte offset. Inlined where used.
  */
 

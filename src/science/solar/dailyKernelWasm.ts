@@ -417,12 +417,10 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
    */
   integrateBlockDays(part: CellBlock, tile: CellBlock, dayCount: number, surface: SurfaceTerms, terrain: KernelTerrain | null, albedo: number): void {
     const views = this.require();
-    const memory = this.memory!;
     if (dayCount < 1 || dayCount > KERNEL_DAY_BATCH) throw new RangeError(`1 to ${KERNEL_DAY_BATCH} days at once, not ${dayCount}`);
     const tileWidth = tile.colEnd - tile.colStart;
     if (tileWidth * (tile.rowEnd - tile.rowStart) > this.capacity.cells) throw new RangeError('the tile exceeds the reserved cells');
-    const inMemory = (a: ArrayBufferView) => a.buffer === memory.buffer;
-    if (!inMemory(surface.valid) || !inMemory(surface.pressureRatio)) throw new Error('the surface terms must come from surfaceAllocator()');
+    if (!this.holds(surface.valid) || !this.holds(surface.pressureRatio)) throw new Error('the surface terms must come from surfaceAllocator()');
     const w = this.window;
     let marginRows = 0;
     let marginCols = 0;
@@ -502,11 +500,9 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
   cellBounds(...[surface, out, layout, cells, masks, sunGroups, traced, farDarks]: Parameters<CompiledCellBounds['cellBounds']>): boolean {
     const room = this.views?.cellBounds;
     const own = this.layout;
-    const buffer = this.memory?.buffer;
     if (!room || !own || own.directions !== layout.directions || own.nearSectors !== layout.nearSectors) return false;
-    const inMemory = (a: ArrayBufferView) => a.buffer === buffer;
     const read = [surface.valid, surface.inclined, surface.normalEast, surface.normalNorth, surface.normalUp, out.far, out.litBound, out.darkBound, out.litEverywhere];
-    if (!read.every(inMemory) || (!traced && !(inMemory(out.nearUpper) && inMemory(out.nearLower)))) return false;
+    if (!read.every((a) => this.holds(a)) || (!traced && !(this.holds(out.nearUpper) && this.holds(out.nearLower)))) return false;
     const { directions, nearSectors } = layout;
     const perGroup = farSectorsPerGroup(directions);
     const groups = directions / perGroup;
@@ -554,6 +550,11 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
       this.boundsOfCells!(room.descriptor.byteOffset, room.tables.byteOffset);
     }
     return true;
+  }
+
+  /** Whether `view` lies in this kernel's memory (a larger `reserve` replaces it: views taken before do not). */
+  private holds(view: ArrayBufferView): boolean {
+    return this.memory !== null && view.buffer === this.memory.buffer;
   }
 
   private require(): MemoryLayout {
