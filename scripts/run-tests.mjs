@@ -53,6 +53,9 @@ for (const file of found) {
 }
 if (files.length === 0) process.exit(0);
 
-const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
+// A test still running after TEST_TIMEOUT_MS fails, named, instead of holding the run (and CI) until its limit: the
+// longest tests and suites take about 3 minutes in CI (a test that needs longer sets its own timeout).
+const TEST_TIMEOUT_MS = 10 * 60 * 1000;
+const args = ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-timeout=${TEST_TIMEOUT_MS}`, '--test-reporter=spec', ...files];
 const result = spawnSync(process.execPath, args, { stdio: 'inherit' });
 process.exit(result.status ?? 1);
