@@ -28,6 +28,7 @@
  * See docs/solar-model.md, Part A, "Horizons".
  */
 import { farHorizon } from './farHorizon.js';
+import { compiledFarRays, type FarRayTracer } from './farHorizonWasm.js';
 import { rayDirection } from './horizon.js';
 import type { TerrainModel } from './terrainModel.js';
 import type { HorizonLayout } from './tileHorizons.js';
@@ -99,9 +100,12 @@ export function nearSectorsFor(directions: number): number {
 
 /**
  * The budget of `model`: measures S̃ and p_far(n) on a lattice of cells and chooses (n, N); `site` (where the
- * DEM lies) sets the low-sun factor.
+ * DEM lies) sets the low-sun factor. The rays are `farHorizon`'s, compiled on small DEMs (farHorizonWasm.ts, the
+ * same to the bit); `tracer` 'javascript' keeps them in JavaScript.
  */
-export function horizonBudget(model: TerrainModel, site?: BudgetSite): HorizonBudget {
+export function horizonBudget(model: TerrainModel, site?: BudgetSite, tracer: 'compiled' | 'javascript' = 'compiled'): HorizonBudget {
+  const trace: FarRayTracer =
+    (tracer === 'compiled' ? compiledFarRays(model) : null) ?? ((row, col, colPerStep, northPerStep, firstStep, out) => farHorizon(model, row, col, colPerStep, northPerStep, firstStep, out));
   const { width, height, elevation } = model;
   const lattice = 24;
   const azimuths = 12;
@@ -121,7 +125,7 @@ export function horizonBudget(model: TerrainModel, site?: BudgetSite): HorizonBu
       if (!Number.isNaN(slope)) slopes.push(slope);
       for (let a = 0; a < azimuths; a++) {
         const { colPerStep, northPerStep } = rayDirection(dx, dy, ((a + 0.5) * 2 * Math.PI) / azimuths);
-        farHorizon(model, row, col, colPerStep, northPerStep, 1, out);
+        trace(row, col, colPerStep, northPerStep, 1, out);
         if (!(out.tangent >= 0)) continue; // cannot hide a sun above the horizontal
         rays++;
         NEAR_STEP_CHOICES.forEach((n, k) => {

@@ -1,0 +1,140 @@
+/**
+ * `farHorizon` of src/science/solar/farHorizon.ts compiled (exported by assembly/farSweep.ts): the far-field horizon
+ * of one cell in one direction, by the maximum-pyramid ray traversal, statement for statement with the same IEEE
+ * operations (floor, ceil, sqrt, +, −, ×, ÷), so its tangent and step are the same to the bit
+ * (test/science/solar/farHorizonWasm.test.ts). The horizon budget traces a few thousand such rays on the main
+ * thread before a run starts (horizonBudget.ts): cold JavaScript took 30–50 ms of a small run's start for them.
+ *
+ * The terrain (`setRayTerrain`): the elevations (f32, row-major) and the levels of the maximum pyramid (f32 each, at
+ * the byte offsets of an i32 table, level ℓ at index ℓ − 1), in this module's memory.
+ */
+
+/** horizon.ts's EARTH_RADIUS_M [m]. */
+const EARTH_RADIUS_M: f64 = 6371000;
+/** farHorizon.ts's MAX_STEPS. */
+const MAX_STEPS: f64 = 1099511627776; // 2^40
+
+let tElevation: usize = 0;
+let tWidth: i32 = 0;
+let tHeight: i32 = 0;
+let tLevelTable: usize = 0;
+let tLevels: i32 = 0;
+let tZMaxM: f64 = 0;
+/** The step of the last ray's horizon (−1: none), as `farHorizon`'s `out.step`. */
+let lastStep: f64 = -1;
+
+/** The terrain the rays run over (see the module comment). */
+export function setRayTerrain(elevation: usize, width: i32, height: i32, levelTable: usize, levels: i32, zMaxM: f64): void {
+  tElevation = elevation;
+  tWidth = width;
+  tHeight = height;
+  tLevelTable = levelTable;
+  tLevels = levels;
+  tZMaxM = zMaxM;
+}
+
+/** The step at which the last `farHorizonRay` found its horizon, −1 if none. */
+export function farRayStep(): f64 {
+  return lastStep;
+}
+
+/** horizon.ts's `curvatureOverDistance`. */
+@inline function curvatureOverDistance(distanceM: f64): f64 {
+  const x = distanceM / EARTH_RADIUS_M;
+  const x2 = x * x;
+  return (distanceM / (2 * EARTH_RADIUS_M)) * (1 - x2 / 12 + (x2 * x2) / 360);
+}
+
+@inline function elevationAt(index: i32): f64 {
+  return <f64>load<f32>(tElevation + (<usize>index << 2));
+}
+
+/** farHorizon.ts's `stepLeaving`. */
+function stepLeaving(j: f64, perStep: f64, lo: f64, hi: f64): f64 {
+  if (perStep > 0) {
+    let e = max(j + 1, Math.ceil((hi + 0.5) / perStep));
+    if (!(e < MAX_STEPS)) return Infinity;
+    while (e - 1 > j && Math.floor((e - 1) * perStep + 0.5) > hi) e--;
+    while (Math.floor(e * perStep + 0.5) <= hi) e++;
+    return e;
+  }
+  if (perStep < 0) {
+    let e = max(j + 1, Math.floor((lo - 0.5) / perStep) + 1);
+    if (!(e < MAX_STEPS)) return Infinity;
+    while (e - 1 > j && Math.floor((e - 1) * perStep + 0.5) < lo) e--;
+    while (Math.floor(e * perStep + 0.5) >= lo) e++;
+    return e;
+  }
+  return Infinity;
+}
+
+/**
+ * farHorizon.ts's `farHorizon` of cell (row, col) along the direction with `colPerStep` / `northPerStep` cells per
+ * step from step `firstStep`, on cells of dx × dy metres (the row's): returns tan H (−Infinity if no step lands on a
+ * valid cell); `farRayStep()` then gives the step.
+ */
+export function farHorizonRay(row: i32, col: i32, colPerStep: f64, northPerStep: f64, firstStep: f64, dx: f64, dy: f64): f64 {
+  const width = tWidth;
+  const height = tHeight;
+  const stepM = 0.5 * (dx + dy);
+  const diagonalM = Math.sqrt(dx * dx + dy * dy);
+  const z0 = elevationAt(row * width + col);
+  const headroom = tZMaxM - z0;
+  const levels = tLevels;
+  let best: f64 = -Infinity;
+  let bestStep: f64 = -1;
+  let level: i32 = 1;
+  let j = firstStep;
+  for (;;) {
+    const dc = Math.floor(j * colPerStep + 0.5);
+    const dr = 0 - Math.floor(j * northPerStep + 0.5);
+    const rf = <f64>row + dr;
+    const cf = <f64>col + dc;
+    if (rf < 0 || rf >= <f64>height || cf < 0 || cf >= <f64>width) break;
+    const r = <i32>rf;
+    const c = <i32>cf;
+    const nearestAhead = j * stepM - 0.5 * diagonalM;
+    if (nearestAhead > 0) {
+      const curvature = curvatureOverDistance(nearestAhead);
+      const inverseNearest = 1 / nearestAhead;
+      if (headroom * inverseNearest - curvature <= best) break;
+      let skipTo: f64 = -1;
+      for (let l = level < levels ? level : levels; l >= 1; l--) {
+        const blockRow = r >> l;
+        const blockCol = c >> l;
+        const levelCells = <usize>load<i32>(tLevelTable + (<usize>(l - 1) << 2));
+        const rise = <f64>load<f32>(levelCells + (<usize>(blockRow * ((width + (1 << l) - 1) >> l) + blockCol) << 2)) - z0;
+        const bound = rise >= 0 ? rise * inverseNearest - curvature : rise / (nearestAhead + <f64>((1 << l) + 1) * diagonalM) - curvature;
+        if (bound <= best) {
+          const rowLo = (blockRow << l) - row;
+          const colLo = (blockCol << l) - col;
+          const last = (1 << l) - 1;
+          const leaveCol = stepLeaving(j, colPerStep, <f64>colLo, <f64>(colLo + last));
+          const leaveRow = stepLeaving(j, northPerStep, <f64>(0 - (rowLo + last)), <f64>(0 - rowLo));
+          skipTo = leaveCol < leaveRow ? leaveCol : leaveRow;
+          level = l + 1;
+          break;
+        }
+      }
+      if (skipTo > 0) {
+        j = skipTo;
+        continue;
+      }
+    }
+    level = 1;
+    if (dc != 0 || dr != 0) {
+      // NaN (nodata) compares false: transparent
+      const xM = dc * dx;
+      const yM = dr * dy;
+      const d = Math.sqrt(xM * xM + yM * yM);
+      const t = (elevationAt(r * width + c) - z0) / d - curvatureOverDistance(d);
+      if (t > best) {
+        best = t;
+        bestStep = j;
+      }
+    }
+    j++;
+  }
+  lastStep = bestStep;
+  return best;
+}
