@@ -9,10 +9,9 @@
  * the byte offsets of an i32 table, level ℓ at index ℓ − 1), in this module's memory.
  */
 
-/** horizon.ts's EARTH_RADIUS_M [m]. */
-const EARTH_RADIUS_M: f64 = 6371000;
-/** farHorizon.ts's MAX_STEPS. */
-const MAX_STEPS: f64 = 1099511627776; // 2^40
+// horizon.ts's EARTH_RADIUS_M [m] and farHorizon.ts's MAX_STEPS, passed in by `setRayTerrain`
+let earthRadiusM: f64 = 0;
+let maxSteps: f64 = 0;
 
 let tElevation: usize = 0;
 let tWidth: i32 = 0;
@@ -23,8 +22,10 @@ let tZMaxM: f64 = 0;
 /** The step of the last ray's horizon (−1: none), as `farHorizon`'s `out.step`. */
 let lastStep: f64 = -1;
 
-/** The terrain the rays run over (see the module comment). */
-export function setRayTerrain(elevation: usize, width: i32, height: i32, levelTable: usize, levels: i32, zMaxM: f64): void {
+/** The terrain the rays run over (see the module comment), and the constants of horizon.ts and farHorizon.ts they use. */
+export function setRayTerrain(elevation: usize, width: i32, height: i32, levelTable: usize, levels: i32, zMaxM: f64, earthRadius: f64, stepLimit: f64): void {
+  earthRadiusM = earthRadius;
+  maxSteps = stepLimit;
   tElevation = elevation;
   tWidth = width;
   tHeight = height;
@@ -40,9 +41,9 @@ export function farRayStep(): f64 {
 
 /** horizon.ts's `curvatureOverDistance`. */
 @inline function curvatureOverDistance(distanceM: f64): f64 {
-  const x = distanceM / EARTH_RADIUS_M;
+  const x = distanceM / earthRadiusM;
   const x2 = x * x;
-  return (distanceM / (2 * EARTH_RADIUS_M)) * (1 - x2 / 12 + (x2 * x2) / 360);
+  return (distanceM / (2 * earthRadiusM)) * (1 - x2 / 12 + (x2 * x2) / 360);
 }
 
 @inline function elevationAt(index: i32): f64 {
@@ -53,14 +54,14 @@ export function farRayStep(): f64 {
 function stepLeaving(j: f64, perStep: f64, lo: f64, hi: f64): f64 {
   if (perStep > 0) {
     let e = max(j + 1, Math.ceil((hi + 0.5) / perStep));
-    if (!(e < MAX_STEPS)) return Infinity;
+    if (!(e < maxSteps)) return Infinity;
     while (e - 1 > j && Math.floor((e - 1) * perStep + 0.5) > hi) e--;
     while (Math.floor(e * perStep + 0.5) <= hi) e++;
     return e;
   }
   if (perStep < 0) {
     let e = max(j + 1, Math.floor((lo - 0.5) / perStep) + 1);
-    if (!(e < MAX_STEPS)) return Infinity;
+    if (!(e < maxSteps)) return Infinity;
     while (e - 1 > j && Math.floor((e - 1) * perStep + 0.5) < lo) e--;
     while (Math.floor(e * perStep + 0.5) >= lo) e++;
     return e;

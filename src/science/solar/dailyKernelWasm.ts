@@ -505,7 +505,7 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
     if (!read.every((a) => this.holds(a)) || (!traced && !(this.holds(out.nearUpper) && this.holds(out.nearLower)))) return false;
     const { directions, nearSectors } = layout;
     const perGroup = farSectorsPerGroup(directions);
-    const groups = directions / perGroup;
+    const groups = groupSectors(layout);
     if (masks) {
       room.farSectors.set(masks.farSectors);
       room.nearSectors.set(masks.nearSectors);

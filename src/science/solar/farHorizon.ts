@@ -109,7 +109,7 @@ function viewAt(elevation: Float32Array, width: number, z0: number, r: number, c
 }
 
 /** More ray steps than any grid has: an offset that changes this slowly never leaves a block. */
-const MAX_STEPS = 2 ** 40;
+export const MAX_STEPS = 2 ** 40;
 
 /**
  * First step after `j` whose offset floor(step·perStep + ½) leaves [lo, hi] (the offset at `j` is inside

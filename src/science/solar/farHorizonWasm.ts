@@ -7,7 +7,8 @@
  */
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 import { FAR_SWEEP_DESCRIPTOR_FIELDS } from './sweptHorizonWasm.js';
-import type { FarHorizon } from './farHorizon.js';
+import { MAX_STEPS, type FarHorizon } from './farHorizon.js';
+import { EARTH_RADIUS_M } from './horizon.js';
 import type { TerrainModel } from './terrainModel.js';
 
 /** DEMs up to this many cells get compiled rays (a copy of 5.3 MB at most). */
@@ -33,7 +34,7 @@ export function compiledFarRays(model: TerrainModel): FarRayTracer | null {
     layout(counting);
     const memory = new WebAssembly.Memory({ initial: Math.ceil((counting.used + 16) / PAGE_BYTES) });
     const exports = instantiateKernel('farSweep', memory, FAR_SWEEP_DESCRIPTOR_FIELDS).exports as unknown as {
-      setRayTerrain(elevation: number, width: number, height: number, levelTable: number, levels: number, zMaxM: number): void;
+      setRayTerrain(elevation: number, width: number, height: number, levelTable: number, levels: number, zMaxM: number, earthRadiusM: number, maxSteps: number): void;
       farHorizonRay(row: number, col: number, colPerStep: number, northPerStep: number, firstStep: number, dx: number, dy: number): number;
       farRayStep(): number;
     };
@@ -43,7 +44,7 @@ export function compiledFarRays(model: TerrainModel): FarRayTracer | null {
       views.levels[k]!.set(level);
       views.table[k] = views.levels[k]!.byteOffset;
     });
-    exports.setRayTerrain(views.elevation.byteOffset, width, height, views.table.byteOffset, pyramid.length, model.zMaxM);
+    exports.setRayTerrain(views.elevation.byteOffset, width, height, views.table.byteOffset, pyramid.length, model.zMaxM, EARTH_RADIUS_M, MAX_STEPS);
     const { cellSizeX, cellSizeY } = model;
     return (row, col, colPerStep, northPerStep, firstStep, out) => {
       out.tangent = exports.farHorizonRay(row, col, colPerStep, northPerStep, firstStep, cellSizeX[row]!, cellSizeY[row]!);
