@@ -1,7 +1,7 @@
 /**
  * The WebAssembly daily kernel (assembly/dailyKernel.ts via dailyKernelWasm.ts) gives the TypeScript kernel's
  * outputs to the bit: on tiles inside the grid (rays crossing the elevation window's edge) and at its edge, with
- * two sun geometries per tile, nodata cells, square and elongated cells, polar day, batches of days of every season
+ * two sun geometries per tile, nodata cells, level cells beside inclined ones, square and elongated cells, polar day, batches of days of every season
  * and of consecutive days (whose sun's path spans few sectors: the kernel's lit bound of the batch), and without terrain; one
  * kernel instance does the tiles in turn, so nothing of a tile may leak into the next. A kernel made to give the beam
  * part of the global irradiation (EEMT's real-sky radiation) gives that of the TypeScript kernel to the bit too, and
@@ -36,8 +36,8 @@ const SEASON_DAYS = [1, 2, 80, 172, 266, 355];
 const WINTER_DAYS = [350, 351, 352, 353, 354, 355, 356, 357];
 
 /**
- * Hills, a wall that casts long shadows, nodata cells in the second tile where the first tile has valid ones,
- * and one inside the first tile (among the eight cells the kernel integrates together).
+ * Hills, a wall that casts long shadows, a level plateau, nodata cells in the second tile where the first tile has
+ * valid ones, and one inside the first tile (among the eight cells the kernel integrates together).
  */
 function terrain(eastEdge = false): Float32Array {
   const z = new Float32Array(WIDTH * HEIGHT);
@@ -50,6 +50,9 @@ function terrain(eastEdge = false): Float32Array {
       // leave the grid; and walls on the west side, where the read one cell beyond the east edge lands (the next row
       // of the elevation window): four cells traced together read it, and it must not hide the sun
       if (eastEdge && ((c === WIDTH - 1 && r >= 20) || c <= 3)) h += 400;
+      // a level plateau in the first tile: its inner cells are exactly horizontal (r.sun's flat case), beside
+      // inclined cells among the eight integrated together
+      if (r >= 8 && r <= 12 && c >= 10 && c <= 15) h = 1700;
       z[r * WIDTH + c] = h;
     }
   }
