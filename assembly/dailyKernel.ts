@@ -4,7 +4,7 @@
  * bounds, traces and sums, so its outputs are the same to the bit (test/science/solar/dailyKernelWasm.test.ts).
  * With terrain shadows it takes eight cells of a row at a time (assembly/sunlitLanes.ts: the sample and bound
  * comparisons of the eight in 128-bit SIMD); the sums of a cell and their combination are the scalar kernel's,
- * the run sums two at a time and the combination two cells at a time (SIMD, each the same IEEE operation). Every array lives in the module's imported
+ * the run sums two at a time (SIMD, each the same IEEE operation). Every array lives in the module's imported
  * memory; the JavaScript side (src/science/solar/dailyKernelWasm.ts) lays them out and passes one descriptor
  * of i32 fields (pointers are byte offsets, assembly/kernelLayout.ts) per call, with one descriptor of
  * DAY_FIELDS fields per day. A day whose descriptor names an output of the beam part (EEMT's real-sky radiation)
@@ -12,28 +12,7 @@
  */
 
 import { f64at, fi, i16at, i32at } from './memoryAccess';
-import {
-  LANES,
-  LANE_SUMS_BYTES,
-  L_GROUND_VIEW,
-  L_INCLINED,
-  L_MUNEER_SLOPE,
-  L_PRESSURE_RATIO,
-  L_SHADED_DIFFUSE,
-  L_SKY_VIEW,
-  L_TEST_EAST,
-  L_TEST_NORTH,
-  L_TEST_UP,
-  addRun,
-  batchLitBound,
-  lanePair,
-  lanePairI64,
-  laneState,
-  markBatchSectors,
-  prepareLanes,
-  sunlitLanes,
-  touchHorizons,
-} from './sunlitLanes';
+import { LANES, LANE_SUMS_BYTES, addRun, batchLitBound, markBatchSectors, prepareLanes, sunlitLanes, touchHorizons } from './sunlitLanes';
 import {
   PREFIX_QUANTITIES,
   TAU_SUN_EAST,
@@ -192,90 +171,6 @@ function storeDay(desc: usize, day: usize, sums: i32, lit: bool, albedo: f64): v
   if (beamPartOut != 0) store<f32>(<usize>beamPartOut + (<usize>cCell << 2), <f32>beamPartOfSums(desc, day, sums, albedo));
 }
 
-/** Sum `index` (an f64 of PREFIX_QUANTITIES) of the lane whose sums are at `at` and of the next lane. */
-@inline function sumPair(at: usize, index: i32): v128 {
-  const field = at + (<usize>index << 3);
-  return f64x2.replace_lane(f64x2.splat(load<f64>(field)), 1, load<f64>(field + <usize>LANE_SUMS_BYTES));
-}
-
-/** `quadratic` of two lanes (sums at `at` and the next lane's), each lane the same operations. */
-@inline function quadraticPair(at: usize, quantity: i32, delta: v128, delta2: v128): v128 {
-  return f64x2.add(f64x2.add(sumPair(at, quantity * 3), f64x2.mul(delta, sumPair(at, quantity * 3 + 1))), f64x2.mul(delta2, sumPair(at, quantity * 3 + 2)));
-}
-
-/** Stores lane `lane`'s value of `values` (f64x2: lanes `lane` − `half`, `lane` − `half` + 1) as f32 at `out` for tile-local `cell`. */
-@inline function storeLaneValue(out: i32, cell: i32, values: v128, half: i32): void {
-  store<f32>(<usize>out + (<usize>cell << 2), <f32>(half == 0 ? f64x2.extract_lane(values, 0) : f64x2.extract_lane(values, 1)));
-}
-
-/**
- * `storeDay` for each lane of `valid` (lane l: tile-local cell `cell` + l; `lit`: the lanes with a sunlit sample,
- * whose sums `sunlitLanes` set), two lanes at a time: per lane the outputs of `combineSums` and `beamPartOfSums`,
- * the same IEEE operations in the same order on the same values (an f64x2 operation acts on each lane alone; an
- * inclined lane takes the inclined formula, a level one the level formula), with the cell's terms from its lane
- * state (`prepareLanes`).
- */
-function storeLanes(day: usize, sums: i32, valid: i32, lit: i32, cell: i32, albedo: f64): void {
-  const scalars = fi(day, Y_SCALARS);
-  const stepHoursScalar = f64at(scalars, 0);
-  const stepHours = f64x2.splat(stepHoursScalar);
-  const g0 = f64x2.splat(f64at(scalars, 1));
-  const sumDiffuse = f64x2.splat(f64at(scalars, 2));
-  const pzCentre = f64x2.splat(f64at(scalars, 3));
-  const albedos = f64x2.splat(albedo);
-  const globalOut = fi(day, Y_GLOBAL_OUT);
-  const hoursOut = fi(day, Y_HOURS_OUT);
-  const beamPartOut = fi(day, Y_BEAM_PART_OUT);
-  const states = laneState(sums, 0);
-  for (let lane = 0; lane < LANES; lane += 2) {
-    const pair = (valid >> lane) & 3;
-    if (pair == 0) continue;
-    const at = <usize>(sums + lane * LANE_SUMS_BYTES);
-    // a lane without sun: its sums are zero (as combineSums makes them)
-    for (let half = 0; half < 2; half++) {
-      if (((pair >> half) & 1) == 1 && ((lit >> (lane + half)) & 1) == 0) memory.fill(at + <usize>(half * LANE_SUMS_BYTES), 0, <usize>PREFIX_QUANTITIES << 3);
-    }
-    const delta = f64x2.sub(lanePair(states, lane, L_PRESSURE_RATIO), pzCentre);
-    const delta2 = f64x2.mul(delta, delta);
-    const tauSinAltitude = quadraticPair(at, TAU_SIN_ALTITUDE, delta, delta2);
-    const nE = lanePair(states, lane, L_TEST_EAST);
-    const nN = lanePair(states, lane, L_TEST_NORTH);
-    const nU = lanePair(states, lane, L_TEST_UP);
-    const inclined = lanePairI64(states, lane, L_INCLINED);
-    const horizontalGlobal = f64x2.add(f64x2.mul(g0, tauSinAltitude), sumDiffuse);
-    const level = f64x2.mul(horizontalGlobal, stepHours);
-    const beam = f64x2.mul(
-      g0,
-      f64x2.add(f64x2.add(f64x2.mul(nE, quadraticPair(at, TAU_SUN_EAST, delta, delta2)), f64x2.mul(nN, quadraticPair(at, TAU_SUN_NORTH, delta, delta2))), f64x2.mul(nU, tauSinAltitude)),
-    );
-    let diffuse = f64x2.mul(lanePair(states, lane, L_SHADED_DIFFUSE), f64x2.sub(sumDiffuse, sumPair(at, DIFFUSE_LIT)));
-    diffuse = f64x2.add(diffuse, f64x2.mul(lanePair(states, lane, L_SKY_VIEW), quadraticPair(at, DIFFUSE_ONE_MINUS_TAU, delta, delta2)));
-    diffuse = f64x2.add(diffuse, f64x2.mul(lanePair(states, lane, L_MUNEER_SLOPE), quadraticPair(at, DIFFUSE_N_ONE_MINUS_TAU, delta, delta2)));
-    diffuse = f64x2.add(diffuse, f64x2.mul(nE, quadraticPair(at, CIRCUMSOLAR_EAST, delta, delta2)));
-    diffuse = f64x2.add(diffuse, f64x2.mul(nN, quadraticPair(at, CIRCUMSOLAR_NORTH, delta, delta2)));
-    diffuse = f64x2.add(diffuse, f64x2.mul(nU, quadraticPair(at, CIRCUMSOLAR_UP, delta, delta2)));
-    const groundAlbedo = f64x2.mul(albedos, lanePair(states, lane, L_GROUND_VIEW));
-    const reflected = f64x2.mul(groundAlbedo, horizontalGlobal);
-    const tilted = f64x2.mul(f64x2.add(f64x2.add(beam, diffuse), reflected), stepHours);
-    const daily = v128.bitselect(tilted, level, inclined);
-    let beamPart = f64x2.splat(0);
-    if (beamPartOut != 0) {
-      const horizontalBeam = f64x2.mul(g0, tauSinAltitude);
-      const levelBeam = f64x2.mul(horizontalBeam, stepHours);
-      const tiltedBeam = f64x2.mul(f64x2.add(beam, f64x2.mul(groundAlbedo, horizontalBeam)), stepHours);
-      beamPart = v128.bitselect(tiltedBeam, levelBeam, inclined);
-    }
-    for (let half = 0; half < 2; half++) {
-      if (((pair >> half) & 1) == 0) continue;
-      const laneCell = cell + lane + half;
-      storeLaneValue(globalOut, laneCell, daily, half);
-      const sunlit = ((lit >> (lane + half)) & 1) == 1;
-      store<f32>(<usize>hoursOut + (<usize>laneCell << 2), <f32>((sunlit ? load<f64>(at + <usize>(half * LANE_SUMS_BYTES + (LIT_COUNT << 3))) : 0.0) * stepHoursScalar));
-      if (beamPartOut != 0) storeLaneValue(beamPartOut, laneCell, beamPart, half);
-    }
-  }
-}
-
 /** Nodata outputs of tile-local `cell` for every day. */
 function storeNodata(days: usize, dayCount: i32, cell: i32): void {
   for (let d = 0; d < dayCount; d++) {
@@ -306,7 +201,12 @@ function integrateLanes(desc: usize, row: i32, col: i32, cell: i32, gridCell: i3
   if (valid == 0) return;
   for (let d = 0; d < dayCount; d++) {
     const day = days + (<usize>(d * DAY_FIELDS) << 2);
-    storeLanes(day, sums, valid, sunlitLanes(desc, day, sums, cell, gridCell, lanes, valid, everywhere), cell, albedo);
+    const lit = sunlitLanes(desc, day, sums, cell, gridCell, lanes, valid, everywhere);
+    for (let lane = 0; lane < lanes; lane++) {
+      if (((valid >> lane) & 1) == 0) continue;
+      setCell(desc, cell + lane);
+      storeDay(desc, day, sums + lane * LANE_SUMS_BYTES, ((lit >> lane) & 1) == 1, albedo);
+    }
   }
 }
 
