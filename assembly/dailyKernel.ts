@@ -69,6 +69,7 @@ export { nearQuadrantMaxima } from './nearMaxima';
 export { NEAR_RAY_INPUTS, nearFieldRays } from './nearRays';
 export { hornGradientRow } from './hornGradient';
 export { CELL_BOUNDS_FIELDS, cellBounds } from './cellBounds';
+export { SUN_SAMPLE_BYTES, sunSamples } from './sunSamples';
 
 
 // the bytes `touchHorizons` read, or-ed (a use of its loads)

@@ -5,6 +5,8 @@
  */
 
 export const PREFIX_QUANTITIES: i32 = 26;
+/** The first quantities depend on τ: three prefix sums each (the coefficients of a quadratic in the pressure ratio). */
+export const TAU_QUANTITIES: i32 = 8;
 export const TAU_SUN_EAST: i32 = 0;
 export const TAU_SUN_NORTH: i32 = 1;
 export const TAU_SIN_ALTITUDE: i32 = 2;

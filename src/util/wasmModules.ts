@@ -43,8 +43,16 @@ export function instantiateKernel(name: WasmKernelName, memory: WebAssembly.Memo
   const instance = new WebAssembly.Instance(wasmKernelModule(name), {
     env: {
       memory,
-      // (JavaScript's, for the same values: assembly/cellBounds.ts)
+      // (JavaScript's, for the same values: assembly/cellBounds.ts, assembly/sunSamples.ts)
       hypot: Math.hypot,
+      sin: Math.sin,
+      cos: Math.cos,
+      tan: Math.tan,
+      asin: Math.asin,
+      acos: Math.acos,
+      atan2: Math.atan2,
+      pow: Math.pow,
+      exp: Math.exp,
       abort: () => {
         throw new Error(`the WebAssembly kernel ${name} aborted`);
       },

@@ -30,6 +30,7 @@ import {
   RAYLEIGH_BRANCH_AIR_MASS,
   seaLevelAirMass,
   type ClearSkyParams,
+  type DiffuseCoefficients,
 } from './clearSky.js';
 import { HORIZON_ANGLE_UNIT_RAD, allocateNearFieldRay, nearFieldSteps, rayDirection, type NearFieldRay } from './horizon.js';
 import { sampleHours } from './dailyIrradiation.js';
@@ -60,9 +61,17 @@ export interface TransmittanceTable {
   readonly maxAirMass: number;
 }
 
-export function transmittanceTable(linkeTurbidity: number, maxAirMass = 48, stepAirMass = 0.002): TransmittanceTable {
-  const n = Math.ceil(maxAirMass / stepAirMass) + 2;
-  return { linkeTurbidity, values: new Float64Array(n).fill(NaN), stepAirMass, maxAirMass };
+/** The default range and step of air mass of a transmittance table. */
+const TABLE_MAX_AIR_MASS = 48;
+const TABLE_STEP_AIR_MASS = 0.002;
+
+/** Entries of a transmittance table over air masses 0 … `maxAirMass` in steps of `stepAirMass`. */
+export function transmittanceTableLength(maxAirMass = TABLE_MAX_AIR_MASS, stepAirMass = TABLE_STEP_AIR_MASS): number {
+  return Math.ceil(maxAirMass / stepAirMass) + 2;
+}
+
+export function transmittanceTable(linkeTurbidity: number, maxAirMass = TABLE_MAX_AIR_MASS, stepAirMass = TABLE_STEP_AIR_MASS): TransmittanceTable {
+  return { linkeTurbidity, values: new Float64Array(transmittanceTableLength(maxAirMass, stepAirMass)).fill(NaN), stepAirMass, maxAirMass };
 }
 
 /** Entry `i` of `table`: τ_b at air mass i · step, computed at its first look-up. */
@@ -354,11 +363,33 @@ export interface NearRayWriter {
   readonly rayInputs: Float64Array;
   /** Writes the rays of samples 0 … count − 1 of `out` (one of the writer's) from `rayInputs`: starts, entries, quadrants, reach. */
   writeNearRays(out: DaySamples, count: number, steps: number, cellSizeXM: number, cellSizeYM: number, width: number): void;
+  /**
+   * Writes what `sunSamplesForDay` writes into `out` (one of the writer's) before its near-field rays, with the rays'
+   * inputs into `rayInputs`, the same values to the bit (assembly/sunSamples.ts; test/science/solar/sunSamplesWasm.test.ts),
+   * and sets `out.count`, `peak`, `groupCount` and `sumDiffuseHorizontal`; false (nothing written) where it cannot.
+   */
+  writeSunSamples?(out: DaySamples, day: SunSampleDay, table: TransmittanceTable): boolean;
+}
+
+/** What `NearRayWriter.writeSunSamples` needs of a day and a tile, as `sunSamplesForDay` computes it. */
+export interface SunSampleDay {
+  readonly tile: TileGeometry;
+  readonly declinationRad: number;
+  readonly stepHours: number;
+  readonly extraterrestrialWM2: number;
+  readonly diffuse: DiffuseCoefficients;
+  /** The pressure ratio's centre and half-range (at least 1e-6). */
+  readonly pressureRatioCentre: number;
+  readonly pressureRatioHalf: number;
+  readonly layout: HorizonLayout;
+  readonly linkeTurbidity: number;
 }
 
 /**
  * Fill `out` with the sun samples of `day` for a tile, on a grid `width` cells wide; `rays` (for `out` in its
- * memory) writes the near-field rays in place of `nearFieldSteps` and `appendNearFieldRay` here.
+ * memory) writes the near-field rays in place of `nearFieldSteps` and `appendNearFieldRay` here, and, where it has
+ * `writeSunSamples` (the compiled kernel), the samples too: the same values, computed in WebAssembly, which a run
+ * of few days gets at once where this function's TypeScript would run unoptimised.
  */
 export function sunSamplesForDay(
   day: number,
@@ -387,6 +418,17 @@ export function sunSamplesForDay(
   let near = 0;
   // the near-field ray of each sample, into arrays reused from sample to sample (or, with `rays`, its inputs only)
   const compiledRays = nearSteps > 0 ? rays : null;
+  // with the compiled rays, the compiled samples where the writer has them
+  const compiledDay = compiledRays?.writeSunSamples && layout
+    ? { tile, declinationRad: declination, stepHours, extraterrestrialWM2: g0, diffuse: c, pressureRatioCentre: pzMid, pressureRatioHalf: pzHalf, layout, linkeTurbidity: params.linkeTurbidity }
+    : null;
+  if (compiledRays && compiledDay && compiledRays.writeSunSamples!(out, compiledDay, table)) {
+    compiledRays.writeNearRays(out, out.count, nearSteps, tile.cellSizeXM, tile.cellSizeYM, width);
+    out.stepHours = stepHours;
+    out.extraterrestrialWM2 = g0;
+    out.pressureRatioCentre = pzMid;
+    return out;
+  }
   const rayInputs = compiledRays ? compiledRays.rayInputs : null;
   const ray = nearSteps > 0 && !compiledRays ? nearFieldRay(nearSteps) : null;
   out.nearReachCols = 0;

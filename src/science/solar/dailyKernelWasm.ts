@@ -6,16 +6,28 @@
  * without bounds checks, eight cells share each look at a sample, and the run sums go two at a time (SIMD).
  *
  * Everything the kernel reads lives in the module's memory, laid out once per capacity (`reserve`): the day
- * samples of a batch of days (filled by `sunSamplesForDay`, as views), the tile's horizons (filled by
+ * samples of a batch of days (filled by `sunSamplesForDay`, through `writeSunSamples` and `writeNearRays` in the
+ * module: assembly/sunSamples.ts, assembly/nearRays.ts), the tile's horizons (filled by
  * tileHorizons.ts, as views), its surface terms (`surfaceAllocator`), a window of the elevation grid around the
  * tile (`loadElevationWindow`: the near-field rays read it) and the outputs. Near-field ray offsets must be
  * computed for the window's width (`windowWidth`).
  * @see dailyKernel.ts (the TypeScript kernel and the quantities), scripts/build-wasm.mjs (the build)
  */
-import { KERNEL_DAY_BATCH, type CellBlock, type DaySamples, type HorizonLayout, type KernelTerrain, type NearRayWriter } from './dailyKernel.js';
+import {
+  KERNEL_DAY_BATCH,
+  transmittanceTableLength,
+  type CellBlock,
+  type DaySamples,
+  type HorizonLayout,
+  type KernelTerrain,
+  type NearRayWriter,
+  type SunSampleDay,
+  type TransmittanceTable,
+} from './dailyKernel.js';
+import { MUNEER_LOW_SUN_ALTITUDE_RAD, RAYLEIGH_BRANCH_AIR_MASS } from './clearSky.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
 import type { HornGradient } from '../terrain/slopeAspect.js';
-import { EARTH_RADIUS_M, MAX_HORIZON_UNITS } from './horizon.js';
+import { EARTH_RADIUS_M, HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS } from './horizon.js';
 import { NEAR_QUADRANTS } from './nearFieldMaxima.js';
 import { copyElevations, type TerrainModel } from './terrainModel.js';
 import {
@@ -41,6 +53,10 @@ const SUMS_SCRATCH_BYTES = 10944;
 const MAX_GROUP_SECTORS = 256;
 /** Inputs per sample of the kernel's `nearFieldRays` (assembly/nearRays.ts, NEAR_RAY_INPUTS, checked on loading). */
 const NEAR_RAY_INPUTS = 3;
+/** Bytes of the inputs, results and scratch of the kernel's `sunSamples` (assembly/sunSamples.ts, SUN_SAMPLE_BYTES, checked on loading). */
+const SUN_SAMPLE_BYTES = 408;
+/** The transmittance table the kernel's `sunSamples` keeps: room for a default table's entries (dailyKernel.ts). */
+const TRANSMITTANCE_ENTRIES = transmittanceTableLength();
 /** Fields of the descriptor of the kernel's `cellBounds` (assembly/cellBounds.ts, CELL_BOUNDS_FIELDS, checked on loading). */
 const CELL_BOUNDS_FIELDS = 24;
 /** Cells whose kept group minima (`GroupDarkSource`) are copied into the module's memory at a time. */
@@ -94,6 +110,9 @@ interface MemoryLayout {
   readonly elevationGuard: Float32Array;
   /** The room of `cellBounds` (assembly/cellBounds.ts), with a layout. */
   readonly cellBounds: CellBoundsRoom | null;
+  /** The inputs, results and scratch of `sunSamples` (assembly/sunSamples.ts), and its transmittance table. */
+  readonly sunInputs: Float64Array;
+  readonly transmittance: Float64Array;
 }
 
 /** What the kernel's `cellBounds` reads besides the tile's surface terms and horizons. */
@@ -210,6 +229,8 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     // read, never used, past the window's end by the kernel's four-cell reads of near-field rays (sunlitLanes.ts)
     elevationGuard: arena.take(Float32Array, RAY_LANES),
     cellBounds: layout ? layCellBounds(arena, layout) : null,
+    sunInputs: arena.take(Float64Array, SUN_SAMPLE_BYTES / 8),
+    transmittance: arena.take(Float64Array, TRANSMITTANCE_ENTRIES),
   };
 }
 
@@ -226,6 +247,9 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
   private hornRow: ((...args: number[]) => void) | null = null;
   private maxima: ((...args: number[]) => void) | null = null;
   private boundsOfCells: ((descriptor: number, tables: number) => void) | null = null;
+  private samplesOfDay: ((day: number, inputs: number, rayInputs: number, table: number) => void) | null = null;
+  /** The table whose entries the module's transmittance table holds (null: none yet, all NaN). */
+  private transmittanceOf: { linkeTurbidity: number; stepAirMass: number; maxAirMass: number } | null = null;
   private capacity: WasmKernelCapacity = { cells: 0, windowCells: 0 };
   private views: MemoryLayout | null = null;
   private readonly window: ElevationWindow = { rowStart: 0, rowEnd: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0, tile: null };
@@ -259,7 +283,8 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
     const rayLanes = (instance.exports.RAY_LANES as WebAssembly.Global).value as number;
     const rayInputs = (instance.exports.NEAR_RAY_INPUTS as WebAssembly.Global | undefined)?.value as number | undefined;
     const boundsFields = (instance.exports.CELL_BOUNDS_FIELDS as WebAssembly.Global | undefined)?.value as number | undefined;
-    if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS || rayLanes !== RAY_LANES || rayInputs !== NEAR_RAY_INPUTS || boundsFields !== CELL_BOUNDS_FIELDS) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
+    const sunSampleBytes = (instance.exports.SUN_SAMPLE_BYTES as WebAssembly.Global | undefined)?.value as number | undefined;
+    if (dayFields !== DAY_FIELDS || scratchBytes !== SUMS_SCRATCH_BYTES || maxGroups !== MAX_GROUP_SECTORS || rayLanes !== RAY_LANES || rayInputs !== NEAR_RAY_INPUTS || boundsFields !== CELL_BOUNDS_FIELDS || sunSampleBytes !== SUN_SAMPLE_BYTES) throw new Error('build/wasm/dailyKernel.wasm does not match this build: run `npm run build`');
     const views = layMemory(new Arena(memory.buffer), this.layout, this.sampleCapacity, capacity, this.beamPart, this.nearField);
     if (views.cellBounds && this.layout) {
       // the boundaries' sin and cos as tileHorizons.ts computes them (the same values)
@@ -280,6 +305,9 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
     this.rays = instance.exports.nearFieldRays as (...args: number[]) => number;
     this.hornRow = instance.exports.hornGradientRow as (...args: number[]) => void;
     this.boundsOfCells = instance.exports.cellBounds as (descriptor: number, tables: number) => void;
+    this.samplesOfDay = instance.exports.sunSamples as (day: number, inputs: number, rayInputs: number, table: number) => void;
+    // (a new memory: its table is empty)
+    this.transmittanceOf = null;
     this.capacity = capacity;
     this.views = views;
   }
@@ -306,6 +334,56 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
     const reach = this.rays!(views.dayDescriptors.byteOffset + d * DAY_FIELDS * 4, views.rayInputs.byteOffset, count, steps, cellSizeXM, cellSizeYM, width, EARTH_RADIUS_M);
     out.nearReachCols = reach >>> 16;
     out.nearReachRows = reach & 0xffff;
+  }
+
+  /**
+   * `NearRayWriter.writeSunSamples`: the day's samples of `out`, one of `daySamples`, computed in the module
+   * (assembly/sunSamples.ts) with a transmittance table of its own, filled as `table` (the same entries); false for a
+   * table larger than the module's room.
+   */
+  writeSunSamples(out: DaySamples, day: SunSampleDay, table: TransmittanceTable): boolean {
+    const views = this.require();
+    const d = views.daySamples.indexOf(out);
+    if (d < 0) throw new Error("the sun samples go to this kernel's own day samples");
+    if (table.values.length > TRANSMITTANCE_ENTRIES) return false;
+    const held = this.transmittanceOf;
+    if (!held || held.linkeTurbidity !== table.linkeTurbidity || held.stepAirMass !== table.stepAirMass || held.maxAirMass !== table.maxAirMass) {
+      views.transmittance.fill(NaN);
+      this.transmittanceOf = { linkeTurbidity: table.linkeTurbidity, stepAirMass: table.stepAirMass, maxAirMass: table.maxAirMass };
+    }
+    const { tile, diffuse, layout } = day;
+    const inputs = views.sunInputs;
+    inputs.set([
+      tile.latitudeRad,
+      day.declinationRad,
+      day.stepHours,
+      day.extraterrestrialWM2,
+      diffuse.tn,
+      diffuse.a1,
+      diffuse.a2,
+      diffuse.a3,
+      day.pressureRatioCentre,
+      day.pressureRatioHalf,
+      tile.convergenceRad,
+      tile.cellSizeXM,
+      tile.cellSizeYM,
+      table.linkeTurbidity,
+      layout.directions,
+      layout.nearSectors,
+      farSectorsPerGroup(layout.directions),
+      Math.min(out.capacity, this.sampleCapacity),
+      HORIZON_ANGLE_UNIT_RAD,
+      MUNEER_LOW_SUN_ALTITUDE_RAD,
+      RAYLEIGH_BRANCH_AIR_MASS,
+      table.stepAirMass,
+      table.maxAirMass,
+    ]);
+    this.samplesOfDay!(views.dayDescriptors.byteOffset + d * DAY_FIELDS * 4, inputs.byteOffset, views.rayInputs.byteOffset, views.transmittance.byteOffset);
+    out.count = inputs[23]!;
+    out.peak = inputs[24]!;
+    out.groupCount = inputs[25]!;
+    out.sumDiffuseHorizontal = inputs[26]!;
+    return true;
   }
 
   /** The tile's horizons, in the module's memory (null without a layout). */
