@@ -371,7 +371,7 @@ export interface NearRayWriter {
   writeSunSamples?(out: DaySamples, day: SunSampleDay, table: TransmittanceTable): boolean;
 }
 
-/** What `NearRayWriter.writeSunSamples` needs of a day and a tile, as `sunSamplesForDay` computes it. */
+/** What `NearRayWriter.writeSunSamples` needs of a day and a tile, as `sunSamplesForDay` computes it (the turbidity: the table's). */
 export interface SunSampleDay {
   readonly tile: TileGeometry;
   readonly declinationRad: number;
@@ -382,7 +382,6 @@ export interface SunSampleDay {
   readonly pressureRatioCentre: number;
   readonly pressureRatioHalf: number;
   readonly layout: HorizonLayout;
-  readonly linkeTurbidity: number;
 }
 
 /**
@@ -410,17 +409,11 @@ export function sunSamplesForDay(
   const c = diffuseCoefficients(params.linkeTurbidity);
   const pzMid = tile.pressureRatioCentre;
   const pzHalf = Math.max(tile.pressureRatioHalfRange, 1e-6);
-  const prefix = out.prefix;
-  for (let q = 0; q < PREFIX_QUANTITIES; q++) prefix[q] = 0;
-  const values = new Float64Array(TAU_QUANTITIES * 3);
-  let count = 0;
-  let sumDiffuse = 0;
-  let near = 0;
   // the near-field ray of each sample, into arrays reused from sample to sample (or, with `rays`, its inputs only)
   const compiledRays = nearSteps > 0 ? rays : null;
   // with the compiled rays, the compiled samples where the writer has them
   const compiledDay = compiledRays?.writeSunSamples && layout
-    ? { tile, declinationRad: declination, stepHours, extraterrestrialWM2: g0, diffuse: c, pressureRatioCentre: pzMid, pressureRatioHalf: pzHalf, layout, linkeTurbidity: params.linkeTurbidity }
+    ? { tile, declinationRad: declination, stepHours, extraterrestrialWM2: g0, diffuse: c, pressureRatioCentre: pzMid, pressureRatioHalf: pzHalf, layout }
     : null;
   if (compiledRays && compiledDay && compiledRays.writeSunSamples!(out, compiledDay, table)) {
     compiledRays.writeNearRays(out, out.count, nearSteps, tile.cellSizeXM, tile.cellSizeYM, width);
@@ -429,6 +422,12 @@ export function sunSamplesForDay(
     out.pressureRatioCentre = pzMid;
     return out;
   }
+  const prefix = out.prefix;
+  for (let q = 0; q < PREFIX_QUANTITIES; q++) prefix[q] = 0;
+  const values = new Float64Array(TAU_QUANTITIES * 3);
+  let count = 0;
+  let sumDiffuse = 0;
+  let near = 0;
   const rayInputs = compiledRays ? compiledRays.rayInputs : null;
   const ray = nearSteps > 0 && !compiledRays ? nearFieldRay(nearSteps) : null;
   out.nearReachCols = 0;

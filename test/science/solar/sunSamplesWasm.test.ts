@@ -130,7 +130,7 @@ test('the compiled sun samples go to the kernel’s own day samples only, and fa
   // a finer table than the module has room for: the TypeScript samples, the same as without the compiled ones
   const fine = transmittanceTable(3, 48, 0.001);
   const ours = kernel.daySamples[0]!;
-  assert.equal(kernel.writeSunSamples(ours, { tile, declinationRad: 0.4, stepHours: 0.25, extraterrestrialWM2: 1367, diffuse: { tn: 0.08, a1: 0.1, a2: 0.9, a3: -0.2 }, pressureRatioCentre: 0.9, pressureRatioHalf: 0.01, layout, linkeTurbidity: 3 }, fine), false);
+  assert.equal(kernel.writeSunSamples(ours, { tile, declinationRad: 0.4, stepHours: 0.25, extraterrestrialWM2: 1367, diffuse: { tn: 0.08, a1: 0.1, a2: 0.9, a3: -0.2 }, pressureRatioCentre: 0.9, pressureRatioHalf: 0.01, layout }, fine), false);
   sunSamplesForDay(172, tile, params, fine, 40, layout, kernel.daySamples[1]!, raysOnly(kernel));
   const expected = everything(kernel.daySamples[1]!, kernel.rayInputs);
   sunSamplesForDay(172, tile, params, fine, 40, layout, ours, kernel);
