@@ -412,15 +412,15 @@ export function sunSamplesForDay(
   // the near-field ray of each sample, into arrays reused from sample to sample (or, with `rays`, its inputs only)
   const compiledRays = nearSteps > 0 ? rays : null;
   // with the compiled rays, the compiled samples where the writer has them
-  const compiledDay = compiledRays?.writeSunSamples && layout
-    ? { tile, declinationRad: declination, stepHours, extraterrestrialWM2: g0, diffuse: c, pressureRatioCentre: pzMid, pressureRatioHalf: pzHalf, layout }
-    : null;
-  if (compiledRays && compiledDay && compiledRays.writeSunSamples!(out, compiledDay, table)) {
-    compiledRays.writeNearRays(out, out.count, nearSteps, tile.cellSizeXM, tile.cellSizeYM, width);
-    out.stepHours = stepHours;
-    out.extraterrestrialWM2 = g0;
-    out.pressureRatioCentre = pzMid;
-    return out;
+  if (compiledRays?.writeSunSamples && layout) {
+    const compiledDay = { tile, declinationRad: declination, stepHours, extraterrestrialWM2: g0, diffuse: c, pressureRatioCentre: pzMid, pressureRatioHalf: pzHalf, layout };
+    if (compiledRays.writeSunSamples(out, compiledDay, table)) {
+      compiledRays.writeNearRays(out, out.count, nearSteps, tile.cellSizeXM, tile.cellSizeYM, width);
+      out.stepHours = stepHours;
+      out.extraterrestrialWM2 = g0;
+      out.pressureRatioCentre = pzMid;
+      return out;
+    }
   }
   const prefix = out.prefix;
   for (let q = 0; q < PREFIX_QUANTITIES; q++) prefix[q] = 0;

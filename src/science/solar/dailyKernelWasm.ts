@@ -55,6 +55,11 @@ const MAX_GROUP_SECTORS = 256;
 const NEAR_RAY_INPUTS = 3;
 /** Bytes of the inputs, results and scratch of the kernel's `sunSamples` (assembly/sunSamples.ts, SUN_SAMPLE_BYTES, checked on loading). */
 const SUN_SAMPLE_BYTES = 408;
+/** Where `sunSamples` leaves its results among its f64 fields (after the inputs): count, peak, groups, Σ D_h. */
+const SUN_SAMPLE_COUNT = 23;
+const SUN_SAMPLE_PEAK = 24;
+const SUN_SAMPLE_GROUP_COUNT = 25;
+const SUN_SAMPLE_SUM_DIFFUSE = 26;
 /** The transmittance table the kernel's `sunSamples` keeps: room for a default table's entries (dailyKernel.ts). */
 const TRANSMITTANCE_ENTRIES = transmittanceTableLength();
 /** Fields of the descriptor of the kernel's `cellBounds` (assembly/cellBounds.ts, CELL_BOUNDS_FIELDS, checked on loading). */
@@ -249,7 +254,7 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
   private boundsOfCells: ((descriptor: number, tables: number) => void) | null = null;
   private samplesOfDay: ((day: number, inputs: number, rayInputs: number, table: number) => void) | null = null;
   /** The table whose entries the module's transmittance table holds (null: none yet, all NaN). */
-  private transmittanceOf: { linkeTurbidity: number; stepAirMass: number; maxAirMass: number } | null = null;
+  private transmittanceOf: TransmittanceTable | null = null;
   private capacity: WasmKernelCapacity = { cells: 0, windowCells: 0 };
   private views: MemoryLayout | null = null;
   private readonly window: ElevationWindow = { rowStart: 0, rowEnd: 0, colStart: 0, width: 0, marginRows: 0, marginCols: 0, tile: null };
@@ -338,21 +343,21 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
 
   /**
    * `NearRayWriter.writeSunSamples`: the day's samples of `out`, one of `daySamples`, computed in the module
-   * (assembly/sunSamples.ts) with a transmittance table of its own, filled as `table` (the same entries); false for a
-   * table larger than the module's room.
+   * (assembly/sunSamples.ts) with a transmittance table of its own, filled as `table` (the same entries; refilled
+   * when another table comes); false for a table larger than the module's room.
    */
   writeSunSamples(out: DaySamples, day: SunSampleDay, table: TransmittanceTable): boolean {
     const views = this.require();
     const d = views.daySamples.indexOf(out);
     if (d < 0) throw new Error("the sun samples go to this kernel's own day samples");
     if (table.values.length > TRANSMITTANCE_ENTRIES) return false;
-    const held = this.transmittanceOf;
-    if (!held || held.linkeTurbidity !== table.linkeTurbidity || held.stepAirMass !== table.stepAirMass || held.maxAirMass !== table.maxAirMass) {
+    if (this.transmittanceOf !== table) {
       views.transmittance.fill(NaN);
-      this.transmittanceOf = { linkeTurbidity: table.linkeTurbidity, stepAirMass: table.stepAirMass, maxAirMass: table.maxAirMass };
+      this.transmittanceOf = table;
     }
     const { tile, diffuse, layout } = day;
     const inputs = views.sunInputs;
+    // (in the order of assembly/sunSamples.ts's S_* fields)
     inputs.set([
       tile.latitudeRad,
       day.declinationRad,
@@ -371,7 +376,7 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
       layout.directions,
       layout.nearSectors,
       farSectorsPerGroup(layout.directions),
-      Math.min(out.capacity, this.sampleCapacity),
+      out.capacity,
       HORIZON_ANGLE_UNIT_RAD,
       MUNEER_LOW_SUN_ALTITUDE_RAD,
       RAYLEIGH_BRANCH_AIR_MASS,
@@ -379,10 +384,10 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
       table.maxAirMass,
     ]);
     this.samplesOfDay!(views.dayDescriptors.byteOffset + d * DAY_FIELDS * 4, inputs.byteOffset, views.rayInputs.byteOffset, views.transmittance.byteOffset);
-    out.count = inputs[23]!;
-    out.peak = inputs[24]!;
-    out.groupCount = inputs[25]!;
-    out.sumDiffuseHorizontal = inputs[26]!;
+    out.count = inputs[SUN_SAMPLE_COUNT]!;
+    out.peak = inputs[SUN_SAMPLE_PEAK]!;
+    out.groupCount = inputs[SUN_SAMPLE_GROUP_COUNT]!;
+    out.sumDiffuseHorizontal = inputs[SUN_SAMPLE_SUM_DIFFUSE]!;
     return true;
   }
 
