@@ -12,7 +12,7 @@
  */
 
 import { f64at, fi, i16at, i32at } from './memoryAccess';
-import { LANES, LANE_SUMS_BYTES, addRun, batchLitBound, markBatchSectors, prepareLanes, sunlitLanes, touchHorizons } from './sunlitLanes';
+import { LANES, LANE_SUMS_BYTES, addRun, batchLitBound, floorAltitudes, markBatchSectors, prepareLanes, sunlitLanes, touchHorizons } from './sunlitLanes';
 import {
   PREFIX_QUANTITIES,
   TAU_SUN_EAST,
@@ -231,7 +231,10 @@ export function integrateBlockDays(desc: usize): void {
   const rowEnd = fi(desc, D_PART_ROW_END);
   const colStart = fi(desc, D_PART_COL_START);
   const colEnd = fi(desc, D_PART_COL_END);
-  if (terrain) markBatchSectors(sums, days, dayCount, fi(desc, D_GROUPS_PER_CELL), DAY_FIELDS);
+  if (terrain) {
+    markBatchSectors(sums, days, dayCount, fi(desc, D_GROUPS_PER_CELL), DAY_FIELDS);
+    floorAltitudes(days, dayCount, DAY_FIELDS);
+  }
   for (let row = fi(desc, D_PART_ROW_START); row < rowEnd; row++) {
     const tileRow = (row - tileRowStart) * tileWidth - tileColStart;
     if (terrain) {

@@ -91,5 +91,9 @@ export const Y_SCALARS = 25; // f64: stepHours, g0, sumDiffuse, pzCentre
 export const Y_BEAM_PART_OUT = 26; // f32 output of the beam part of the global irradiation, or 0: none
 export const Y_NEAR_QUADRANT = 27; // i32 per sample: the quadrant of its near-field ray (−1: none)
 export const Y_NEAR_MIN_THRESHOLD = 28; // f64 per near-field entry: the smallest threshold from it to its ray's end
-export const DAY_FIELDS: i32 = 29;
+// i32 per sample and per group: ⌊Y_ALTITUDE⌋, ⌊Y_GROUP_MIN⌋ and ⌊Y_GROUP_MAX⌋, which the kernel fills (`floorAltitudes`)
+export const Y_ALTITUDE_FLOOR = 29;
+export const Y_GROUP_MIN_FLOOR = 30;
+export const Y_GROUP_MAX_FLOOR = 31;
+export const DAY_FIELDS: i32 = 32;
 

@@ -67,6 +67,9 @@ import {
   Y_GROUP_MAX,
   Y_NEAR_QUADRANT,
   Y_NEAR_MIN_THRESHOLD,
+  Y_ALTITUDE_FLOOR,
+  Y_GROUP_MIN_FLOOR,
+  Y_GROUP_MAX_FLOOR,
 } from './kernelLayout';
 
 /** Cells integrated together. */
@@ -132,9 +135,32 @@ export function batchLitBound(sums: i32, lane: i32): f64 {
   return i64x2.bitmask(low) | (i64x2.bitmask(high) << 2);
 }
 
-/** The eight lanes' i16 vector of ⌊altitude⌋ [horizon units; sun samples stand above the horizon, 0 … 15 708]. */
-@inline function floorSplat(altitude: f64): v128 {
-  return i16x8.splat(<i16>Math.floor(altitude));
+/**
+ * Writes the floors of the altitudes of the samples and of their groups' least and greatest altitudes of the
+ * `dayCount` days at `days` (Y_ALTITUDE_FLOOR, Y_GROUP_MIN_FLOOR, Y_GROUP_MAX_FLOOR), which `sunlitLanes` compares
+ * with the lanes' bounds: once per call for all its cells [horizon units; sun samples stand above the horizon,
+ * 0 … 15 708, so each fits an i16].
+ */
+export function floorAltitudes(days: usize, dayCount: i32, dayFields: i32): void {
+  for (let d = 0; d < dayCount; d++) {
+    const day = days + (<usize>(d * dayFields) << 2);
+    const altitude = fi(day, Y_ALTITUDE);
+    const altitudeFloor = fi(day, Y_ALTITUDE_FLOOR);
+    for (let k = 0, n = fi(day, Y_COUNT); k < n; k++) store<i32>(<usize>altitudeFloor + (<usize>k << 2), <i32>Math.floor(f64at(altitude, k)));
+    const groupMin = fi(day, Y_GROUP_MIN);
+    const groupMax = fi(day, Y_GROUP_MAX);
+    const groupMinFloor = fi(day, Y_GROUP_MIN_FLOOR);
+    const groupMaxFloor = fi(day, Y_GROUP_MAX_FLOOR);
+    for (let g = 0, n = fi(day, Y_GROUP_COUNT); g < n; g++) {
+      store<i32>(<usize>groupMinFloor + (<usize>g << 2), <i32>Math.floor(f64at(groupMin, g)));
+      store<i32>(<usize>groupMaxFloor + (<usize>g << 2), <i32>Math.floor(f64at(groupMax, g)));
+    }
+  }
+}
+
+/** The eight lanes' i16 vector of a floor that `floorAltitudes` wrote. */
+@inline function floorSplat(floors: i32, i: i32): v128 {
+  return i16x8.splat(<i16>i32at(floors, i));
 }
 
 /** Cells from the first lane's to lane `lane`'s: lanes beyond `lanes` repeat the first cell. */
@@ -392,8 +418,9 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
   const groupSector = fi(day, Y_GROUP_SECTOR);
   const groupStart = fi(day, Y_GROUP_START);
   const groupEnd = fi(day, Y_GROUP_END);
-  const groupMin = fi(day, Y_GROUP_MIN);
-  const groupMax = fi(day, Y_GROUP_MAX);
+  const groupMinFloor = fi(day, Y_GROUP_MIN_FLOOR);
+  const groupMaxFloor = fi(day, Y_GROUP_MAX_FLOOR);
+  const altitudeFloor = fi(day, Y_ALTITUDE_FLOOR);
   const far = fi(desc, D_FAR);
   const nearUpper = fi(desc, D_NEAR_UPPER);
   const nearLower = fi(desc, D_NEAR_LOWER);
@@ -436,8 +463,8 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
     const litBounds = v128.load(bounds);
     const darkBounds = v128.load(bounds, 16);
     // lanes lit or dark for the whole group (the lit bound first, as the scalar kernel tests it)
-    const groupLit = i16x8.bitmask(i16x8.ge_s(floorSplat(f64at(groupMin, g)), litBounds));
-    const groupDark = i16x8.bitmask(i16x8.lt_s(floorSplat(f64at(groupMax, g)), darkBounds)) & ~groupLit;
+    const groupLit = i16x8.bitmask(i16x8.ge_s(floorSplat(groupMinFloor, g), litBounds));
+    const groupDark = i16x8.bitmask(i16x8.lt_s(floorSplat(groupMaxFloor, g), darkBounds)) & ~groupLit;
     if (((groupLit | groupDark | ~valid) & ALL_LANES) == ALL_LANES) {
       if (inRun != (groupLit & valid)) inRun = switchRuns(sums, prefix, inRun, groupLit & valid, first);
       continue;
@@ -446,7 +473,7 @@ export function sunlitLanes(desc: usize, day: usize, sums: i32, cell: i32, gridC
     const open = valid & ~groupLit & ~groupDark;
     for (let k = first; k < last; k++) {
       const altitude = f64at(altitudeUnits, k);
-      const sunAltitude = floorSplat(altitude);
+      const sunAltitude = floorSplat(altitudeFloor, k);
       const above = i16x8.ge_s(sunAltitude, litBounds);
       let lit = fixedLit | (i16x8.bitmask(above) & open);
       // between the bounds: the exact test, lane by lane, up to the near-field rays to trace

@@ -43,7 +43,7 @@ import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js'
 
 // The descriptor fields (assembly/dailyKernel.ts, D_* and Y_*): i32 each.
 const DESCRIPTOR_FIELDS = 40;
-const DAY_FIELDS = 29;
+const DAY_FIELDS = 32;
 const PREFIX_QUANTITIES = 26;
 /** Cells whose near-field rays assembly/sunlitLanes.ts steps together (its RAY_LANES, checked on loading): it reads that many elevations at once. */
 const RAY_LANES = 4;
@@ -98,6 +98,8 @@ interface MemoryLayout {
   readonly albedo: Float64Array;
   readonly sums: Float64Array;
   readonly daySamples: DaySamples[];
+  /** Per day: the floors of its samples' altitudes and of its groups' least and greatest (the module fills them). */
+  readonly altitudeFloors: Int32Array[][];
   readonly dayScalars: Float64Array[];
   readonly globalOut: Float32Array[];
   readonly hoursOut: Float32Array[];
@@ -163,6 +165,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
   const scalars = arena.take(Float64Array, 1 + SUMS_SCRATCH_BYTES / 8);
   const nearCapacity = sampleCapacity * Math.max(1, layout?.nearSteps ?? 0);
   const daySamples: DaySamples[] = [];
+  const altitudeFloors: Int32Array[][] = [];
   const dayScalars: Float64Array[] = [];
   const globalOut: Float32Array[] = [];
   const hoursOut: Float32Array[] = [];
@@ -205,6 +208,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
       peak: 0,
       groupCount: 0,
     });
+    altitudeFloors.push([i(), i(), i()]);
     dayScalars.push(f(4));
     globalOut.push(arena.take(Float32Array, cells));
     hoursOut.push(arena.take(Float32Array, cells));
@@ -220,6 +224,7 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     albedo: scalars.subarray(0, 1),
     sums: scalars.subarray(1),
     daySamples,
+    altitudeFloors,
     dayScalars,
     globalOut,
     hoursOut,
@@ -301,8 +306,9 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
     }
     views.daySamples.forEach((s, d) => {
       const arrays = [s.altitudeUnits, s.sinAltitude, s.sunEast, s.sunNorth, s.nearSector, s.horizonDirection0, s.horizonDirection1, s.horizonWeight, s.nearStart, s.nearOffset, s.nearCol, s.nearRow, s.nearThreshold, s.prefix, s.sampleGroup, s.groupSector, s.groupStart, s.groupEnd, s.groupMinAltitude, s.groupMaxAltitude, views.globalOut[d]!, views.hoursOut[d]!, views.dayScalars[d]!];
-      // then the beam part's output (0: none) and the near-field rays' quadrants and least thresholds
-      views.dayDescriptors.set([0, 0, 0, ...arrays.map((a) => a.byteOffset), views.beamPartOut[d]?.byteOffset ?? 0, s.nearQuadrant.byteOffset, s.nearMinThreshold.byteOffset], d * DAY_FIELDS);
+      // then the beam part's output (0: none), the near-field rays' quadrants and least thresholds, and the floors
+      const more = [s.nearQuadrant, s.nearMinThreshold, ...views.altitudeFloors[d]!].map((a) => a.byteOffset);
+      views.dayDescriptors.set([0, 0, 0, ...arrays.map((a) => a.byteOffset), views.beamPartOut[d]?.byteOffset ?? 0, ...more], d * DAY_FIELDS);
     });
     this.memory = memory;
     this.integrate = instance.exports.integrateBlockDays as (descriptor: number) => void;
