@@ -28,6 +28,7 @@ const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
 const { readDem } = await import(dist('raster/geotiff/readGeoTiff.js'));
 const { computeSolarYear } = await import(dist('workflows/solarYear/index.js'));
 const { parseProductSelection } = await import(dist('workflows/solarYear/productSelection.js'));
+const { DAYS_PER_YEAR } = await import(dist('workflows/solarYear/products.js'));
 
 const started = performance.now();
 const dem = await readDem(positionals[0], { precision: 'float32', shared: true });
@@ -40,7 +41,7 @@ try {
     outDir: out,
     params: { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 },
     threads: Number(args.threads),
-    days: Array.from({ length: 365 }, (_, i) => i + 1),
+    days: Array.from({ length: DAYS_PER_YEAR }, (_, i) => i + 1),
     products: parseProductSelection(args.products),
     slice: { index, count },
   });
@@ -65,7 +66,7 @@ try {
         horizon_seconds: Number(phases.horizonSeconds.toFixed(1)),
         horizon_seconds_per_mcell: Number(((phases.horizonSeconds / result.validCells) * 1e6).toFixed(1)),
         kernel_seconds: Number(phases.kernelSeconds.toFixed(1)),
-        kernel_cell_days_per_thread_second: Math.round((result.validCells * 365) / phases.kernelSeconds),
+        kernel_cell_days_per_thread_second: Math.round((result.validCells * result.days) / phases.kernelSeconds),
         peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
         projected_run_minutes: Number(((readSeconds + count * sliceSeconds) / 60).toFixed(1)),
       },
