@@ -28,7 +28,6 @@ const dist = (path) => new URL(`../dist/${path}`, import.meta.url).href;
 const { readDem } = await import(dist('raster/geotiff/readGeoTiff.js'));
 const { computeSolarYear } = await import(dist('workflows/solarYear/index.js'));
 const { parseProductSelection } = await import(dist('workflows/solarYear/productSelection.js'));
-const { DAYS_PER_YEAR } = await import(dist('workflows/solarYear/products.js'));
 
 const started = performance.now();
 const dem = await readDem(positionals[0], { precision: 'float32', shared: true });
@@ -41,7 +40,7 @@ try {
     outDir: out,
     params: { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 },
     threads: Number(args.threads),
-    days: Array.from({ length: DAYS_PER_YEAR }, (_, i) => i + 1),
+    // (no `days`: every day of the year)
     products: parseProductSelection(args.products),
     slice: { index, count },
   });
