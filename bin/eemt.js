@@ -5,11 +5,12 @@
 // nodejs/node#40524; `eemt sol` opens no TLS connection, so it starts without it. Every other command keeps it:
 // Daymet is fetched over HTTPS.)
 //
-// The `eemt` command. Runs the compiled CLI, bundled (dist/bundle/main.js, scripts/build-cli.mjs), when the build
+// The `eemt` command. Runs the compiled CLI, bundled (dist/bundle/main.cjs, scripts/build-cli.mjs), when the build
 // is up to date with src/ (npm run build), otherwise the TypeScript sources through tsx. Either way the
 // WebAssembly kernels (build/wasm/, compiled from assembly/) are compiled first when they are missing or older
 // than their sources (scripts/build-state.mjs decides both).
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 const buildState = new URL('../scripts/build-state.mjs', import.meta.url);
 const stale = existsSync(buildState) ? await (await import(buildState.href)).staleBuildParts(undefined, ['typescript', 'wasm']) : [];
@@ -19,7 +20,8 @@ if (stale.includes('wasm')) {
 }
 
 if (!stale.includes('typescript')) {
-  await import(new URL('../dist/bundle/main.js', import.meta.url).href);
+  // (require(), not import(): Node would first scan the 1 MB CommonJS bundle for named exports)
+  createRequire(import.meta.url)('../dist/bundle/main.cjs');
 } else {
   const { register } = await import('tsx/esm/api');
   register();

@@ -1,9 +1,14 @@
 #!/usr/bin/env node
-// Bundles the `eemt` command with esbuild from the compiled build (dist/cli/main.js and the sol worker,
-// dist/workflows/solarYear/solWorker.js) into dist/bundle/: a few files in place of about 150 modules, which a
-// short run spends a quarter of its time resolving and compiling. Run by `npm run build` after tsc; bin/eemt.js
-// runs dist/bundle/main.js when it is current (scripts/build-state.mjs).
+// Bundles the `eemt` command with esbuild from the compiled build into dist/bundle/: the command
+// (dist/cli/main.js) as one CommonJS file, main.cjs, and the sol worker (dist/workflows/solarYear/solWorker.js)
+// as one ES module, solWorker.js, in place of about 150 modules, which a short run spends a quarter of its time
+// resolving and compiling. Run by `npm run build` after tsc; bin/eemt.js runs dist/bundle/main.cjs when it is
+// current (scripts/build-state.mjs).
 //
+// - The command is CommonJS, loaded by require(): one file read and compiled at once, its modules evaluated only
+//   when first used (esbuild's lazy wrappers). As ES modules in shared chunks (40 files, each resolved, linked and
+//   evaluated), a short `eemt sol` run took about 40 ms longer (docs/performance.md). Its modules' `import.meta.url`
+//   is the bundle's own URL.
 // - dist/bundle/ sits as deep as dist/cli/, so the paths the modules take from their own location (the
 //   WebAssembly kernels in build/wasm/, package.json) and the worker's (a sibling of the module that starts it,
 //   named solWorker.js here too) are the same from the bundle.
@@ -12,8 +17,7 @@
 // - Packages stay in node_modules except the GeoTIFF reader and those of its dependencies that are ES modules
 //   (about 50 modules), and the command line's parser, commander: a CommonJS package of six modules, which Node's
 //   CommonJS loader took 20–35 ms to resolve, read and wrap, against 10 ms bundled (the `eemt` command's start:
-//   `eemt sol --help` 100 against 110 ms). Its require() calls of Node's own modules go to the `require` every
-//   output file defines first (the banner). Packages with native parts, and proj4 (loaded by require() from
+//   `eemt sol --help` 100 against 110 ms). Packages with native parts, and proj4 (loaded by require() from
 //   src/raster/geo/proj4.ts, for the reason given there), load as usual.
 import { build, stop } from 'esbuild';
 import { rmSync } from 'node:fs';
@@ -42,24 +46,29 @@ const keepOutside = {
 
 export async function buildCli({ quiet = false } = {}) {
   rmSync(`${root}/dist/bundle`, { recursive: true, force: true });
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints: { main: 'dist/cli/main.js', solWorker: 'dist/workflows/solarYear/solWorker.js' },
-    outdir: 'dist/bundle',
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    chunkNames: 'chunk-[hash]',
-    plugins: [keepOutside],
-    legalComments: 'none',
-    // bundled CommonJS modules require() Node's modules (esbuild's __require calls the `require` in scope)
-    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-    logLevel: quiet ? 'error' : 'info',
-  });
+  const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', plugins: [keepOutside], legalComments: 'none', logLevel: quiet ? 'error' : 'info' };
+  const results = [
+    await build({
+      ...common,
+      entryPoints: ['dist/cli/main.js'],
+      outfile: 'dist/bundle/main.cjs',
+      format: 'cjs',
+      define: { 'import.meta.url': '__bundleUrl', 'import.meta.resolve': '__bundleResolve' },
+      banner: {
+        js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href; const __bundleResolve = (specifier) => require('node:url').pathToFileURL(require.resolve(specifier)).href;",
+      },
+    }),
+    await build({
+      ...common,
+      entryPoints: ['dist/workflows/solarYear/solWorker.js'],
+      outfile: 'dist/bundle/solWorker.js',
+      format: 'esm',
+      // bundled CommonJS modules require() Node's modules (esbuild's __require calls the `require` in scope)
+      banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+    }),
+  ];
   await stop();
-  if (result.errors.length > 0) throw new Error('command bundle failed');
+  if (results.some((result) => result.errors.length > 0)) throw new Error('command bundle failed');
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await buildCli({ quiet: true });

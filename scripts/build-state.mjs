@@ -48,7 +48,7 @@ export async function buildParts(root = ROOT) {
     {
       name: 'typescript',
       sources: [join(root, 'src'), join(root, 'tsconfig.json'), join(root, 'tsconfig.build.json')],
-      outputs: [join(root, 'dist/server/main.js'), join(root, 'dist/cli/main.js'), join(root, 'dist/bundle/main.js')],
+      outputs: [join(root, 'dist/server/main.js'), join(root, 'dist/cli/main.js'), join(root, 'dist/bundle/main.cjs'), join(root, 'dist/bundle/solWorker.js')],
     },
     { name: 'web', sources: [join(root, 'web')], outputs: PAGE_SCRIPTS.map((name) => join(root, `dist/web/${name}.js`)) },
     { name: 'wasm', sources: [join(root, 'assembly')], outputs: WASM_KERNELS.map(({ output }) => join(root, 'build/wasm', output)) },

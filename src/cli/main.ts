@@ -4,5 +4,9 @@ import { startSolWorkersEarly } from './earlyWorkers.js';
 
 // the workers of `sol` start loading before the rest of the command does
 startSolWorkersEarly(process.argv);
-const { main } = await import('./program.js');
-process.exitCode = await main(process.argv);
+// (a promise chain rather than top-level awaits: the command's bundle is a CommonJS module, scripts/build-cli.mjs)
+void import('./program.js')
+  .then(({ main }) => main(process.argv))
+  .then((code) => {
+    process.exitCode = code;
+  });

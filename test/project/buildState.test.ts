@@ -52,7 +52,9 @@ test('a part is stale when a source is newer than its outputs or an output is mi
   assert.deepEqual(await staleBuildParts(root), ['typescript'], 'one output rebuilt is not the whole build');
   touch(join(root, 'dist/cli/main.js'), 4000);
   assert.deepEqual(await staleBuildParts(root), ['typescript'], 'the command is compiled, not yet bundled');
-  touch(join(root, 'dist/bundle/main.js'), 4000);
+  touch(join(root, 'dist/bundle/main.cjs'), 4000);
+  assert.deepEqual(await staleBuildParts(root), ['typescript'], 'the command is bundled, its worker not yet');
+  touch(join(root, 'dist/bundle/solWorker.js'), 4000);
   assert.deepEqual(await staleBuildParts(root), []);
 
   touch(join(root, 'tsconfig.build.json'), 5000);
