@@ -9,8 +9,57 @@
 // is up to date with src/ (npm run build), otherwise the TypeScript sources through tsx. Either way the
 // WebAssembly kernels (build/wasm/, compiled from assembly/) are compiled first when they are missing or older
 // than their sources (scripts/build-state.mjs decides both).
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
+
+/**
+ * Runs the command's CommonJS bundle as require() would, compiled with V8's code cache of an earlier run: the
+ * bytecode of the functions that run compiled then, in `<bundle>.<size>-<mtime>.v8cache` beside it (a rebuilt
+ * bundle gets a cache of its own; the build removes the old ones). A cache that is missing, or that V8 rejects
+ * (another Node version or other V8 flags), is written at exit, through a file of its own renamed into place, so
+ * that runs at the same time never read half of one; where the folder cannot be written, the command runs
+ * without. A short `eemt sol` run takes about 35 ms less (docs/performance.md). The bundle imports the service's
+ * and the queue worker's modules, which are not bundled, through `importUnbundled` (scripts/build-cli.mjs), as a
+ * script compiled here cannot import() by itself.
+ */
+function runBundle(url) {
+  const file = fileURLToPath(url);
+  const { size, mtimeMs } = statSync(file);
+  const cacheFile = `${file}.${size}-${Math.trunc(mtimeMs)}.v8cache`;
+  let cachedData;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    cachedData = undefined;
+  }
+  // (the bundle's first line, the entry's #!, is a comment here: the script starts with the wrapper)
+  const source = readFileSync(file, 'utf8').replace(/^#!/, '//');
+  const wrapper = `(function (exports, require, module, __filename, __dirname, importUnbundled) {${source}\n})`;
+  const script = new Script(wrapper, { filename: file, cachedData });
+  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => writeCodeCache(script, cacheFile));
+  const module = { exports: {} };
+  // (a relative path from the bundle's folder; anything else as this module would import it)
+  const importUnbundled = (specifier) => import(specifier.startsWith('.') ? new URL(specifier, url).href : specifier);
+  script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file), importUnbundled);
+}
+
+/** Writes `script`'s code cache to `cacheFile` (see `runBundle`); nothing when it cannot. */
+function writeCodeCache(script, cacheFile) {
+  const partFile = `${cacheFile}.${process.pid}.part`;
+  try {
+    writeFileSync(partFile, script.createCachedData());
+    renameSync(partFile, cacheFile);
+  } catch {
+    try {
+      unlinkSync(partFile);
+    } catch {
+      // (never written)
+    }
+  }
+}
 
 const buildState = new URL('../scripts/build-state.mjs', import.meta.url);
 const stale = existsSync(buildState) ? await (await import(buildState.href)).staleBuildParts(undefined, ['typescript', 'wasm']) : [];
@@ -20,8 +69,7 @@ if (stale.includes('wasm')) {
 }
 
 if (!stale.includes('typescript')) {
-  // (require(), not import(): Node would first scan the 1 MB CommonJS bundle for named exports)
-  createRequire(import.meta.url)('../dist/bundle/main.cjs');
+  runBundle(new URL('../dist/bundle/main.cjs', import.meta.url));
 } else {
   const { register } = await import('tsx/esm/api');
   register();

@@ -9,6 +9,10 @@
 //   when first used (esbuild's lazy wrappers). As ES modules in shared chunks (40 files, each resolved, linked and
 //   evaluated), a short `eemt sol` run took about 40 ms longer (docs/performance.md). Its modules' `import.meta.url`
 //   is the bundle's own URL.
+// - bin/eemt.js runs the command's bundle with V8's code cache, as a script that cannot import() by itself: the
+//   bundle's import() calls of the modules left outside it (the service's, the queue worker's) go to the
+//   `importUnbundled` that bin/eemt.js passes it, or to import() when the bundle is require()d
+//   (`routeUnbundledImports`).
 // - dist/bundle/ sits as deep as dist/cli/, so the paths the modules take from their own location (the
 //   WebAssembly kernels in build/wasm/, package.json) and the worker's (a sibling of the module that starts it,
 //   named solWorker.js here too) are the same from the bundle.
@@ -20,7 +24,7 @@
 //   `eemt sol --help` 100 against 110 ms). Packages with native parts, and proj4 (loaded by require() from
 //   src/raster/geo/proj4.ts, for the reason given there), load as usual.
 import { build, stop } from 'esbuild';
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -53,9 +57,14 @@ export async function buildCli({ quiet = false } = {}) {
       entryPoints: ['dist/cli/main.js'],
       outfile: 'dist/bundle/main.cjs',
       format: 'cjs',
+      metafile: true,
       define: { 'import.meta.url': '__bundleUrl', 'import.meta.resolve': '__bundleResolve' },
       banner: {
-        js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href; const __bundleResolve = (specifier) => require('node:url').pathToFileURL(require.resolve(specifier)).href;",
+        js: [
+          "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;",
+          "const __bundleResolve = (specifier) => require('node:url').pathToFileURL(require.resolve(specifier)).href;",
+          "const __importUnbundled = typeof importUnbundled === 'function' ? importUnbundled : (specifier) => import(specifier);",
+        ].join(' '),
       },
     }),
     await build({
@@ -69,6 +78,23 @@ export async function buildCli({ quiet = false } = {}) {
   ];
   await stop();
   if (results.some((result) => result.errors.length > 0)) throw new Error('command bundle failed');
+  routeUnbundledImports(results[0].metafile, 'dist/bundle/main.cjs');
+}
+
+/**
+ * Rewrites the command bundle's import() calls of modules outside it (esbuild's metafile lists them) into calls
+ * of `__importUnbundled` (the banner's); fails when a call is not found as esbuild writes it.
+ */
+function routeUnbundledImports(metafile, output) {
+  const path = `${root}/${output}`;
+  let code = readFileSync(path, 'utf8');
+  for (const { path: specifier, kind, external } of metafile.outputs[output].imports) {
+    if (kind !== 'dynamic-import' || !external) continue;
+    const call = `import(${JSON.stringify(specifier)})`;
+    if (!code.includes(call)) throw new Error(`command bundle: ${call} not found`);
+    code = code.replaceAll(call, `__importUnbundled(${JSON.stringify(specifier)})`);
+  }
+  writeFileSync(path, code);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) await buildCli({ quiet: true });

@@ -1,0 +1,114 @@
+// Needs: gdal
+/**
+ * The `eemt` launcher runs the command's bundle with V8's code cache (bin/eemt.js, `runBundle`): written beside the
+ * bundle after a run without one, read by the runs after it, replaced when V8 rejects it, and never in the way —
+ * a folder where it cannot be written, a cache of another build. Each test runs the launcher from an install of
+ * its own (the launcher, package.json and the bundle copied; node_modules and the WebAssembly kernels linked), so
+ * that the other tests' runs of the command do not touch its cache.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { REPO_ROOT } from '../server/serviceProcess.js';
+
+const run = promisify(execFile);
+const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** An install of the built command in a new private folder: its root and its bundle folder. */
+function install(): { root: string; bundle: string } {
+  const root = mkdtempSync(join(tmpdir(), 'eemt-code-cache-'));
+  const bundle = join(root, 'dist/bundle');
+  mkdirSync(join(root, 'bin'));
+  mkdirSync(bundle, { recursive: true });
+  copyFileSync(join(REPO_ROOT, 'bin/eemt.js'), join(root, 'bin/eemt.js'));
+  copyFileSync(join(REPO_ROOT, 'package.json'), join(root, 'package.json'));
+  for (const file of ['main.cjs', 'solWorker.js']) copyFileSync(join(REPO_ROOT, 'dist/bundle', file), join(bundle, file));
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(root, 'node_modules'));
+  mkdirSync(join(root, 'build'));
+  symlinkSync(join(REPO_ROOT, 'build/wasm'), join(root, 'build/wasm'));
+  return { root, bundle };
+}
+
+/** `eemt args…` of the install at `root` (run by Node, as the launcher's first line would). */
+async function eemt(root: string, ...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  return run(process.execPath, [join(root, 'bin/eemt.js'), ...args], { cwd: root, timeout: 120_000 });
+}
+
+/** The files of the bundle folder other than the bundle's two. */
+function cacheFiles(bundle: string): string[] {
+  return readdirSync(bundle).filter((name) => name !== 'main.cjs' && name !== 'solWorker.js').sort();
+}
+
+const CACHE_NAME = /^main\.cjs\.\d+-\d+\.v8cache$/;
+
+test('the first run writes the code cache beside the bundle; the runs after it read it and leave it as it is', async () => {
+  const { root, bundle } = install();
+  try {
+    assert.deepEqual(cacheFiles(bundle), []);
+    assert.equal((await eemt(root, '--version')).stdout.trim(), version);
+    const [cache] = cacheFiles(bundle);
+    assert.match(cache ?? '', CACHE_NAME, `one cache, no part file left: ${cacheFiles(bundle).join(', ')}`);
+    assert.equal(cacheFiles(bundle).length, 1);
+    const cachePath = join(bundle, cache!);
+    const bytes = readFileSync(cachePath);
+    assert.ok(bytes.length > 10_000, `a cache of the compiled functions (${bytes.length} bytes)`);
+    // marked old, so that a rewrite would show in its time
+    utimesSync(cachePath, 1_000_000, 1_000_000);
+    const { stdout, stderr } = await eemt(root, 'sol', join(REPO_ROOT, 'test/fixtures/mcn_10m.tif'), '--days', '172', '--step', '60', '--threads', '1', '--out', join(root, 'out'));
+    assert.match(stdout + stderr, /sol: 2 GeoTIFFs/);
+    assert.equal(statSync(cachePath).mtimeMs, 1_000_000_000, 'the cache was read, not written again');
+    assert.deepEqual(readFileSync(cachePath), bytes);
+    assert.deepEqual(cacheFiles(bundle), [cache]);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('a cache V8 rejects is replaced, and a rebuilt bundle gets a cache of its own', async () => {
+  const { root, bundle } = install();
+  try {
+    await eemt(root, '--version');
+    const [cache] = cacheFiles(bundle);
+    const cachePath = join(bundle, cache!);
+    writeFileSync(cachePath, Buffer.alloc(4096, 7));
+    assert.equal((await eemt(root, '--version')).stdout.trim(), version);
+    const replaced = readFileSync(cachePath);
+    assert.notDeepEqual(replaced, Buffer.alloc(4096, 7));
+    await eemt(root, '--version');
+    assert.deepEqual(readFileSync(cachePath), replaced, 'the new cache is accepted');
+
+    // the bundle rebuilt (another modification time): its cache is named after it
+    utimesSync(join(bundle, 'main.cjs'), 2_000_000, 2_000_000);
+    assert.equal((await eemt(root, '--version')).stdout.trim(), version);
+    const caches = cacheFiles(bundle);
+    assert.equal(caches.length, 2, caches.join(', '));
+    assert.ok(caches.some((name) => name.endsWith('-2000000000.v8cache')), caches.join(', '));
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
+
+test('where the cache cannot be written the command runs without one, silently', async () => {
+  const { root, bundle } = install();
+  try {
+    await eemt(root, '--version');
+    const [cache] = cacheFiles(bundle);
+    const cachePath = join(bundle, cache!);
+    // a folder in the cache's place: it cannot be read as a cache nor renamed over
+    rmSync(cachePath);
+    mkdirSync(cachePath);
+    for (let i = 0; i < 2; i++) {
+      const { stdout, stderr } = await eemt(root, '--version');
+      assert.equal(stdout.trim(), version);
+      assert.equal(stderr, '');
+    }
+    assert.deepEqual(cacheFiles(bundle), [cache], 'no part file is left');
+    assert.ok(statSync(cachePath).isDirectory());
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
