@@ -17,18 +17,20 @@ import { Script } from 'node:vm';
 
 /**
  * Runs the command's CommonJS bundle as require() would, compiled with V8's code cache of an earlier run: the
- * bytecode of the functions that run compiled then, in `<bundle>.<size>-<mtime>.v8cache` beside it (a rebuilt
- * bundle gets a cache of its own; the build removes the old ones). A cache that is missing, or that V8 rejects
- * (another Node version or other V8 flags), is written at exit, through a file of its own renamed into place, so
- * that runs at the same time never read half of one; where the folder cannot be written, the command runs
- * without. A short `eemt sol` run takes about 35 ms less (docs/performance.md). The bundle imports the service's
- * and the queue worker's modules, which are not bundled, through `importUnbundled` (scripts/build-cli.mjs), as a
- * script compiled here cannot import() by itself.
+ * bytecode of the functions that run compiled then, in `<bundle>.<size>-<mtime>.<sol|other>.v8cache` beside it (a
+ * rebuilt bundle gets caches of its own, the build removes the old ones; `sol` runs keep one of their own, so that
+ * a cache written by another command, which compiled little of theirs, does not stand in for it). A cache that is
+ * missing, or that V8 rejects (another Node version or other V8 flags), is written at the exit of a run that did
+ * its work (exit code 0, no help asked for), through a file of its own renamed into place, so that runs at the same
+ * time never read half of one; where the folder cannot be written, the command runs without. A short `eemt sol`
+ * run takes about 35 ms less (docs/performance.md). The bundle imports the service's and the queue worker's
+ * modules, which are not bundled, through `importUnbundled` (scripts/build-cli.mjs), as a script compiled here
+ * cannot import() by itself.
  */
 function runBundle(url) {
   const file = fileURLToPath(url);
   const { size, mtimeMs } = statSync(file);
-  const cacheFile = `${file}.${size}-${Math.trunc(mtimeMs)}.v8cache`;
+  const cacheFile = `${file}.${size}-${Math.trunc(mtimeMs)}.${process.argv[2] === 'sol' ? 'sol' : 'other'}.v8cache`;
   let cachedData;
   try {
     cachedData = readFileSync(cacheFile);
@@ -39,7 +41,10 @@ function runBundle(url) {
   const source = readFileSync(file, 'utf8').replace(/^#!/, '//');
   const wrapper = `(function (exports, require, module, __filename, __dirname, importUnbundled) {${source}\n})`;
   const script = new Script(wrapper, { filename: file, cachedData });
-  if (cachedData === undefined || script.cachedDataRejected) process.once('exit', () => writeCodeCache(script, cacheFile));
+  const help = process.argv.includes('--help') || process.argv.includes('-h');
+  if ((cachedData === undefined || script.cachedDataRejected) && !help) {
+    process.once('exit', (code) => code === 0 && writeCodeCache(script, cacheFile));
+  }
   const module = { exports: {} };
   // (a relative path from the bundle's folder; anything else as this module would import it)
   const importUnbundled = (specifier) => import(specifier.startsWith('.') ? new URL(specifier, url).href : specifier);

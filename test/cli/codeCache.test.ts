@@ -1,10 +1,11 @@
 // Needs: gdal
 /**
  * The `eemt` launcher runs the command's bundle with V8's code cache (bin/eemt.js, `runBundle`): written beside the
- * bundle after a run without one, read by the runs after it, replaced when V8 rejects it, and never in the way —
- * a folder where it cannot be written, a cache of another build. Each test runs the launcher from an install of
- * its own (the launcher, package.json and the bundle copied; node_modules and the WebAssembly kernels linked), so
- * that the other tests' runs of the command do not touch its cache.
+ * bundle after a run that did its work and had none (`sol` runs keep one of their own), read by the runs after it,
+ * replaced when V8 rejects it, and never in the way — a folder where it cannot be written, a cache of another build.
+ * Each test runs the launcher from an install of its own (the launcher, package.json and the bundle copied;
+ * node_modules and the WebAssembly kernels linked), so that the other tests' runs of the command do not touch its
+ * cache.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -43,26 +44,38 @@ function cacheFiles(bundle: string): string[] {
   return readdirSync(bundle).filter((name) => name !== 'main.cjs' && name !== 'solWorker.js').sort();
 }
 
-const CACHE_NAME = /^main\.cjs\.\d+-\d+\.v8cache$/;
+const CACHE_NAME = /^main\.cjs\.\d+-\d+\.(sol|other)\.v8cache$/;
 
-test('the first run writes the code cache beside the bundle; the runs after it read it and leave it as it is', async () => {
+test('the first run that does its work writes the code cache beside the bundle, sol runs one of their own; the runs after read it and leave it as it is', async () => {
   const { root, bundle } = install();
+  const dem = join(REPO_ROOT, 'test/fixtures/mcn_10m.tif');
+  const sol = (out: string) => eemt(root, 'sol', dem, '--days', '172', '--step', '60', '--threads', '1', '--out', join(root, out));
   try {
+    // help, and a run that fails, write none
+    assert.match((await eemt(root, 'sol', '--help')).stdout, /Usage: eemt sol/);
+    await assert.rejects(eemt(root, 'sol', join(root, 'missing.tif'), '--out', join(root, 'none')), (error: { code?: number }) => error.code === 2);
     assert.deepEqual(cacheFiles(bundle), []);
-    assert.equal((await eemt(root, '--version')).stdout.trim(), version);
+
+    assert.match(Object.values(await sol('first')).join(''), /sol: 2 GeoTIFFs/);
     const [cache] = cacheFiles(bundle);
     assert.match(cache ?? '', CACHE_NAME, `one cache, no part file left: ${cacheFiles(bundle).join(', ')}`);
+    assert.ok(cache!.endsWith('.sol.v8cache'), cache);
     assert.equal(cacheFiles(bundle).length, 1);
     const cachePath = join(bundle, cache!);
     const bytes = readFileSync(cachePath);
     assert.ok(bytes.length > 10_000, `a cache of the compiled functions (${bytes.length} bytes)`);
     // marked old, so that a rewrite would show in its time
     utimesSync(cachePath, 1_000_000, 1_000_000);
-    const { stdout, stderr } = await eemt(root, 'sol', join(REPO_ROOT, 'test/fixtures/mcn_10m.tif'), '--days', '172', '--step', '60', '--threads', '1', '--out', join(root, 'out'));
-    assert.match(stdout + stderr, /sol: 2 GeoTIFFs/);
+    assert.match(Object.values(await sol('second')).join(''), /sol: 2 GeoTIFFs/);
     assert.equal(statSync(cachePath).mtimeMs, 1_000_000_000, 'the cache was read, not written again');
     assert.deepEqual(readFileSync(cachePath), bytes);
-    assert.deepEqual(cacheFiles(bundle), [cache]);
+
+    // another command keeps its own
+    assert.equal((await eemt(root, '--version')).stdout.trim(), version);
+    const caches = cacheFiles(bundle);
+    assert.equal(caches.length, 2, caches.join(', '));
+    assert.ok(caches.some((name) => CACHE_NAME.test(name) && name.endsWith('.other.v8cache')), caches.join(', '));
+    assert.equal(statSync(cachePath).mtimeMs, 1_000_000_000);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
@@ -86,7 +99,7 @@ test('a cache V8 rejects is replaced, and a rebuilt bundle gets a cache of its o
     assert.equal((await eemt(root, '--version')).stdout.trim(), version);
     const caches = cacheFiles(bundle);
     assert.equal(caches.length, 2, caches.join(', '));
-    assert.ok(caches.some((name) => name.endsWith('-2000000000.v8cache')), caches.join(', '));
+    assert.ok(caches.some((name) => name.endsWith('-2000000000.other.v8cache')), caches.join(', '));
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
