@@ -7,7 +7,7 @@
 //
 // - The command is CommonJS, loaded by require(): one file read and compiled at once, its modules evaluated only
 //   when first used (esbuild's lazy wrappers). As ES modules in shared chunks (40 files, each resolved, linked and
-//   evaluated), a short `eemt sol` run took about 40 ms longer (docs/performance.md). Its modules' `import.meta.url`
+//   evaluated), a short `eemt sol` run took about 30 ms longer (docs/performance.md). Its modules' `import.meta.url`
 //   is the bundle's own URL.
 // - bin/eemt.js runs the command's bundle with V8's code cache, as a script that cannot import() by itself: the
 //   bundle's import() calls of the modules left outside it (the service's, the queue worker's) go to the
@@ -50,7 +50,15 @@ const keepOutside = {
 
 export async function buildCli({ quiet = false } = {}) {
   rmSync(`${root}/dist/bundle`, { recursive: true, force: true });
-  const common = { absWorkingDir: root, bundle: true, platform: 'node', target: 'node20', plugins: [keepOutside], legalComments: 'none', logLevel: quiet ? 'error' : 'info' };
+  const common = {
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    plugins: [keepOutside],
+    legalComments: 'none',
+    logLevel: quiet ? 'error' : 'info',
+  };
   const results = [
     await build({
       ...common,
