@@ -7,7 +7,7 @@
  * node_modules and the WebAssembly kernels linked), so that the other tests' runs of the command do not touch its
  * cache.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -19,9 +19,10 @@ import { REPO_ROOT } from '../server/serviceProcess.js';
 const run = promisify(execFile);
 const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-/** An install of the built command in a new private folder: its root and its bundle folder. */
-function install(): { root: string; bundle: string } {
+/** An install of the built command in a new private folder, removed after test `t`: its root and its bundle folder. */
+function install(t: TestContext): { root: string; bundle: string } {
   const root = mkdtempSync(join(tmpdir(), 'eemt-code-cache-'));
+  t.after(() => rmSync(root, { recursive: true, force: true }));
   const bundle = join(root, 'dist/bundle');
   mkdirSync(join(root, 'bin'));
   mkdirSync(bundle, { recursive: true });
@@ -46,82 +47,70 @@ function cacheFiles(bundle: string): string[] {
 
 const CACHE_NAME = /^main\.cjs\.\d+-\d+\.(sol|other)\.v8cache$/;
 
-test('the first run that does its work writes the code cache beside the bundle, sol runs one of their own; the runs after read it and leave it as it is', async () => {
-  const { root, bundle } = install();
+test('the first run that does its work writes the code cache beside the bundle, sol runs one of their own; the runs after read it and leave it as it is', async (t) => {
+  const { root, bundle } = install(t);
   const dem = join(REPO_ROOT, 'test/fixtures/mcn_10m.tif');
   const sol = (out: string) => eemt(root, 'sol', dem, '--days', '172', '--step', '60', '--threads', '1', '--out', join(root, out));
-  try {
-    // help, and a run that fails, write none
-    assert.match((await eemt(root, 'sol', '--help')).stdout, /Usage: eemt sol/);
-    await assert.rejects(eemt(root, 'sol', join(root, 'missing.tif'), '--out', join(root, 'none')), (error: { code?: number }) => error.code === 2);
-    assert.deepEqual(cacheFiles(bundle), []);
+  // help, and a run that fails, write none
+  assert.match((await eemt(root, 'sol', '--help')).stdout, /Usage: eemt sol/);
+  await assert.rejects(eemt(root, 'sol', join(root, 'missing.tif'), '--out', join(root, 'none')), (error: { code?: number }) => error.code === 2);
+  assert.deepEqual(cacheFiles(bundle), []);
 
-    assert.match(Object.values(await sol('first')).join(''), /sol: 2 GeoTIFFs/);
-    const [cache] = cacheFiles(bundle);
-    assert.match(cache ?? '', CACHE_NAME, `one cache, no part file left: ${cacheFiles(bundle).join(', ')}`);
-    assert.ok(cache!.endsWith('.sol.v8cache'), cache);
-    assert.equal(cacheFiles(bundle).length, 1);
-    const cachePath = join(bundle, cache!);
-    const bytes = readFileSync(cachePath);
-    assert.ok(bytes.length > 10_000, `a cache of the compiled functions (${bytes.length} bytes)`);
-    // marked old, so that a rewrite would show in its time
-    utimesSync(cachePath, 1_000_000, 1_000_000);
-    assert.match(Object.values(await sol('second')).join(''), /sol: 2 GeoTIFFs/);
-    assert.equal(statSync(cachePath).mtimeMs, 1_000_000_000, 'the cache was read, not written again');
-    assert.deepEqual(readFileSync(cachePath), bytes);
+  assert.match(Object.values(await sol('first')).join(''), /sol: 2 GeoTIFFs/);
+  const [cache] = cacheFiles(bundle);
+  assert.match(cache ?? '', CACHE_NAME, `one cache, no part file left: ${cacheFiles(bundle).join(', ')}`);
+  assert.ok(cache!.endsWith('.sol.v8cache'), cache);
+  assert.equal(cacheFiles(bundle).length, 1);
+  const cachePath = join(bundle, cache!);
+  const bytes = readFileSync(cachePath);
+  assert.ok(bytes.length > 10_000, `a cache of the compiled functions (${bytes.length} bytes)`);
+  // marked old, so that a rewrite would show in its time
+  utimesSync(cachePath, 1_000_000, 1_000_000);
+  assert.match(Object.values(await sol('second')).join(''), /sol: 2 GeoTIFFs/);
+  assert.equal(statSync(cachePath).mtimeMs, 1_000_000_000, 'the cache was read, not written again');
+  assert.deepEqual(readFileSync(cachePath), bytes);
 
-    // another command keeps its own
-    assert.equal((await eemt(root, '--version')).stdout.trim(), version);
-    const caches = cacheFiles(bundle);
-    assert.equal(caches.length, 2, caches.join(', '));
-    assert.ok(caches.some((name) => CACHE_NAME.test(name) && name.endsWith('.other.v8cache')), caches.join(', '));
-    assert.equal(statSync(cachePath).mtimeMs, 1_000_000_000);
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+  // another command keeps its own
+  assert.equal((await eemt(root, '--version')).stdout.trim(), version);
+  const caches = cacheFiles(bundle);
+  assert.equal(caches.length, 2, caches.join(', '));
+  assert.ok(caches.some((name) => CACHE_NAME.test(name) && name.endsWith('.other.v8cache')), caches.join(', '));
+  assert.equal(statSync(cachePath).mtimeMs, 1_000_000_000);
 });
 
-test('a cache V8 rejects is replaced, and a rebuilt bundle gets a cache of its own', async () => {
-  const { root, bundle } = install();
-  try {
-    await eemt(root, '--version');
-    const [cache] = cacheFiles(bundle);
-    const cachePath = join(bundle, cache!);
-    writeFileSync(cachePath, Buffer.alloc(4096, 7));
-    assert.equal((await eemt(root, '--version')).stdout.trim(), version);
-    const replaced = readFileSync(cachePath);
-    assert.notDeepEqual(replaced, Buffer.alloc(4096, 7));
-    await eemt(root, '--version');
-    assert.deepEqual(readFileSync(cachePath), replaced, 'the new cache is accepted');
+test('a cache V8 rejects is replaced, and a rebuilt bundle gets a cache of its own', async (t) => {
+  const { root, bundle } = install(t);
+  await eemt(root, '--version');
+  const [cache] = cacheFiles(bundle);
+  const cachePath = join(bundle, cache!);
+  writeFileSync(cachePath, Buffer.alloc(4096, 7));
+  assert.equal((await eemt(root, '--version')).stdout.trim(), version);
+  const replaced = readFileSync(cachePath);
+  assert.notDeepEqual(replaced, Buffer.alloc(4096, 7));
+  await eemt(root, '--version');
+  assert.deepEqual(readFileSync(cachePath), replaced, 'the new cache is accepted');
 
-    // the bundle rebuilt (another modification time): its cache is named after it
-    utimesSync(join(bundle, 'main.cjs'), 2_000_000, 2_000_000);
-    assert.equal((await eemt(root, '--version')).stdout.trim(), version);
-    const caches = cacheFiles(bundle);
-    assert.equal(caches.length, 2, caches.join(', '));
-    assert.ok(caches.some((name) => name.endsWith('-2000000000.other.v8cache')), caches.join(', '));
-  } finally {
-    rmSync(root, { recursive: true, force: true });
-  }
+  // the bundle rebuilt (another modification time): its cache is named after it
+  utimesSync(join(bundle, 'main.cjs'), 2_000_000, 2_000_000);
+  assert.equal((await eemt(root, '--version')).stdout.trim(), version);
+  const caches = cacheFiles(bundle);
+  assert.equal(caches.length, 2, caches.join(', '));
+  assert.ok(caches.some((name) => name.endsWith('-2000000000.other.v8cache')), caches.join(', '));
 });
 
-test('where the cache cannot be written the command runs without one, silently', async () => {
-  const { root, bundle } = install();
-  try {
-    await eemt(root, '--version');
-    const [cache] = cacheFiles(bundle);
-    const cachePath = join(bundle, cache!);
-    // a folder in the cache's place: it cannot be read as a cache nor renamed over
-    rmSync(cachePath);
-    mkdirSync(cachePath);
-    for (let i = 0; i < 2; i++) {
-      const { stdout, stderr } = await eemt(root, '--version');
-      assert.equal(stdout.trim(), version);
-      assert.equal(stderr, '');
-    }
-    assert.deepEqual(cacheFiles(bundle), [cache], 'no part file is left');
-    assert.ok(statSync(cachePath).isDirectory());
-  } finally {
-    rmSync(root, { recursive: true, force: true });
+test('where the cache cannot be written the command runs without one, silently', async (t) => {
+  const { root, bundle } = install(t);
+  await eemt(root, '--version');
+  const [cache] = cacheFiles(bundle);
+  const cachePath = join(bundle, cache!);
+  // a folder in the cache's place: it cannot be read as a cache nor renamed over
+  rmSync(cachePath);
+  mkdirSync(cachePath);
+  for (let i = 0; i < 2; i++) {
+    const { stdout, stderr } = await eemt(root, '--version');
+    assert.equal(stdout.trim(), version);
+    assert.equal(stderr, '');
   }
+  assert.deepEqual(cacheFiles(bundle), [cache], 'no part file is left');
+  assert.ok(statSync(cachePath).isDirectory());
 });
