@@ -9,6 +9,7 @@
 // is up to date with src/ (npm run build), otherwise the TypeScript sources through tsx. Either way the
 // WebAssembly kernels (build/wasm/, compiled from assembly/) are compiled first when they are missing or older
 // than their sources (scripts/build-state.mjs decides both).
+import { isAscii } from 'node:buffer';
 import { existsSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
@@ -37,8 +38,11 @@ function runBundle(url) {
   } catch {
     cachedData = undefined;
   }
-  // (the bundle's first line, the entry's #!, is a comment here: the script starts with the wrapper)
-  const source = readFileSync(file, 'utf8').replace(/^#!/, '//');
+  // (the build writes the bundle in ASCII, which read as Latin-1 is a string of one byte per character, read and
+  // compiled about 6 ms sooner than UTF-8 text; the bundle's first line, the entry's #!, is a comment here: the
+  // script starts with the wrapper)
+  const bytes = readFileSync(file);
+  const source = bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8').replace(/^#!/, '//');
   const wrapper = `(function (exports, require, module, __filename, __dirname, importUnbundled) {${source}\n})`;
   const script = new Script(wrapper, { filename: file, cachedData });
   const help = process.argv.includes('--help') || process.argv.includes('-h');

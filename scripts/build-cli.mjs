@@ -21,16 +21,19 @@
 // - Packages stay in node_modules except the GeoTIFF reader and those of its dependencies that are ES modules
 //   (about 50 modules), and the command line's parser, commander: a CommonJS package of six modules, which Node's
 //   CommonJS loader took 20–35 ms to resolve, read and wrap, against 10 ms bundled (the `eemt` command's start:
-//   `eemt sol --help` 100 against 110 ms). Packages with native parts, and proj4 (loaded by require() from
-//   src/raster/geo/proj4.ts, for the reason given there), load as usual.
+//   `eemt sol --help` 100 against 110 ms). Packages with native parts load as usual.
+// - proj4, which src/raster/geo/proj4.ts loads by require() (for the reason given there), is bundled into the
+//   command (`bundleProj4`): its 317 KB are then compiled from the command's code cache with the rest, where
+//   require() compiled them at every start (a short `eemt sol` run about 10 ms sooner, docs/performance.md).
 import { build, stop } from 'esbuild';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** Packages bundled into the command (without native parts); every other one is loaded from node_modules. */
-const BUNDLED_PACKAGES = ['geotiff', '@petamoriken/float16', 'xml-utils', 'quick-lru', 'pako', 'zstddec', 'commander'];
+const BUNDLED_PACKAGES = ['geotiff', '@petamoriken/float16', 'xml-utils', 'quick-lru', 'pako', 'zstddec', 'commander', 'proj4'];
 
 /** Modules the command loads from dist/ unbundled: the service and the queue worker (imported only by their commands). */
 const UNBUNDLED_MODULES = /^\.\.\/(server|worker)\//;
@@ -45,6 +48,18 @@ const keepOutside = {
       return undefined;
     });
     build.onResolve({ filter: UNBUNDLED_MODULES }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
+/** The command's proj4 module (dist/raster/geo/proj4.js) as an import of the package, which esbuild bundles. */
+const bundleProj4 = {
+  name: 'bundle-proj4',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]dist[\\/]raster[\\/]geo[\\/]proj4\.js$/ }, (args) => ({
+      contents: "import proj4 from 'proj4';\nexport default proj4;\n",
+      resolveDir: dirname(args.path),
+      loader: 'js',
+    }));
   },
 };
 
@@ -65,6 +80,7 @@ export async function buildCli({ quiet = false } = {}) {
       entryPoints: ['dist/cli/main.js'],
       outfile: 'dist/bundle/main.cjs',
       format: 'cjs',
+      plugins: [keepOutside, bundleProj4],
       metafile: true,
       define: { 'import.meta.url': '__bundleUrl', 'import.meta.resolve': '__bundleResolve' },
       banner: {
@@ -87,6 +103,22 @@ export async function buildCli({ quiet = false } = {}) {
   await stop();
   if (results.some((result) => result.errors.length > 0)) throw new Error('command bundle failed');
   routeUnbundledImports(results[0].metafile, 'dist/bundle/main.cjs');
+  escapeCommentText('dist/bundle/main.cjs');
+}
+
+/**
+ * Writes the characters beyond ASCII on the comment lines of a bundle as `\uXXXX` (esbuild escapes them everywhere
+ * else, charset 'ascii', but keeps comments as they are): an ASCII bundle is read as Latin-1 into one byte per
+ * character (bin/eemt.js), about 6 ms sooner than UTF-8 text of the same bundle, which V8 keeps at two bytes per
+ * character.
+ */
+function escapeCommentText(output) {
+  const path = `${root}/${output}`;
+  const code = readFileSync(path, 'utf8');
+  const escaped = code.replace(/^([ \t]*(?:\/\/|\/\*|\*).*)$/gm, (line) =>
+    line.replace(/[^\x00-\x7f]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
+  writeFileSync(path, escaped);
 }
 
 /**

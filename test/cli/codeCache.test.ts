@@ -8,6 +8,7 @@
  * cache.
  */
 import { test, type TestContext } from 'node:test';
+import { isAscii } from 'node:buffer';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
@@ -113,4 +114,14 @@ test('where the cache cannot be written the command runs without one, silently',
   }
   assert.deepEqual(cacheFiles(bundle), [cache], 'no part file is left');
   assert.ok(statSync(cachePath).isDirectory());
+});
+
+test('the built bundle is ASCII, read as Latin-1; a bundle with other characters is read as UTF-8', async (t) => {
+  // (the build writes the characters of its comments as \u escapes, scripts/build-cli.mjs)
+  const built = readFileSync(join(REPO_ROOT, 'dist/bundle/main.cjs'));
+  assert.ok(isAscii(built), `a byte beyond ASCII at ${built.findIndex((byte) => byte > 0x7f)}`);
+  assert.match(built.toString('latin1'), /\\u00b0C/, "a comment's ° written as \\u00b0");
+  const { root, bundle } = install(t);
+  writeFileSync(join(bundle, 'main.cjs'), "#!/usr/bin/env node\n// 20 \u00b0C\nprocess.stdout.write('\u2248 20 \u00b0C \u2713\\n');\n");
+  assert.equal((await eemt(root, '--version')).stdout, '\u2248 20 \u00b0C \u2713\n');
 });
