@@ -16,11 +16,14 @@ export function newestMtime(path) {
   return info.isDirectory() ? newestMtimeIn(path) : info.mtimeMs;
 }
 
-/** `newestMtime` of a folder's files: one stat per file, the folders told apart by their entries' types. */
+/**
+ * `newestMtime` of a folder's files: one stat per file, the folders told apart by their entries' types. (The paths
+ * are joined as strings: `path.join`, which normalises each, took half the time of a walk of src/, about 4 ms.)
+ */
 function newestMtimeIn(folder) {
   let newest = 0;
   for (const entry of readdirSync(folder, { withFileTypes: true })) {
-    const path = join(folder, entry.name);
+    const path = `${folder}/${entry.name}`;
     newest = Math.max(newest, entry.isDirectory() ? newestMtimeIn(path) : newestMtime(path));
   }
   return newest;
