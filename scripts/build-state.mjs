@@ -18,7 +18,8 @@ export function newestMtime(path) {
 
 /**
  * `newestMtime` of a folder's files: one stat per file, the folders told apart by their entries' types. (The paths
- * are joined as strings: `path.join`, which normalises each, took half the time of a walk of src/, about 4 ms.)
+ * are joined as strings: with `path.join`, which normalises each, a walk of src/ in a fresh process took 4.2–6.1
+ * against 2.9–4.5 ms.)
  */
 function newestMtimeIn(folder) {
   let newest = 0;
