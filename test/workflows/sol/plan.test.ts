@@ -36,8 +36,11 @@ test('sun tiles span at most 0.005° of latitude and come from a fixed set of si
 });
 
 test('default compute tiles: multiples of the sun tile and of 16, at least 8 of them when the DEM allows; larger on large DEMs', () => {
-  assert.equal(defaultComputeTileSize(228, 211, 48), 48);
+  // mcn_10m: 3 × 3 tiles of 96 (two fifths of them padding) rather than 5 × 5 of 48; north62_20m: 3 × 3 of 96, not
+  // of 128 with slivers of 14 cells at the edges (tilePlan.ts, PADDING_WEIGHT)
+  assert.equal(defaultComputeTileSize(228, 211, 48), 96);
   assert.equal(defaultComputeTileSize(270, 270, 16), 96);
+  assert.equal(defaultComputeTileSize(400, 400, 64), 192);
   // the far sweep's approach per tile weighs more on larger DEMs: fewer, larger tiles
   assert.equal(defaultComputeTileSize(912, 844, 64), 320);
   assert.equal(defaultComputeTileSize(10364, 9591, 64), 384);
@@ -55,7 +58,7 @@ test('default compute tiles: multiples of the sun tile and of 16, at least 8 of 
     const size = defaultComputeTileSize(w, h, s);
     assert.ok(size % 16 === 0 && size % s === 0 && size <= 384, `${w}×${h}: ${size}`);
     const count = Math.ceil(w / size) * Math.ceil(h / size);
-    assert.ok(count >= 8 || size === 48, `${w}×${h}: ${count} tiles of ${size}`);
+    assert.ok(count >= 8 || (w === 40 && size === 48), `${w}×${h}: ${count} tiles of ${size}`);
   }
 });
 
