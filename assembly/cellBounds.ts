@@ -9,11 +9,9 @@
  * `Math.hypot` is JavaScript's (imported), whose summation differs from AssemblyScript's.
  */
 
+import { jsHypot } from './javascriptMath';
 import { f64at, fi } from './memoryAccess';
 
-/** JavaScript's `Math.hypot` of two values. */
-@external('env', 'hypot')
-declare function jsHypot(x: f64, y: f64): f64;
 
 /** horizon.ts's HORIZON_ANGLE_UNIT_RAD. */
 const HORIZON_ANGLE_UNIT_RAD: f64 = 1e-4;

@@ -68,6 +68,7 @@ export { LANE_SCRATCH_BYTES, MAX_GROUP_SECTORS, RAY_LANES } from './sunlitLanes'
 export { nearQuadrantMaxima } from './nearMaxima';
 export { NEAR_RAY_INPUTS, nearFieldRays } from './nearRays';
 export { hornGradientRow } from './hornGradient';
+export { surfaceTermsOfWindow } from './surfaceTerms';
 export { CELL_BOUNDS_FIELDS, cellBounds } from './cellBounds';
 export { SUN_SAMPLE_BYTES, sunSamples } from './sunSamples';
 

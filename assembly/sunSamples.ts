@@ -43,22 +43,7 @@ import {
   Y_GROUP_MAX,
 } from './kernelLayout';
 
-@external('env', 'sin')
-declare function jsSin(x: f64): f64;
-@external('env', 'cos')
-declare function jsCos(x: f64): f64;
-@external('env', 'tan')
-declare function jsTan(x: f64): f64;
-@external('env', 'asin')
-declare function jsAsin(x: f64): f64;
-@external('env', 'acos')
-declare function jsAcos(x: f64): f64;
-@external('env', 'atan2')
-declare function jsAtan2(y: f64, x: f64): f64;
-@external('env', 'pow')
-declare function jsPow(x: f64, y: f64): f64;
-@external('env', 'exp')
-declare function jsExp(x: f64): f64;
+import { jsAcos, jsAsin, jsAtan2, jsCos, jsExp, jsPow, jsSin, jsTan } from './javascriptMath';
 
 // the inputs (f64 each, at `inputs`), from the TypeScript side (src/science/solar/dailyKernelWasm.ts)
 const S_LATITUDE: i32 = 0; // the sun tile's latitude [rad]

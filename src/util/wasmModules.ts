@@ -43,7 +43,8 @@ export function instantiateKernel(name: WasmKernelName, memory: WebAssembly.Memo
   const instance = new WebAssembly.Instance(wasmKernelModule(name), {
     env: {
       memory,
-      // (JavaScript's, for the same values: assembly/cellBounds.ts, assembly/sunSamples.ts)
+      // (JavaScript's, for the same values: assembly/javascriptMath.ts)
+      atan: Math.atan,
       hypot: Math.hypot,
       sin: Math.sin,
       cos: Math.cos,

@@ -169,9 +169,12 @@ export function muneerLowSunDenominator(solarAltitudeRad: number): number {
   return MUNEER_LOW_SUN_ALTITUDE_RAD - 0.008 * solarAltitudeRad;
 }
 
+/** Muneer's coefficient N of the slope function for a surface in shadow [-]. @see Muneer 1990; Šúri & Hofierka 2004, eqs. 11–13 */
+export const MUNEER_SHADED_COEFFICIENT = 0.252271;
+
 /** Muneer's F_x for a surface in shadow (terrain shadow or sun behind the plane): r_sky + 0.252271 f_g. */
 export function diffuseSlopeFactorShaded(slopeRad: number): number {
-  return skyViewFactor(slopeRad) + 0.252271 * muneerSlopeFunction(slopeRad);
+  return skyViewFactor(slopeRad) + MUNEER_SHADED_COEFFICIENT * muneerSlopeFunction(slopeRad);
 }
 
 /**

@@ -24,7 +24,7 @@ import {
   type SunSampleDay,
   type TransmittanceTable,
 } from './dailyKernel.js';
-import { MUNEER_LOW_SUN_ALTITUDE_RAD, RAYLEIGH_BRANCH_AIR_MASS } from './clearSky.js';
+import { AIR_MASS_SCALE_HEIGHT_M, MUNEER_LOW_SUN_ALTITUDE_RAD, MUNEER_SHADED_COEFFICIENT, RAYLEIGH_BRANCH_AIR_MASS } from './clearSky.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
 import type { HornGradient } from '../terrain/slopeAspect.js';
 import { EARTH_RADIUS_M, HORIZON_ANGLE_UNIT_RAD, MAX_HORIZON_UNITS } from './horizon.js';
@@ -255,6 +255,7 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
   private integrate: ((descriptor: number) => void) | null = null;
   private rays: ((...args: number[]) => number) | null = null;
   private hornRow: ((...args: number[]) => void) | null = null;
+  private surfaceOf: ((...args: number[]) => void) | null = null;
   private maxima: ((...args: number[]) => void) | null = null;
   private boundsOfCells: ((descriptor: number, tables: number) => void) | null = null;
   private samplesOfDay: ((day: number, inputs: number, rayInputs: number, table: number) => void) | null = null;
@@ -315,6 +316,7 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
     this.maxima = instance.exports.nearQuadrantMaxima as (...args: number[]) => void;
     this.rays = instance.exports.nearFieldRays as (...args: number[]) => number;
     this.hornRow = instance.exports.hornGradientRow as (...args: number[]) => void;
+    this.surfaceOf = instance.exports.surfaceTermsOfWindow as (...args: number[]) => void;
     this.boundsOfCells = instance.exports.cellBounds as (descriptor: number, tables: number) => void;
     this.samplesOfDay = instance.exports.sunSamples as (day: number, inputs: number, rayInputs: number, table: number) => void;
     // (a new memory: its table is empty)
@@ -497,6 +499,33 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
     }
     const cells = tileWidth * (tile.rowEnd - tile.rowStart);
     return { fallEast: fallEast.subarray(0, cells), fallNorth: fallNorth.subarray(0, cells) };
+  }
+
+  /**
+   * `surfaceTerms` (surface.ts) of the loaded tile's cells, from the window's elevations and `gradient` (from
+   * `hornGradientOfWindow`), compiled (assembly/surfaceTerms.ts, the same to the bit) into the arrays
+   * `surfaceAllocator` hands out (which it then hands out afresh).
+   */
+  surfaceTermsOfWindow(gradient: HornGradient): SurfaceTerms {
+    const views = this.require();
+    const w = this.window;
+    const tile = w.tile;
+    if (!tile) throw new Error('load the elevation window first');
+    if (!this.holds(gradient.fallEast) || !this.holds(gradient.fallNorth)) throw new Error('the gradient must come from hornGradientOfWindow()');
+    const tileWidth = tile.colEnd - tile.colStart;
+    const tileRows = tile.rowEnd - tile.rowStart;
+    const cells = tileWidth * tileRows;
+    const [valid, inclined] = views.surfaceBytes.map((a) => a.subarray(0, cells)) as [Uint8Array, Uint8Array];
+    const [normalEast, normalNorth, normalUp, skyView, muneerSlope, shadedDiffuseFactor, groundView, pressureRatio] = views.surfaceFloats.map((a) => a.subarray(0, cells)) as [
+      Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array, Float64Array,
+    ];
+    const terms = { cellCount: cells, valid, inclined, normalEast, normalNorth, normalUp, skyView, muneerSlope, shadedDiffuseFactor, groundView, pressureRatio };
+    this.surfaceOf!(
+      views.elevation.byteOffset, w.width, tile.rowStart - w.rowStart, tile.colStart - w.colStart, tileWidth, tileRows, gradient.fallEast.byteOffset, gradient.fallNorth.byteOffset,
+      ...[valid, inclined, normalEast, normalNorth, normalUp, skyView, muneerSlope, shadedDiffuseFactor, groundView, pressureRatio].map((a) => a.byteOffset),
+      AIR_MASS_SCALE_HEIGHT_M, MUNEER_SHADED_COEFFICIENT,
+    );
+    return terms;
   }
 
   /**

@@ -113,8 +113,12 @@ export class TileEngine {
     const { elevation, width, height, cellSizeX, cellSizeY } = this.model;
     const tileWidth = tile.colEnd - tile.colStart;
     const cells = tileWidth * (tile.rowEnd - tile.rowStart);
-    const tileElevation = new Float64Array(cells);
-    copyElevations(this.model, tile, tileElevation);
+    /** The tile's elevations, from the resident DEM. */
+    const elevationsOfTile = (): Float64Array => {
+      const tileElevation = new Float64Array(cells);
+      copyElevations(this.model, tile, tileElevation);
+      return tileElevation;
+    };
     /** The Horn gradient of the tile's cells, from the resident DEM. */
     const gradientOfTile = (): HornGradient => {
       const gradient = { fallEast: new Float64Array(cells), fallNorth: new Float64Array(cells) };
@@ -131,12 +135,17 @@ export class TileEngine {
       this.wasm.reserve(cells, (tile.rowEnd - tile.rowStart + 2 * marginRows) * (tileWidth + 2 * marginCols));
       // with terrain the elevation window is loaded first, and the gradient compiled from it (the same values)
       if (this.layout) this.wasm.loadElevationWindow(this.model, tile, marginRows, marginCols);
-      const gradient = (this.layout ? this.wasm.hornGradientOfWindow(this.model) : null) ?? gradientOfTile();
-      surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth, this.wasm.surfaceAllocator());
+      // and the surface terms from the window and that gradient
+      const windowGradient = this.layout ? this.wasm.hornGradientOfWindow(this.model) : null;
+      if (windowGradient) surface = this.wasm.surfaceTermsOfWindow(windowGradient);
+      else {
+        const gradient = gradientOfTile();
+        surface = surfaceTerms(elevationsOfTile(), gradient.fallEast, gradient.fallNorth, this.wasm.surfaceAllocator());
+      }
       this.horizons = this.wasm.horizons;
     } else {
       const gradient = gradientOfTile();
-      surface = surfaceTerms(tileElevation, gradient.fallEast, gradient.fallNorth);
+      surface = surfaceTerms(elevationsOfTile(), gradient.fallEast, gradient.fallNorth);
     }
     if (this.tracer && this.layout) {
       if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells, undefined, this.nearField);
