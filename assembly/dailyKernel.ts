@@ -71,6 +71,7 @@ export { hornGradientRow } from './hornGradient';
 export { surfaceTermsOfWindow } from './surfaceTerms';
 export { CELL_BOUNDS_FIELDS, cellBounds } from './cellBounds';
 export { SUN_SAMPLE_BYTES, sunSamples } from './sunSamples';
+export { sunSectorsOfDays } from './sunSectors';
 
 
 // the bytes `touchHorizons` read, or-ed (a use of its loads)

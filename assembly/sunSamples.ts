@@ -83,8 +83,21 @@ export const SUN_SAMPLE_BYTES: i32 = (SUN_SAMPLE_FIELDS + TAU_QUANTITIES * 3) * 
 }
 
 /** Index of the sector holding grid azimuth `azimuthRad` ∈ [0, 2π) among `sectors` (dailyKernel.ts, `sectorOf`). */
-@inline function sectorOf(azimuthRad: f64, sectors: i32): i32 {
+@inline export function sectorOf(azimuthRad: f64, sectors: i32): i32 {
   return <i32>min(Math.floor((azimuthRad / (2 * Math.PI)) * <f64>sectors), <f64>(sectors - 1));
+}
+
+/** The sunset hour angle ω₀ [rad] (sunPosition.ts, `sunsetHourAngle`). */
+@inline export function sunsetHourAngle(latitude: f64, declination: f64): f64 {
+  const x = -jsTan(latitude) * jsTan(declination);
+  return x <= -1 ? Math.PI : x >= 1 ? 0.0 : jsAcos(x);
+}
+
+/** The hour of a day's first sample, given its sunset hour angle `omega0` (dailyIrradiation.ts, `sampleHours`). */
+@inline export function firstSampleHour(omega0: f64, stepHours: f64): f64 {
+  const sunriseHour = 12 - (omega0 * 12) / Math.PI;
+  const k0 = Math.floor(sunriseHour / stepHours);
+  return sunriseHour - k0 * stepHours > stepHours / 2 ? (k0 + 1.5) * stepHours : (k0 + 0.5) * stepHours;
 }
 
 /** Rayleigh optical thickness δ_R(m) (clearSky.ts, `rayleighOpticalThickness`). */
@@ -163,12 +176,9 @@ export function sunSamples(day: usize, inputs: usize, rayInputs: usize, table: u
   const hw = fi(day, Y_HW);
   const prefix = <usize>fi(day, Y_PREFIX);
   for (let q = 0; q < PREFIX_QUANTITIES; q++) store<f64>(prefix + (<usize>q << 3), 0);
-  // the sample hours (dailyIrradiation.ts, `sampleHours`; the sunset hour angle: sunPosition.ts, `sunsetHourAngle`)
-  const x = -jsTan(latitude) * jsTan(declination);
-  const omega0 = x <= -1 ? Math.PI : x >= 1 ? 0.0 : jsAcos(x);
-  const sunriseHour = 12 - (omega0 * 12) / Math.PI;
-  const k0 = Math.floor(sunriseHour / stepHours);
-  const firstHour = sunriseHour - k0 * stepHours > stepHours / 2 ? (k0 + 1.5) * stepHours : (k0 + 0.5) * stepHours;
+  // the sample hours (dailyIrradiation.ts, `sampleHours`)
+  const omega0 = sunsetHourAngle(latitude, declination);
+  const firstHour = firstSampleHour(omega0, stepHours);
   const stepAngle = (stepHours * Math.PI) / 12;
   let hourAngle = ((firstHour - 12) * Math.PI) / 12;
   // the day's terms of the sun's direction (sunPosition.ts, `sunDirection`)

@@ -240,7 +240,7 @@ function sectorOf(azimuthRad: number, sectors: number): number {
 }
 
 /** Fraction of a sector from its boundary within which a sample also marks the sector on the boundary's other side. */
-const SECTOR_BOUNDARY_SLACK = 1e-6;
+export const SECTOR_BOUNDARY_SLACK = 1e-6;
 
 /**
  * The far sectors (N, sector k between grid azimuths k·2π/N and (k + 1)·2π/N) in which the sun samples of

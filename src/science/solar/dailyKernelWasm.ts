@@ -15,6 +15,8 @@
  */
 import {
   KERNEL_DAY_BATCH,
+  SECTOR_BOUNDARY_SLACK,
+  sunSectors,
   transmittanceTableLength,
   type CellBlock,
   type DaySamples,
@@ -22,8 +24,10 @@ import {
   type KernelTerrain,
   type NearRayWriter,
   type SunSampleDay,
+  type TileGeometry,
   type TransmittanceTable,
 } from './dailyKernel.js';
+import { solarDeclination } from './sunPosition.js';
 import { AIR_MASS_SCALE_HEIGHT_M, MUNEER_LOW_SUN_ALTITUDE_RAD, MUNEER_SHADED_COEFFICIENT, RAYLEIGH_BRANCH_AIR_MASS } from './clearSky.js';
 import type { ArrayAllocator, SurfaceTerms } from './surface.js';
 import type { HornGradient } from '../terrain/slopeAspect.js';
@@ -55,6 +59,9 @@ const MAX_GROUP_SECTORS = 256;
 const NEAR_RAY_INPUTS = 3;
 /** Bytes of the inputs, results and scratch of the kernel's `sunSamples` (assembly/sunSamples.ts, SUN_SAMPLE_BYTES, checked on loading). */
 const SUN_SAMPLE_BYTES = 408;
+/** Days and sun tiles of one call of `sunSectorsOfDays` (assembly/sunSectors.ts); longer lists of days are done in TypeScript. */
+const SECTOR_DAYS = 366;
+const SECTOR_TILES = 256;
 /** Where `sunSamples` leaves its results among its f64 fields (after the inputs): count, peak, groups, Σ D_h. */
 const SUN_SAMPLE_COUNT = 23;
 const SUN_SAMPLE_PEAK = 24;
@@ -120,6 +127,9 @@ interface MemoryLayout {
   /** The inputs, results and scratch of `sunSamples` (assembly/sunSamples.ts), and its transmittance table. */
   readonly sunInputs: Float64Array;
   readonly transmittance: Float64Array;
+  /** The inputs of `sunSectorsOfDays` (assembly/sunSectors.ts): the days' declinations, then a chunk of sun tiles' latitudes and convergences; its marks. */
+  readonly sectorInputs: Float64Array;
+  readonly sectorMarks: Uint8Array;
 }
 
 /** What the kernel's `cellBounds` reads besides the tile's surface terms and horizons. */
@@ -241,6 +251,8 @@ function layMemory(arena: Arena, layout: HorizonLayout | null, sampleCapacity: n
     cellBounds: layout ? layCellBounds(arena, layout) : null,
     sunInputs: arena.take(Float64Array, SUN_SAMPLE_BYTES / 8),
     transmittance: arena.take(Float64Array, TRANSMITTANCE_ENTRIES),
+    sectorInputs: arena.take(Float64Array, SECTOR_DAYS + 2 * SECTOR_TILES),
+    sectorMarks: arena.take(Uint8Array, MAX_GROUP_SECTORS),
   };
 }
 
@@ -256,6 +268,7 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
   private rays: ((...args: number[]) => number) | null = null;
   private hornRow: ((...args: number[]) => void) | null = null;
   private surfaceOf: ((...args: number[]) => void) | null = null;
+  private sectorsOf: ((...args: number[]) => void) | null = null;
   private maxima: ((...args: number[]) => void) | null = null;
   private boundsOfCells: ((descriptor: number, tables: number) => void) | null = null;
   private samplesOfDay: ((day: number, inputs: number, rayInputs: number, table: number) => void) | null = null;
@@ -317,6 +330,7 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
     this.rays = instance.exports.nearFieldRays as (...args: number[]) => number;
     this.hornRow = instance.exports.hornGradientRow as (...args: number[]) => void;
     this.surfaceOf = instance.exports.surfaceTermsOfWindow as (...args: number[]) => void;
+    this.sectorsOf = instance.exports.sunSectorsOfDays as (...args: number[]) => void;
     this.boundsOfCells = instance.exports.cellBounds as (descriptor: number, tables: number) => void;
     this.samplesOfDay = instance.exports.sunSamples as (day: number, inputs: number, rayInputs: number, table: number) => void;
     // (a new memory: its table is empty)
@@ -526,6 +540,29 @@ export class WasmDailyKernel implements NearRayWriter, CompiledCellBounds {
       AIR_MASS_SCALE_HEIGHT_M, MUNEER_SHADED_COEFFICIENT,
     );
     return terms;
+  }
+
+  /**
+   * `sunSectors` (dailyKernel.ts) of `days` for `tiles`, compiled (assembly/sunSectors.ts, the same sectors); in
+   * TypeScript for more than SECTOR_DAYS days or MAX_GROUP_SECTORS directions.
+   */
+  sunSectors(days: readonly number[], tiles: readonly TileGeometry[], stepMinutes: number, directions: number): Uint8Array {
+    const { sectorInputs, sectorMarks } = this.require();
+    if (days.length > SECTOR_DAYS || directions > sectorMarks.length) return sunSectors(days, tiles, stepMinutes, directions);
+    const declinations = sectorInputs.subarray(0, days.length);
+    days.forEach((day, d) => (declinations[d] = solarDeclination(day)));
+    const marks = sectorMarks.subarray(0, directions).fill(0);
+    const latitudes = sectorInputs.subarray(SECTOR_DAYS, SECTOR_DAYS + SECTOR_TILES);
+    const convergences = sectorInputs.subarray(SECTOR_DAYS + SECTOR_TILES);
+    for (let first = 0; first < tiles.length; first += SECTOR_TILES) {
+      const count = Math.min(SECTOR_TILES, tiles.length - first);
+      for (let t = 0; t < count; t++) {
+        latitudes[t] = tiles[first + t]!.latitudeRad;
+        convergences[t] = tiles[first + t]!.convergenceRad;
+      }
+      this.sectorsOf!(declinations.byteOffset, days.length, latitudes.byteOffset, convergences.byteOffset, count, stepMinutes / 60, directions, SECTOR_BOUNDARY_SLACK, marks.byteOffset);
+    }
+    return Uint8Array.from(marks);
   }
 
   /**

@@ -149,7 +149,8 @@ export class TileEngine {
     }
     if (this.tracer && this.layout) {
       if (!this.horizons || this.horizons.capacity < cells) this.horizons = allocateTileHorizons(this.layout, cells, undefined, this.nearField);
-      const masks = sectorMasks(this.layout, sunSectors(this.days, geometries, this.params.stepMinutes, this.layout.directions));
+      const sectors = this.wasm ? this.wasm.sunSectors(this.days, geometries, this.params.stepMinutes, this.layout.directions) : sunSectors(this.days, geometries, this.params.stepMinutes, this.layout.directions);
+      const masks = sectorMasks(this.layout, sectors);
       // a run of few days traces the near field at its samples instead of bounding it (the same outputs)
       const nearField = this.nearField === 'traced' ? 'traced' : nearFieldModeOfDays(this.layout, masks, this.days, geometries, this.params.stepMinutes);
       // the far field swept for the whole tile at once, the rest in bands of rows (a cell's horizons do not
