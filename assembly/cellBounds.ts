@@ -12,7 +12,6 @@
 import { jsHypot } from './javascriptMath';
 import { f64at, fi } from './memoryAccess';
 
-
 /** horizon.ts's HORIZON_ANGLE_UNIT_RAD. */
 const HORIZON_ANGLE_UNIT_RAD: f64 = 1e-4;
 

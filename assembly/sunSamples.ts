@@ -87,6 +87,14 @@ export const SUN_SAMPLE_BYTES: i32 = (SUN_SAMPLE_FIELDS + TAU_QUANTITIES * 3) * 
   return <i32>min(Math.floor((azimuthRad / (2 * Math.PI)) * <f64>sectors), <f64>(sectors - 1));
 }
 
+/** The sun's grid azimuth in [0, 2π) from its east and north components (dailyKernel.ts, `gridAzimuth`). */
+@inline export function gridAzimuth(east: f64, north: f64, convergence: f64): f64 {
+  let azimuth = jsAtan2(east, north) + convergence;
+  if (azimuth < 0) azimuth += 2 * Math.PI;
+  if (azimuth >= 2 * Math.PI) azimuth -= 2 * Math.PI;
+  return azimuth;
+}
+
 /** The sunset hour angle ω₀ [rad] (sunPosition.ts, `sunsetHourAngle`). */
 @inline export function sunsetHourAngle(latitude: f64, declination: f64): f64 {
   const x = -jsTan(latitude) * jsTan(declination);
@@ -198,10 +206,7 @@ export function sunSamples(day: usize, inputs: usize, rayInputs: usize, table: u
     const sinh = cosLat * cosDec * cosT + sinLat * sinDec;
     if (sinh > 0 && count < capacity) {
       const h = jsAsin(sinh);
-      // the grid azimuth (dailyKernel.ts, `gridAzimuth`)
-      let azimuth = jsAtan2(east, north) + convergence;
-      if (azimuth < 0) azimuth += 2 * Math.PI;
-      if (azimuth >= 2 * Math.PI) azimuth -= 2 * Math.PI;
+      const azimuth = gridAzimuth(east, north, convergence);
       const cosh = jsCos(h);
       const azimuthEast = jsSin(azimuth);
       const azimuthNorth = jsCos(azimuth);

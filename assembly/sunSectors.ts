@@ -6,8 +6,8 @@
  * optimised yet: 7–10 ms of a 100 × 100 run's single tile (49 sun tiles, three days).
  */
 
-import { jsAtan2, jsCos, jsSin } from './javascriptMath';
-import { firstSampleHour, sectorOf, sunsetHourAngle } from './sunSamples';
+import { jsCos, jsSin } from './javascriptMath';
+import { firstSampleHour, gridAzimuth, sectorOf, sunsetHourAngle } from './sunSamples';
 
 /**
  * Marks with 1, in the `directions` bytes at `sectors` (left as they are elsewhere), the far sectors in which a
@@ -45,10 +45,7 @@ export function sunSectorsOfDays(
         const T = ((hour - 12) * Math.PI) / 12;
         const cosT = jsCos(T);
         if (cosLat * cosDec * cosT + sinLat * sinDec > 0) {
-          // the grid azimuth (dailyKernel.ts, `gridAzimuth`)
-          let azimuth = jsAtan2(-cosDec * jsSin(T), cosLat * sinDec - sinLat * cosDec * cosT) + convergence;
-          if (azimuth < 0) azimuth += 2 * Math.PI;
-          if (azimuth >= 2 * Math.PI) azimuth -= 2 * Math.PI;
+          const azimuth = gridAzimuth(-cosDec * jsSin(T), cosLat * sinDec - sinLat * cosDec * cosT, convergence);
           const sector = sectorOf(azimuth, directions);
           store<u8>(sectors + <usize>sector, 1);
           const within = (azimuth / (2 * Math.PI)) * <f64>directions - <f64>sector;
