@@ -861,6 +861,54 @@ export function accumulateStatistics(band: usize, width: i32, rows: i32, state: 
   store<f64>(state + STAT_SUM_SQUARES, sumSquares);
 }
 
+// The fields of statistics.ts's PartialStatistics as `partialStatistics` writes them (f64 each, in this order).
+const PARTIAL_COUNT: usize = 0;
+const PARTIAL_MIN: usize = 8;
+const PARTIAL_MAX: usize = 16;
+const PARTIAL_MEAN: usize = 24;
+const PARTIAL_M2: usize = 32;
+export const PARTIAL_STATISTICS_BYTES: i32 = 40;
+
+/**
+ * statistics.ts's `partialStatistics` of the first `cols` f32 values of each of the `rows` rows at `values`, rows
+ * `stride` values apart, into the fields at `out` (PARTIAL_…; mean and m2 0 without a valid value): the same two
+ * passes, comparisons and f64 sums in the same order, so the same numbers.
+ */
+export function partialStatistics(values: usize, cols: i32, rows: i32, stride: i32, out: usize): void {
+  let count: f64 = 0;
+  let sum: f64 = 0;
+  let min: f64 = Infinity;
+  let max: f64 = -Infinity;
+  for (let r = 0; r < rows; r++) {
+    const row = values + ((<usize>r * <usize>stride) << 2);
+    for (let i: usize = 0; i < <usize>cols; i++) {
+      const v = <f64>load<f32>(row + (i << 2));
+      if (v != v) continue;
+      count++;
+      sum += v;
+      if (v < min) min = v;
+      if (v > max) max = v;
+    }
+  }
+  let mean: f64 = 0;
+  let m2: f64 = 0;
+  if (count > 0) {
+    mean = sum / count;
+    for (let r = 0; r < rows; r++) {
+      const row = values + ((<usize>r * <usize>stride) << 2);
+      for (let i: usize = 0; i < <usize>cols; i++) {
+        const v = <f64>load<f32>(row + (i << 2));
+        if (v == v) m2 += (v - mean) * (v - mean);
+      }
+    }
+  }
+  store<f64>(out + PARTIAL_COUNT, count);
+  store<f64>(out + PARTIAL_MIN, min);
+  store<f64>(out + PARTIAL_MAX, max);
+  store<f64>(out + PARTIAL_MEAN, mean);
+  store<f64>(out + PARTIAL_M2, m2);
+}
+
 /**
  * overviews.ts's `averageRowPair` of each pair of the `rows` rows of `width` f32 values at `band` (rows 0 and 1, 2
  * and 3, …; the last of an odd count alone) into the rows of ceil(width / 2) values at `out`: the mean of the

@@ -12,6 +12,7 @@ import { constants, deflateSync, inflateSync } from 'node:zlib';
 import { decodeFloatPredictorRows, encodeFloatPredictorRows } from '../../src/raster/tiff/floatPredictor.js';
 import { WasmTileEncoder, wasmEncodes } from '../../src/raster/tiff/tileEncoderWasm.js';
 import { tileCompression } from '../../src/raster/geotiff/writeGeoTiff.js';
+import { partialStatistics } from '../../src/raster/geotiff/statistics.js';
 
 function random(seed: number): () => number {
   let s = seed;
@@ -120,4 +121,28 @@ test('one encoder serves tile after tile; it stands in for zlib only at the sett
   assert.equal(wasmEncodes(tileCompression({ level: 0 })), false);
   assert.equal(wasmEncodes(tileCompression({ zlibStrategy: 'default' })), false);
   assert.equal(wasmEncodes({ level: 1, strategy: constants.Z_HUFFMAN_ONLY }), false);
+});
+
+test("the encoder's statistics of a tile's cells are partialStatistics' numbers: every kind, edge tiles' parts, no valid cell", () => {
+  for (const [width, height] of [[1, 1], [5, 3], [48, 32], [100, 7], [256, 256]] as const) {
+    const encoder = new WasmTileEncoder(width, height);
+    for (const { name, values } of tiles(width, height, width * 17 + height)) {
+      // the whole tile, and the cells of an edge tile (its first cols × rows, the rest padding)
+      for (const [cols, rows] of [[width, height], [Math.ceil(width / 3), Math.ceil(height / 2)], [width, 1], [0, 0]] as const) {
+        const { bytes, statistics } = encoder.encodeWithStatistics(values, cols, rows);
+        assert.deepEqual(bytes, encoder.encode(values), `${name}, ${width} × ${height}: the same stream`);
+        assert.deepEqual(statistics, partialStatistics(values, cols, rows, width), `${name}, ${cols} × ${rows} of ${width} × ${height}`);
+      }
+    }
+  }
+  // a mean and spread summed in f64 to the last bit (values of every magnitude, some −0), and infinite values
+  const wide = Float32Array.from({ length: 64 * 64 }, (_, i) => (i % 97 === 0 ? -0 : 10 ** ((i % 61) - 30) * Math.sin(i) + 1e-3 * i));
+  const infinite = wide.map((v, i) => (i % 389 === 0 ? (i % 2 ? Infinity : -Infinity) : v));
+  for (const values of [wide, infinite]) {
+    const statistics = new WasmTileEncoder(64, 64).encodeWithStatistics(values, 60, 61).statistics;
+    assert.deepEqual(statistics, partialStatistics(values, 60, 61, 64));
+  }
+  const encoder = new WasmTileEncoder(8, 8);
+  assert.throws(() => encoder.encodeWithStatistics(new Float32Array(64), 9, 8), /statistics of 9 × 8 cells of a 8×8 tile/);
+  assert.throws(() => encoder.encodeWithStatistics(new Float32Array(64), 4, -1), RangeError);
 });

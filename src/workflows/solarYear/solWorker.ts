@@ -60,14 +60,21 @@ function encode(values: Float32Array, width: number, height: number, allNodata =
   const cells = width * height;
   if (allNodata && nodataTile) return { bytes: nodataTile, statistics: { ...NO_CELLS, cells } };
   const t0 = performance.now();
-  const statistics = allNodata ? { ...NO_CELLS, cells } : statisticsOfTiles ? partialStatistics(values, width, height) : undefined;
   let tile = values;
   if (width !== tileWidth || height !== tileHeight) {
     padded.fill(NaN);
     for (let r = 0; r < height; r++) padded.set(values.subarray(r * width, (r + 1) * width), r * tileWidth);
     tile = padded;
   }
-  const bytes = wasmEncoder ? wasmEncoder.encode(tile) : encodeFloat32Tile(tile, tileWidth, tileHeight, setup.compression, scratch);
+  // (the statistics of the tile's cells, without its padding: compiled with the encoder where it encodes)
+  const withStatistics = statisticsOfTiles && !allNodata;
+  let bytes: Uint8Array;
+  let statistics = allNodata ? { ...NO_CELLS, cells } : undefined;
+  if (wasmEncoder && withStatistics) ({ bytes, statistics } = wasmEncoder.encodeWithStatistics(tile, width, height));
+  else {
+    if (withStatistics) statistics = partialStatistics(values, width, height);
+    bytes = wasmEncoder ? wasmEncoder.encode(tile) : encodeFloat32Tile(tile, tileWidth, tileHeight, setup.compression, scratch);
+  }
   timings.encodeSeconds += (performance.now() - t0) / 1000;
   timings.rawBytes += tile.byteLength;
   if (allNodata) nodataTile = new Uint8Array(bytes);
