@@ -1,13 +1,13 @@
 /**
- * The `sol` command's worker threads, started before the rest of the command loads: a worker takes about 0.3 s to start
- * and load its modules, and the command's own modules (its options, the GeoTIFF reader) take about 0.1 s before the
- * command runs, so starting them first takes that much off a short run. The first starts at once; the others once the
- * DEM's size (from its TIFF header, read before the command's modules load) and the days show that the run will use
- * them (`runThreads`: a small run takes one thread, and a second worker loading its modules beside it on two cores only
- * slowed the command's start: 100 × 100 cells, three days, 0.69 s against 0.78 s when every worker started first,
- * medians of 7 rounds interleaved). The count is read from the command line as the command reads it (`--threads`,
- * default every CPU within the parameter's range); the command checks the line itself, and a worker it does not take
- * ends with it.
+ * The `sol` command's worker threads, started before the rest of the command loads: a worker takes about 40 ms of
+ * Node's own to start, then loads its modules, while the command's own modules (its options, the GeoTIFF reader) take
+ * about 0.1 s before the command runs, so starting them first takes that much off a short run. They start once the
+ * DEM's size (from its TIFF header, read before the command's modules load) and the days show what the run needs
+ * (`runWorkerThreads`): none for a small run, which computes in the command's own thread (a worker starting beside
+ * it on two cores only slowed it: 100 × 100 cells, three days, 0.255 s against 0.292 s with one worker, medians
+ * of 21 rounds interleaved), one for a run on one thread, otherwise every worker. The count is read from the command
+ * line as the command reads it (`--threads`, default every CPU within the parameter's range); the command checks the
+ * line itself, and a worker it does not take ends with it.
  */
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -16,7 +16,7 @@ import { NUMERIC_PARAMETERS } from '../workflows/parameters/contract.js';
 import { prestartSolWorkers } from '../workflows/solarYear/workerPool.js';
 import { DAYS_PER_YEAR } from '../workflows/solarYear/products.js';
 import { parseDaySpec } from '../workflows/solarYear/days.js';
-import { runThreads } from '../workflows/solarYear/runThreads.js';
+import { runWorkerThreads } from '../workflows/solarYear/runThreads.js';
 
 /** The command's default number of threads: every core the machine has, within the parameter's range. */
 export function defaultCliThreads(): number {
@@ -95,34 +95,23 @@ export async function solWorkOf(argv: readonly string[]): Promise<{ cells: numbe
   return cells === null ? null : { cells, days };
 }
 
-/** How many worker threads to start early for a `sol` command line (see the module comment): 0, 1, or all of them. */
+/**
+ * How many worker threads to start early for a `sol` command line (see the module comment): none for a small run
+ * (it computes in the command's thread), 1 for a run on one thread, or all of them (also when the DEM cannot be
+ * told: the command then reports it).
+ */
 export async function earlySolWorkersOf(argv: readonly string[]): Promise<number> {
   const workers = solWorkersOf(argv);
-  if (workers <= 1) return workers;
+  if (workers === 0) return 0;
   const work = await solWorkOf(argv).catch(() => null);
-  if (!work) return workers;
-  return runThreads(workers, work.cells, work.days) > 1 ? workers : 1;
-}
-
-/** Whether the workers decided on early may still start (until the command's run starts). */
-let earlyStartsOpen = true;
-
-/** Starts the worker threads of a `sol` command line (see the module comment): the first now, the others once decided. */
-export function startSolWorkersEarly(argv: readonly string[]): void {
-  if (solWorkersOf(argv) === 0) return;
-  prestartSolWorkers(1);
-  void earlySolWorkersOf(argv).then(
-    (workers) => {
-      if (earlyStartsOpen) prestartSolWorkers(workers);
-    },
-    () => undefined,
-  );
+  return work ? runWorkerThreads(workers, work.cells, work.days) : workers;
 }
 
 /**
- * Ends the early starts as the command's run begins: workers not started by then are the run's to start (once it has
- * read the DEM), and none is started after it.
+ * Starts the worker threads of a `sol` command line (see the module comment), none for other lines; resolves once
+ * they are started. The DEM's header is read synchronously, so this takes the time of that read, before the
+ * command's modules load.
  */
-export function endEarlySolWorkerStarts(): void {
-  earlyStartsOpen = false;
+export async function startSolWorkersEarly(argv: readonly string[]): Promise<void> {
+  prestartSolWorkers(await earlySolWorkersOf(argv).catch(() => 0));
 }

@@ -3,9 +3,9 @@
 import { startSolWorkersEarly } from './earlyWorkers.js';
 
 // the workers of `sol` start loading before the rest of the command does
-startSolWorkersEarly(process.argv);
 // (a promise chain rather than top-level awaits: the command's bundle is a CommonJS module, scripts/build-cli.mjs)
-void import('./program.js')
+void startSolWorkersEarly(process.argv)
+  .then(() => import('./program.js'))
   .then(({ main }) => main(process.argv))
   .then((code) => {
     process.exitCode = code;

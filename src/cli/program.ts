@@ -36,7 +36,7 @@ import {
 import { ParameterRangeError, validateWorkflowParams } from '../workflows/params.js';
 import { DaySpecError, parseDaySpec } from '../workflows/solarYear/days.js';
 import { MAX_REQUESTED_TILE_SIZE, checkTileSize } from '../workflows/solarYear/tilePlan.js';
-import { defaultCliThreads, endEarlySolWorkerStarts } from './earlyWorkers.js';
+import { defaultCliThreads } from './earlyWorkers.js';
 import type { NumericWorkflowParam, PhaseTimings, ProgressListener, WorkflowParams, WorkflowType } from '../workflows/types.js';
 import { checkOutputSpace } from './outputSpace.js';
 import { progressDisplay } from './progress.js';
@@ -224,8 +224,7 @@ export function buildProgram(): Command {
     const { runSolWorkflow } = await solModules();
     const outDir = resolve(options.out);
     await checkOutputSpaceOf('sol', params, dem, outDir, options.days);
-    // (the workers started for this line are the run's from here; it starts any others it needs)
-    endEarlySolWorkerStarts();
+    // (the workers started for this line, startSolWorkersEarly, are the run's; it starts any others it needs)
     const result = await writingInto(outDir, () =>
       withProgress((listener) =>
         runSolWorkflow({

@@ -48,14 +48,16 @@ test('the sol command line starts its other workers early only when its DEM and 
   assert.ok(readFileSync(moved).readUInt32LE(4) > 100 * 90 * 4);
   assert.deepEqual(await solWorkOf(line('sol', moved, '--out', work)), { cells: 100 * 90, days: 365 });
   const two = Math.min(2, cores);
-  // 720 cells × (3 days + the horizons' 5) is below runThreads' threshold: one worker whatever --threads says
-  assert.equal(await earlySolWorkersOf(line('sol', small, '--days', '30,80,330', '--threads', '2', '-o', work)), 1);
+  // 720 cells × (3 days + the horizons' 5) is below runThreads' threshold: a run in the command's own thread, no
+  // worker whatever --threads says
+  assert.equal(await earlySolWorkersOf(line('sol', small, '--days', '30,80,330', '--threads', '2', '-o', work)), 0);
   assert.equal(await earlySolWorkersOf(line('sol', mcn, '--days', '30,80,330', '--threads', '2', '-o', work)), two);
   assert.equal(await earlySolWorkersOf(line('sol', small, '--threads', '2', '-o', work)), two);
   // a DEM that cannot be read: every worker the line asks for (the command then reports the DEM)
   assert.equal(await earlySolWorkersOf(line('sol', join(work, 'missing.tif'), '--threads', '2', '-o', work)), two);
   // 9 000 cells × (1 day + 5) is below the threshold
-  assert.equal(await earlySolWorkersOf(line('sol', moved, '--days', '80', '--threads', '2', '-o', work)), 1);
+  assert.equal(await earlySolWorkersOf(line('sol', moved, '--days', '80', '--threads', '2', '-o', work)), 0);
+  // a year of 720 cells is above it: one worker when one thread is asked for
   assert.equal(await earlySolWorkersOf(line('sol', small, '--threads', '1', '-o', work)), 1);
   assert.equal(await earlySolWorkersOf(line('eemt', small, '-o', work)), 0);
 });

@@ -13,7 +13,7 @@ import { computeSolarYear, kernelParams, type SolarYearResult } from '../solarYe
 import type { AssembleMode, ComputingMode, TileSlice, WorkflowResult, WorkflowRun } from '../types.js';
 import { checkedDays } from '../solarYear/days.js';
 import { checkTileSize } from '../solarYear/tilePlan.js';
-import { runThreads } from '../solarYear/runThreads.js';
+import { runThreads, runWorkerThreads } from '../solarYear/runThreads.js';
 import { assembleSolarYear } from '../solarYear/slices.js';
 import { prestartSolWorkers, releaseSpareWorkers } from '../solarYear/workerPool.js';
 
@@ -46,9 +46,9 @@ async function solarYearOfRun(run: SolRun, slice: TileSlice | null): Promise<{ d
     precision: 'float32',
     shared: true,
     ...demReadLimits(run.maxDemCells),
-    // the run's other workers load their modules while the DEM is decoded and the run planned, when its size allows a
-    // run on more than one thread (runThreads: a small run takes one; its valid cells, fewer, never take more)
-    onSize: ({ width, height }: RasterSize) => prestartSolWorkers(runThreads(threadsAsked, width * height, days.length)),
+    // the run's workers load their modules while the DEM is decoded and the run planned: none for a small run, which
+    // computes in this thread, one for a run on one thread (runWorkerThreads; its valid cells, fewer, never take more)
+    onSize: ({ width, height }: RasterSize) => prestartSolWorkers(runWorkerThreads(threadsAsked, width * height, days.length)),
   });
   const threads = runThreads(threadsAsked, dem.validCount, days.length);
   const result = await computeSolarYear(dem, {
@@ -81,9 +81,7 @@ export async function runSolWorkflow(run: SolRun): Promise<WorkflowResult> {
   }
   if (run.tileSize !== undefined) checkTileSize(run.tileSize);
   const slice = run.mode?.kind === 'slice' ? run.mode.slice : null;
-  // the first worker thread loads its modules while the DEM is read (every run has one; the others start once the
-  // DEM shows the run needs them: a small run takes one thread, and a worker loading beside it slows its start)
-  prestartSolWorkers(1);
+  // (the worker threads start once the DEM's size shows what the run needs: solarYearOfRun)
   const { dem, result } = await solarYearOfRun(run, slice).finally(releaseSpareWorkers);
   run.onProgress?.({ fraction: 1, message: slice ? `tile slice ${slice.index + 1} of ${slice.count} computed` : 'sol products written' });
   return {

@@ -49,7 +49,7 @@ export async function computeSolarYear(dem: Dem<Float32Array> | Dem<Float64Array
   options.signal?.throwIfAborted();
   report({ fraction: 0, message: 'preparing terrain' });
   const plan = planSolarYear(dem, options);
-  const pool = new WorkerPool(plan.threads, plan.setup, options.signal);
+  const pool = new WorkerPool(plan.threads, plan.setup, options.signal, plan.inThread);
   let writer: ProductWriter | null = null;
   try {
     const products = (writer = await ProductWriter.open(plan, pool));

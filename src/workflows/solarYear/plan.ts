@@ -18,6 +18,7 @@ import { MIN_SHARED_COMPUTE_TILES, checkTileSize, defaultComputeTileSize, planCo
 import { completeMonths } from './products.js';
 import { ALL_PRODUCTS, selectionForDays, type ProductSelection } from './productSelection.js';
 import { checkTileSlice, sliceFolder, sliceTiles } from './slices.js';
+import { computesInThread } from './runThreads.js';
 import type { DailyKernelChoice } from './tileEngine.js';
 
 export interface SolarYearOptions {
@@ -88,6 +89,8 @@ export interface SolarYearPlan {
   readonly validCells: number;
   /** Worker threads: the requested count capped at the CPU count and at the tiles to compute. */
   readonly threads: number;
+  /** Whether the run's one thread is the one that plans it (a small run: `computesInThread`), not a worker thread. */
+  readonly inThread: boolean;
   readonly setup: WorkerSetup;
   /** Metadata items of every product. */
   readonly metadata: Readonly<Record<string, string>>;
@@ -150,6 +153,8 @@ export function planSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, option
     NEAR_FIELD_STEPS: String(layout?.nearSteps ?? 0),
     ...options.metadata,
   };
+  const runValidCells = slice ? runTiles.reduce((n, tile) => n + tile.validCells, 0) : dem.validCount;
+  const runThreadCount = Math.max(1, Math.min(threads, runTiles.length));
   return {
     grid,
     days,
@@ -161,8 +166,9 @@ export function planSolarYear(dem: Dem<Float32Array> | Dem<Float64Array>, option
     slice,
     writeDir: slice ? sliceFolder(options.outDir, slice) : options.outDir,
     directions: layout?.directions ?? 0,
-    validCells: slice ? runTiles.reduce((n, tile) => n + tile.validCells, 0) : dem.validCount,
-    threads: Math.max(1, Math.min(threads, runTiles.length)),
+    validCells: runValidCells,
+    threads: runThreadCount,
+    inThread: runThreadCount === 1 && computesInThread(runValidCells, days.length),
     setup,
     metadata,
   };

@@ -14,7 +14,20 @@ export const SINGLE_THREAD_CELL_DAYS = 150_000;
 /** A few-day run's horizons per cell cost about as much as this many of its days (the same runs' profiles). */
 const HORIZON_CELL_DAYS = 5;
 
+/**
+ * Whether a run on `validCells` cells and `days` days is small (SINGLE_THREAD_CELL_DAYS): it then computes on one
+ * thread, the one that runs it, without a worker thread (solarYear/inThreadWorker.ts).
+ */
+export function computesInThread(validCells: number, days: number): boolean {
+  return validCells * (days + HORIZON_CELL_DAYS) < SINGLE_THREAD_CELL_DAYS;
+}
+
 /** Threads of a run on `validCells` cells and `days` days, of at most `threads` (see SINGLE_THREAD_CELL_DAYS). */
 export function runThreads(threads: number, validCells: number, days: number): number {
-  return validCells * (days + HORIZON_CELL_DAYS) < SINGLE_THREAD_CELL_DAYS ? 1 : threads;
+  return computesInThread(validCells, days) ? 1 : threads;
+}
+
+/** Worker threads to start for a run on at most `cells` cells: `runThreads`, none for a run that computes in its thread. */
+export function runWorkerThreads(threads: number, cells: number, days: number): number {
+  return computesInThread(cells, days) ? 0 : runThreads(threads, cells, days);
 }

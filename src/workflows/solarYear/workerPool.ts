@@ -1,9 +1,13 @@
-/** A fixed set of `sol` worker threads fed from a task list, one task at a time per worker. */
+/**
+ * A fixed set of `sol` worker threads fed from a task list, one task at a time per worker; or, for a small run, the
+ * pool's own thread in their place (inThreadWorker.ts).
+ */
 import { setFlagsFromString } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import { siblingModuleUrl, startModuleWorker } from '../../util/modules.js';
 import type { CogAssemblyJob } from '../../raster/geotiff/geoTiffStreams.js';
 import type { WorkerReply, WorkerSetup, WorkerStart, WorkerTask } from './messages.js';
+import { InThreadWorker, type SolThread } from './inThreadWorker.js';
 
 /** COG assemblies a worker runs at once, so that one's file reads and writes overlap another's computing. */
 const ASSEMBLIES_PER_WORKER = 2;
@@ -67,22 +71,24 @@ function takeSpareWorker(setup: WorkerSetup): Worker | null {
 }
 
 export class WorkerPool {
-  private readonly workers: Worker[];
+  private readonly workers: SolThread[];
   private failure: Error | null = null;
   private readonly failed: Promise<never>;
   private rejectFailed!: (error: Error) => void;
   /** Free assembly slots (a worker once per assembly it can take), and the assemblies waiting for one. */
-  private slots: Worker[] | null = null;
-  private readonly waiting: ((worker: Worker) => void)[] = [];
+  private slots: SolThread[] | null = null;
+  private readonly waiting: ((worker: SolThread) => void)[] = [];
   /** Assemblies in progress by id: what their reply resolves. */
   private readonly assemblies = new Map<number, (reply: WorkerReply) => void>();
   private nextAssembly = 0;
 
-  constructor(count: number, setup: WorkerSetup, signal?: AbortSignal) {
+  /** `inThread`: the tasks are done on this thread (`InThreadWorker`; `count` must then be 1). */
+  constructor(count: number, setup: WorkerSetup, signal?: AbortSignal, inThread = false) {
+    if (inThread && count !== 1) throw new RangeError(`a pool on its own thread has one worker, not ${count}`);
     this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
     this.failed.catch(() => {});
     this.workers = Array.from({ length: count }, () => {
-      const worker = takeSpareWorker(setup) ?? startSolWorker(setup);
+      const worker: SolThread = inThread ? new InThreadWorker(setup) : (takeSpareWorker(setup) ?? startSolWorker(setup));
       worker.on('error', (error) => this.fail(error));
       worker.on('exit', (code) => {
         if (code !== 0) this.fail(new Error(`solar worker thread exited with code ${code}`));
@@ -111,7 +117,7 @@ export class WorkerPool {
     let next = 0;
     let pending = 0;
     const done = new Promise<void>((resolve) => {
-      const feed = async (worker: Worker) => {
+      const feed = async (worker: SolThread) => {
         if (next >= tasks.length) {
           if (pending === 0) resolve();
           return;
@@ -158,7 +164,7 @@ export class WorkerPool {
   async assemble(job: CogAssemblyJob): Promise<number> {
     if (this.failure) throw this.failure;
     if (!this.slots) this.listenForAssemblies();
-    const worker = this.slots!.pop() ?? (await new Promise<Worker>((resolve) => this.waiting.push(resolve)));
+    const worker = this.slots!.pop() ?? (await new Promise<SolThread>((resolve) => this.waiting.push(resolve)));
     const id = this.nextAssembly++;
     try {
       const reply = new Promise<WorkerReply>((resolve) => this.assemblies.set(id, resolve));

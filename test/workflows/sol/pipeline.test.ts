@@ -185,7 +185,8 @@ test('every product carries its unit type, description and statistics, equal to 
 });
 
 test('a run takes the worker threads started ahead of it, and ends those it does not need, also when it fails', async () => {
-  const days = [80, 172];
+  // 720 cells, a run of 200 days: above the small runs computed in their own thread (runThreads)
+  const days = Array.from({ length: 200 }, (_, i) => 1 + i);
   const params = { step: 30, linke_value: 3, albedo_value: 0.2, num_threads: 1 };
   // three started ahead, one taken: the same files as a run whose thread starts with its setup
   prestartSolWorkers(3);
@@ -205,16 +206,26 @@ test('a run takes the worker threads started ahead of it, and ends those it does
   assert.equal(spareSolWorkers(), 0);
 });
 
-test('a run starts the worker threads it computes with: one for a small run, whatever the threads asked for', async () => {
+test('a run starts the worker threads it computes with: none for a small run, whatever the threads asked for', async () => {
   let started = 0;
   const count = () => started++;
   // (Node publishes every worker thread it creates on this channel)
   subscribe('worker_threads', count);
   try {
     const params = { step: 30, linke_value: 3, albedo_value: 0.2, num_threads: 2 };
-    // 720 cells, two days: one thread (runThreads)
-    await runSolWorkflow({ demPath: small, outDir: join(work, 'one-thread'), params, days: [80, 172] });
+    // 720 cells, two days: computed in this thread (runThreads), the same maps as on worker threads
+    const inThread = await runSolWorkflow({ demPath: small, outDir: join(work, 'in-thread'), params, days: [80, 172] });
+    assert.equal(started, 0);
+    assert.equal(spareSolWorkers(), 0);
+    // (210 days of the same cells, days 80 and 172 among them: one worker thread, as num_threads 1 asks)
+    await runSolWorkflow({ demPath: small, outDir: join(work, 'worker'), params: { ...params, num_threads: 1 }, days: Array.from({ length: 210 }, (_, i) => 1 + i) });
     assert.equal(started, 1);
+    assert.equal(inThread.files.length, 4);
+    for (const file of inThread.files) {
+      const a = await readRaster(join(work, 'in-thread', file));
+      const b = await readRaster(join(work, 'worker', file));
+      assert.deepEqual(a.values, b.values, file);
+    }
     // 48 016 cells, three days: every thread asked for, up to the cores
     started = 0;
     await runSolWorkflow({ demPath: join(fixtures, 'mcn_10m.tif'), outDir: join(work, 'two-threads'), params, days: [1, 2, 3] });

@@ -4,7 +4,7 @@ import { availableParallelism } from 'node:os';
 import { rasterTiling } from '../../../src/raster/geotiff/writeGeoTiff.js';
 import { checkedDays, parseDaySpec } from '../../../src/workflows/solarYear/days.js';
 import { MIN_SHARED_COMPUTE_TILES, defaultComputeTileSize, planComputeTiles, planSunTiles, sunTileSize } from '../../../src/workflows/solarYear/tilePlan.js';
-import { SINGLE_THREAD_CELL_DAYS, runThreads } from '../../../src/workflows/solarYear/runThreads.js';
+import { SINGLE_THREAD_CELL_DAYS, computesInThread, runThreads, runWorkerThreads } from '../../../src/workflows/solarYear/runThreads.js';
 import { planSolarYear } from '../../../src/workflows/solarYear/plan.js';
 import { readDem } from '../../../src/raster/index.js';
 import { RAY_CELL_SIZE_ROWS, allocateTileHorizons, horizonBytesPerCell } from '../../../src/science/solar/tileHorizons.js';
@@ -150,4 +150,11 @@ test('a small run takes one thread, whatever it asks for; a larger one, or one o
   // the limit is on the cells with data (a DEM mostly nodata is small), and one thread asked for stays one
   assert.equal(runThreads(2, Math.floor(SINGLE_THREAD_CELL_DAYS / 8) - 1, 3), 1);
   assert.equal(runThreads(1, 1000 * 1000, 365), 1);
+  // a small run computes in the thread that runs it: no worker thread to start; a larger one on one thread starts one
+  assert.equal(computesInThread(100 * 100, 3), true);
+  assert.equal(computesInThread(140 * 140, 3), false);
+  assert.equal(runWorkerThreads(2, 100 * 100, 3), 0);
+  assert.equal(runWorkerThreads(1, 100 * 100, 3), 0);
+  assert.equal(runWorkerThreads(2, 200 * 200, 3), 2);
+  assert.equal(runWorkerThreads(1, 100 * 100, 365), 1);
 });
