@@ -9,6 +9,8 @@
  * the byte offsets of an i32 table, level ℓ at index ℓ − 1), in this module's memory.
  */
 
+import { jsCos, jsHypot, jsSin } from './javascriptMath';
+
 // horizon.ts's EARTH_RADIUS_M [m] and farHorizon.ts's MAX_STEPS, passed in by `setRayTerrain`
 let earthRadiusM: f64 = 0;
 let maxSteps: f64 = 0;
@@ -138,4 +140,75 @@ export function farHorizonRay(row: i32, col: i32, colPerStep: f64, northPerStep:
   }
   lastStep = bestStep;
   return best;
+}
+
+/** Slopes written by the last `budgetLattice`. */
+let latticeSlopes: i32 = 0;
+
+/** The slopes the last `budgetLattice` wrote. */
+export function budgetLatticeSlopes(): i32 {
+  return latticeSlopes;
+}
+
+/** horizonBudget.ts's `centralSlope` |∇z| of cell (row, col) on cells of dx × dy metres (NaN next to nodata). */
+function centralSlope(row: i32, col: i32, dx: f64, dy: f64): f64 {
+  const width = tWidth;
+  const height = tHeight;
+  const left = max(0, col - 1);
+  const right = min(width - 1, col + 1);
+  const up = max(0, row - 1);
+  const down = min(height - 1, row + 1);
+  const spanX = <f64>(right - left) * dx;
+  const spanY = <f64>(down - up) * dy;
+  const gx = spanX > 0 ? (elevationAt(row * width + right) - elevationAt(row * width + left)) / spanX : 0;
+  const gy = spanY > 0 ? (elevationAt(down * width + col) - elevationAt(up * width + col)) / spanY : 0;
+  return jsHypot(gx, gy);
+}
+
+/**
+ * horizonBudget.ts's lattice of exact rays, compiled: its `lattice` × `lattice` cells (the rows and columns at the
+ * lattice's centres), and from each with a valid elevation `azimuths` rays from step 1 (`farHorizonRay`, in the
+ * directions horizon.ts's `rayDirection` gives for the row's cells, `cellSizeX` and `cellSizeY` f64 per row). Counts
+ * into `beyond` (i32 per near-step choice, the `choices` i32 of `nearSteps`) the rays that can hide a sun (tan H ≥ 0)
+ * whose horizon is set beyond that many steps, writes each cell's central slope (NaN left out) to `slopes` (f64),
+ * and returns the rays that can hide a sun; `budgetLatticeSlopes()` then gives the slopes written. The same
+ * operations in the same order as the JavaScript, with JavaScript's sin, cos and hypot: the same counts and slopes.
+ */
+export function budgetLattice(lattice: i32, azimuths: i32, cellSizeX: usize, cellSizeY: usize, nearSteps: usize, choices: i32, beyond: usize, slopes: usize): i32 {
+  const width = tWidth;
+  const height = tHeight;
+  let rays = 0;
+  let slopeCount = 0;
+  for (let k = 0; k < choices; k++) store<i32>(beyond + (<usize>k << 2), 0);
+  for (let i = 0; i < lattice; i++) {
+    const row = <i32>min<f64>(<f64>(height - 1), Math.floor(((<f64>i + 0.5) * <f64>height) / <f64>lattice));
+    const dx = load<f64>(cellSizeX + (<usize>row << 3));
+    const dy = load<f64>(cellSizeY + (<usize>row << 3));
+    for (let j = 0; j < lattice; j++) {
+      const col = <i32>min<f64>(<f64>(width - 1), Math.floor(((<f64>j + 0.5) * <f64>width) / <f64>lattice));
+      const z = elevationAt(row * width + col);
+      if (z != z) continue;
+      const slope = centralSlope(row, col, dx, dy);
+      if (slope == slope) {
+        store<f64>(slopes + (<usize>slopeCount << 3), slope);
+        slopeCount++;
+      }
+      for (let a = 0; a < azimuths; a++) {
+        // horizon.ts's rayDirection
+        const azimuth = ((<f64>a + 0.5) * 2 * Math.PI) / <f64>azimuths;
+        const stepM = 0.5 * (dx + dy);
+        const colPerStep = (stepM * jsSin(azimuth)) / dx;
+        const northPerStep = (stepM * jsCos(azimuth)) / dy;
+        const tangent = farHorizonRay(row, col, colPerStep, northPerStep, 1, dx, dy);
+        if (!(tangent >= 0)) continue;
+        rays++;
+        for (let k = 0; k < choices; k++) {
+          const at = beyond + (<usize>k << 2);
+          if (lastStep > <f64>load<i32>(nearSteps + (<usize>k << 2))) store<i32>(at, load<i32>(at) + 1);
+        }
+      }
+    }
+  }
+  latticeSlopes = slopeCount;
+  return rays;
 }

@@ -14,7 +14,7 @@ import { horizonUnits } from './horizonUnits';
 import { f64at, fi, i32at } from './memoryAccess';
 
 export { horizonUnitsOf } from './horizonUnits';
-export { farHorizonRay, farRayStep, setRayTerrain } from './farRay';
+export { budgetLattice, budgetLatticeSlopes, farHorizonRay, farRayStep, setRayTerrain } from './farRay';
 
 /** Descriptor fields (i32), the same list as src/science/solar/sweptHorizonWasm.ts. */
 export const DESCRIPTOR_FIELDS: i32 = 36;

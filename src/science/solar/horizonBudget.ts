@@ -28,7 +28,7 @@
  * See docs/solar-model.md, Part A, "Horizons".
  */
 import { farHorizon } from './farHorizon.js';
-import { compiledFarRays, type FarRayTracer } from './farHorizonWasm.js';
+import { compiledFarRays, type BudgetLatticeCounts } from './farHorizonWasm.js';
 import { rayDirection } from './horizon.js';
 import type { TerrainModel } from './terrainModel.js';
 import type { HorizonLayout } from './tileHorizons.js';
@@ -98,42 +98,19 @@ export function nearSectorsFor(directions: number): number {
   return directions * Math.max(1, Math.ceil(MIN_NEAR_SECTORS / directions));
 }
 
+/** Cells per side of the lattice the budget samples, and ray azimuths per cell. */
+const LATTICE = 24;
+const LATTICE_AZIMUTHS = 12;
+
 /**
  * The budget of `model`: measures S̃ and p_far(n) on a lattice of cells and chooses (n, N); `site` (where the
- * DEM lies) sets the low-sun factor. The rays are `farHorizon`'s, compiled on small DEMs (farHorizonWasm.ts, the
- * same to the bit); `tracer` 'javascript' keeps them in JavaScript.
+ * DEM lies) sets the low-sun factor. The rays are `farHorizon`'s; on small DEMs the whole lattice is compiled
+ * (farHorizonWasm.ts, `budgetLattice` of assembly/farRay.ts: the same counts and slopes to the bit); `tracer`
+ * 'javascript' keeps it in JavaScript (`latticeCounts`).
  */
 export function horizonBudget(model: TerrainModel, site?: BudgetSite, tracer: 'compiled' | 'javascript' = 'compiled'): HorizonBudget {
-  const trace: FarRayTracer =
-    (tracer === 'compiled' ? compiledFarRays(model) : null) ?? ((row, col, colPerStep, northPerStep, firstStep, out) => farHorizon(model, row, col, colPerStep, northPerStep, firstStep, out));
-  const { width, height, elevation } = model;
-  const lattice = 24;
-  const azimuths = 12;
-  const slopes: number[] = [];
-  let rays = 0;
-  const beyond = NEAR_STEP_CHOICES.map(() => 0);
-  const out = { tangent: 0, step: 0 };
-  for (let i = 0; i < lattice; i++) {
-    const row = Math.min(height - 1, Math.floor(((i + 0.5) * height) / lattice));
-    const dx = model.cellSizeX[row]!;
-    const dy = model.cellSizeY[row]!;
-    for (let j = 0; j < lattice; j++) {
-      const col = Math.min(width - 1, Math.floor(((j + 0.5) * width) / lattice));
-      const z = elevation[row * width + col]!;
-      if (Number.isNaN(z)) continue;
-      const slope = centralSlope(model, row, col, dx, dy);
-      if (!Number.isNaN(slope)) slopes.push(slope);
-      for (let a = 0; a < azimuths; a++) {
-        const { colPerStep, northPerStep } = rayDirection(dx, dy, ((a + 0.5) * 2 * Math.PI) / azimuths);
-        trace(row, col, colPerStep, northPerStep, 1, out);
-        if (!(out.tangent >= 0)) continue; // cannot hide a sun above the horizontal
-        rays++;
-        NEAR_STEP_CHOICES.forEach((n, k) => {
-          if (out.step > n) beyond[k]!++;
-        });
-      }
-    }
-  }
+  const compiled = tracer === 'compiled' ? compiledFarRays(model) : null;
+  const { rays, beyond, slopes } = compiled ? compiled.lattice(LATTICE, LATTICE_AZIMUTHS, NEAR_STEP_CHOICES) : latticeCounts(model);
   slopes.sort((a, b) => a - b);
   const medianSlope = slopes.length ? slopes[Math.floor(slopes.length / 2)]! : 0;
   const farShare: Record<number, number> = {};
@@ -152,6 +129,41 @@ export function horizonBudget(model: TerrainModel, site?: BudgetSite, tracer: 'c
     ? meeting.reduce((best, c) => (c.cost < best.cost ? c : best))
     : candidates.reduce((best, c) => (c.share < best.share || (c.share === best.share && c.cost < best.cost) ? c : best));
   return { layout: chosen.layout, medianSlope, farShare, lowSunFactor: sunFactor, estimatedShare: chosen.share };
+}
+
+/**
+ * The budget's lattice of rays in JavaScript (default: the budget's own): on each of its `lattice` × `lattice` cells
+ * with a valid elevation, the central slope and `azimuths` exact rays (`farHorizon` from step 1); the rays that can
+ * hide a sun above the horizontal (tan H ≥ 0) and, per near-step choice, those set beyond it.
+ */
+export function latticeCounts(model: TerrainModel, lattice = LATTICE, azimuths = LATTICE_AZIMUTHS, nearSteps: readonly number[] = NEAR_STEP_CHOICES): BudgetLatticeCounts {
+  const { width, height, elevation } = model;
+  const slopes: number[] = [];
+  let rays = 0;
+  const beyond = nearSteps.map(() => 0);
+  const out = { tangent: 0, step: 0 };
+  for (let i = 0; i < lattice; i++) {
+    const row = Math.min(height - 1, Math.floor(((i + 0.5) * height) / lattice));
+    const dx = model.cellSizeX[row]!;
+    const dy = model.cellSizeY[row]!;
+    for (let j = 0; j < lattice; j++) {
+      const col = Math.min(width - 1, Math.floor(((j + 0.5) * width) / lattice));
+      const z = elevation[row * width + col]!;
+      if (Number.isNaN(z)) continue;
+      const slope = centralSlope(model, row, col, dx, dy);
+      if (!Number.isNaN(slope)) slopes.push(slope);
+      for (let a = 0; a < azimuths; a++) {
+        const { colPerStep, northPerStep } = rayDirection(dx, dy, ((a + 0.5) * 2 * Math.PI) / azimuths);
+        farHorizon(model, row, col, colPerStep, northPerStep, 1, out);
+        if (!(out.tangent >= 0)) continue; // cannot hide a sun above the horizontal
+        rays++;
+        nearSteps.forEach((n, k) => {
+          if (out.step > n) beyond[k]!++;
+        });
+      }
+    }
+  }
+  return { rays, beyond, slopes };
 }
 
 /** The horizon layout the error budget chooses for `model` (at `site`, see `horizonBudget`). */

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readDem } from '../../../src/raster/index.js';
 import { farHorizon, type FarHorizon } from '../../../src/science/solar/farHorizon.js';
 import { COMPILED_RAY_MAX_CELLS, compiledFarRays } from '../../../src/science/solar/farHorizonWasm.js';
-import { horizonBudget } from '../../../src/science/solar/horizonBudget.js';
+import { horizonBudget, latticeCounts } from '../../../src/science/solar/horizonBudget.js';
 import { rayDirection } from '../../../src/science/solar/horizon.js';
 import { buildTerrainModel, type TerrainModel } from '../../../src/science/solar/terrainModel.js';
 
@@ -57,7 +57,7 @@ function compareRays(model: TerrainModel, extra: number): number {
   const check = (row: number, col: number, azimuth: number, firstStep: number) => {
     const { colPerStep, northPerStep } = rayDirection(model.cellSizeX[row]!, model.cellSizeY[row]!, azimuth);
     farHorizon(model, row, col, colPerStep, northPerStep, firstStep, a);
-    compiled(row, col, colPerStep, northPerStep, firstStep, b);
+    compiled.trace(row, col, colPerStep, northPerStep, firstStep, b);
     assert.ok(Object.is(a.tangent, b.tangent) && a.step === b.step, `cell (${row}, ${col}), azimuth ${azimuth}, from step ${firstStep}: ${JSON.stringify(a)} against ${JSON.stringify(b)}`);
     rays++;
     if (a.step > 0) found++;
@@ -101,6 +101,22 @@ test('the horizon budget measures and chooses the same with compiled and JavaScr
     for (const site of [undefined, { largestAbsLatitudeRad: (62 * Math.PI) / 180 }]) {
       assert.deepEqual(horizonBudget(model, site, 'compiled'), horizonBudget(model, site, 'javascript'));
     }
+  }
+});
+
+test("the budget's lattice of rays, compiled whole, counts and measures what the JavaScript lattice does", async () => {
+  const models = [await demModel(`${fixtures}mcn_10m.tif`, 10), await demModel(`${fixtures}oracle/fine/north62_20m.tif`, 20), madeUpModel(120, 90), madeUpModel(37, 150)];
+  for (const model of models) {
+    const compiled = compiledFarRays(model)!;
+    // the budget's lattice, and others: denser, sparser, other azimuths and near-step choices
+    for (const [lattice, azimuths, nearSteps] of [[24, 12, [16, 24, 32, 48, 64]], [40, 7, [1, 5, 100]], [3, 32, [8]], [1, 1, []]] as const) {
+      const counts = compiled.lattice(lattice, azimuths, nearSteps);
+      assert.deepEqual(counts, latticeCounts(model, lattice, azimuths, nearSteps), `${model.width} × ${model.height}, lattice ${lattice}, ${azimuths} azimuths`);
+      if (lattice >= 24) assert.ok(counts.rays > 100 && counts.slopes.length > lattice * 4, `${counts.rays} rays, ${counts.slopes.length} slopes`);
+    }
+    // several lattices in a row on one copy: nothing carries over
+    assert.deepEqual(compiled.lattice(24, 12, [16, 24]), latticeCounts(model, 24, 12, [16, 24]));
+    assert.throws(() => compiled.lattice(65, 12, [16]), RangeError);
   }
 });
 
