@@ -29,7 +29,14 @@ export class InThreadWorker extends EventEmitter implements SolThread {
     super();
     const { port1: pool, port2: tasks } = this.channel;
     const handle = solTaskHandler(tasks, setup);
-    tasks.on('message', (task: WorkerTask) => handle(task));
+    // (what escapes a task is the thread's error, as a worker thread's uncaught exception is its 'error' event)
+    tasks.on('message', (task: WorkerTask) => {
+      try {
+        handle(task);
+      } catch (error) {
+        this.emit('error', error instanceof Error ? error : new Error(String(error)));
+      }
+    });
     pool.on('message', (reply: WorkerReply) => this.emit('message', reply));
   }
 

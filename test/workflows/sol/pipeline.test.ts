@@ -110,6 +110,25 @@ test('aborting a run stops it with an AbortError and leaves no half-written file
   const left = readdirSync(out, { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
   assert.deepEqual(left.filter((e) => e.name.endsWith('.part')), []);
   for (const e of left) assert.deepEqual(gdalSize(join(e.parentPath, e.name)), [30, 24]);
+  // a small run, computed in this thread (30 days of 720 cells: runThreads), stops the same way
+  const inThread = new AbortController();
+  let seen = 0;
+  await assert.rejects(
+    computeSolarYear(await readDem(small), {
+      outDir: join(work, 'aborted-in-thread'),
+      params: { stepMinutes: 15, linkeTurbidity: 3, albedo: 0.2 },
+      threads: 1,
+      days: Array.from({ length: 30 }, (_, i) => 1 + i),
+      signal: inThread.signal,
+      onProgress: ({ message }) => {
+        if (message.startsWith('day') && ++seen === 5) queueMicrotask(() => inThread.abort());
+      },
+    }),
+    (error: Error) => error.name === 'AbortError',
+  );
+  const leftInThread = readdirSync(join(work, 'aborted-in-thread'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile());
+  assert.deepEqual(leftInThread.filter((e) => e.name.endsWith('.part')), []);
+  for (const e of leftInThread) assert.deepEqual(gdalSize(join(e.parentPath, e.name)), [30, 24]);
   // an already aborted signal stops before any work
   const aborted = AbortSignal.abort();
   await assert.rejects(
