@@ -184,6 +184,8 @@ export function budgetLattice(lattice: i32, azimuths: i32, cellSizeX: usize, cel
     const row = <i32>min<f64>(<f64>(height - 1), Math.floor(((<f64>i + 0.5) * <f64>height) / <f64>lattice));
     const dx = load<f64>(cellSizeX + (<usize>row << 3));
     const dy = load<f64>(cellSizeY + (<usize>row << 3));
+    // horizon.ts's rayDirection: one step of the row's mean cell size
+    const stepM = 0.5 * (dx + dy);
     for (let j = 0; j < lattice; j++) {
       const col = <i32>min<f64>(<f64>(width - 1), Math.floor(((<f64>j + 0.5) * <f64>width) / <f64>lattice));
       const z = elevationAt(row * width + col);
@@ -194,9 +196,7 @@ export function budgetLattice(lattice: i32, azimuths: i32, cellSizeX: usize, cel
         slopeCount++;
       }
       for (let a = 0; a < azimuths; a++) {
-        // horizon.ts's rayDirection
         const azimuth = ((<f64>a + 0.5) * 2 * Math.PI) / <f64>azimuths;
-        const stepM = 0.5 * (dx + dy);
         const colPerStep = (stepM * jsSin(azimuth)) / dx;
         const northPerStep = (stepM * jsCos(azimuth)) / dy;
         const tangent = farHorizonRay(row, col, colPerStep, northPerStep, 1, dx, dy);

@@ -41,8 +41,7 @@ export class WasmTileEncoder {
       runs: arena.take(Uint8Array, 3 * bytes + 8),
       work: arena.take(Uint8Array, WORK_BYTES),
       out: arena.take(Uint8Array, capacity),
-      // count, min, max, mean, m2 (the module's PARTIAL_STATISTICS_BYTES)
-      statistics: arena.take(Float64Array, 5),
+      statistics: arena.take(Float64Array, STATISTICS_FIELDS),
     });
     const counting = new Arena(null);
     layout(counting);
@@ -50,7 +49,7 @@ export class WasmTileEncoder {
     const instance = instantiateKernel('deflateTile', memory, WORK_BYTES, 'WORK_BYTES');
     const outputCapacity = instance.exports.outputCapacity as (n: number) => number;
     const statisticsBytes = (instance.exports.PARTIAL_STATISTICS_BYTES as WebAssembly.Global | undefined)?.value as number | undefined;
-    if (outputCapacity(bytes) > capacity || statisticsBytes !== 40) throw new Error('build/wasm/deflateTile.wasm does not match this build: run `npm run build`');
+    if (outputCapacity(bytes) > capacity || statisticsBytes !== STATISTICS_FIELDS * Float64Array.BYTES_PER_ELEMENT) throw new Error('build/wasm/deflateTile.wasm does not match this build: run `npm run build`');
     const views = layout(new Arena(memory.buffer));
     this.values = views.values;
     this.output = views.out;
@@ -85,6 +84,9 @@ export class WasmTileEncoder {
     return { bytes, statistics: count === 0 ? { ...NO_CELLS, cells } : { cells, count, min, max, mean, m2 } };
   }
 }
+
+/** The f64 fields of a tile's statistics in the module's memory: count, min, max, mean, m2 (its PARTIAL_STATISTICS_BYTES). */
+const STATISTICS_FIELDS = 5;
 
 /** Bytes of the module's work area (its WORK_BYTES: a module built from other sources is refused). */
 export const WORK_BYTES = 13952;

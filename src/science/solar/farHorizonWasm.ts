@@ -28,6 +28,7 @@ export interface BudgetLatticeCounts {
 
 /** The compiled rays of a model: one ray (`FarRayTracer`), and the horizon budget's whole lattice of them. */
 export interface CompiledFarRays {
+  /** One ray (the budget takes the lattice; the tests hold each ray to `farHorizon`, tangent and step, to the bit). */
   readonly trace: FarRayTracer;
   lattice(lattice: number, azimuths: number, nearSteps: readonly number[]): BudgetLatticeCounts;
 }
