@@ -2,7 +2,8 @@
  * The near-field horizon bounds compiled to WebAssembly (AssemblyScript, built by `scripts/build-wasm.mjs` into
  * build/wasm/nearBounds.wasm): `boundsFromDisc` of src/science/solar/nearHorizonBounds.ts for the cells of
  * one row segment — the same views, the maxima and minima of the same views (near the grid's edge in the same
- * order, inside it two sectors at a time, see `nearBoundsRow`), and the same `Math.atan` (both are fdlibm's), so
+ * order, inside it the views four at a time and two sectors at a time, see `nearBoundsRow`), and the same
+ * `Math.atan` (both are fdlibm's), so
  * its bounds are the same to the bit
  * (test/science/solar/nearHorizonBoundsWasm.test.ts). Every array lives in the module's imported memory; the
  * JavaScript side (src/science/solar/nearHorizonBoundsWasm.ts) lays them out and passes one descriptor of i32
@@ -46,7 +47,10 @@ const D_LOWER_OUT = 28;
 const D_MAX_UNITS = 29; // MAX_HORIZON_UNITS
 const D_PAIR_START = 30; // i32 per sector pair and step, + 1: the lower-bound entries of sectors 2p and 2p + 1 side by side
 const D_PAIR_DISC = 31; // i32 disc index pairs (sector 2p, sector 2p + 1), each step's lists padded to the longer one
-export const DESCRIPTOR_FIELDS: i32 = 32;
+const D_RUN_FIRST = 32; // i32 per run: the disc index of its first cell (the disc cells a cell inside the grid looks at,
+const D_RUN_LENGTH = 33; // in runs of neighbours along a grid row: consecutive disc indices and window offsets)
+const D_RUN_COUNT = 34;
+export const DESCRIPTOR_FIELDS: i32 = 35;
 
 @inline function setView(ptr: i32, i: i32, v: f64): void {
   store<f64>(<usize>ptr + (<usize>i << 3), v);
@@ -60,17 +64,6 @@ export const DESCRIPTOR_FIELDS: i32 = 32;
 }
 @inline function lowerUnits(tangent: f64, maxUnits: i32): i32 {
   return tangent == -Infinity ? -maxUnits : <i32>Math.max(<f64>-maxUnits, Math.floor(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
-}
-
-/** The largest view of sector k's upper-bound entries (an even number of them), two at a time. */
-@inline function upperOfSector(view: i32, upperStart: i32, upperDisc: i32, k: i32): f64 {
-  let pair = f64x2.splat(-Infinity);
-  for (let i = i32at(upperStart, k), end = i32at(upperStart, k + 1); i < end; i += 2) {
-    pair = f64x2.pmax(pair, f64x2.replace_lane(f64x2.splat(f64at(view, i32at(upperDisc, i))), 1, f64at(view, i32at(upperDisc, i + 1))));
-  }
-  const a = f64x2.extract_lane(pair, 0);
-  const b = f64x2.extract_lane(pair, 1);
-  return b > a ? b : a;
 }
 
 /** Upper and lower near-field bounds of every sector of the cells of one row segment (see the module comment). */
@@ -107,6 +100,9 @@ export function nearBoundsRow(desc: usize): void {
   const maxUnits = fi(desc, D_MAX_UNITS);
   const pairStart = fi(desc, D_PAIR_START);
   const pairDisc = fi(desc, D_PAIR_DISC);
+  const runFirst = fi(desc, D_RUN_FIRST);
+  const runLength = fi(desc, D_RUN_LENGTH);
+  const runCount = fi(desc, D_RUN_COUNT);
   const rowInside = row >= reachRows && row < height - reachRows;
   for (let col = colStart; col < colEnd; col++) {
     const outBase = (col - colStart) * sectors;
@@ -121,10 +117,30 @@ export function nearBoundsRow(desc: usize): void {
     }
     const inside = rowInside && col >= reachCols && col < width - reachCols;
     if (inside) {
-      for (let j = 0; j < count; j++) {
-        const i = used != 0 ? i32at(used, j) : j;
-        const t = (<f64>load<f32>(<usize>elevation + (<usize>(cell + i32at(offset, i)) << 2)) - z0) * f64at(inverseDistance, i) - f64at(curvatureSlope, i);
-        setView(view, i, isNaN(t) ? -Infinity : t);
+      // run by run, four neighbours at a time (each view the same f64 operations as one at a time)
+      const z0s = f64x2.splat(z0);
+      const hidden = f64x2.splat(-Infinity);
+      for (let r = 0; r < runCount; r++) {
+        const first = i32at(runFirst, r);
+        const end = first + i32at(runLength, r);
+        const cells = <usize>elevation + (<usize>(cell + i32at(offset, first) - first) << 2);
+        let i = first;
+        for (; i + 4 <= end; i += 4) {
+          const four = v128.load(cells + (<usize>i << 2));
+          const at = <usize>i << 3;
+          const low = f64x2.sub(f64x2.mul(f64x2.sub(f64x2.promote_low_f32x4(four), z0s), v128.load(<usize>inverseDistance + at)), v128.load(<usize>curvatureSlope + at));
+          const high = f64x2.sub(
+            f64x2.mul(f64x2.sub(f64x2.promote_low_f32x4(i32x4.shuffle(four, four, 2, 3, 2, 3)), z0s), v128.load(<usize>inverseDistance + at, 16)),
+            v128.load(<usize>curvatureSlope + at, 16),
+          );
+          // nodata: transparent for the upper bound, and its step may see nothing (lower bound)
+          v128.store(<usize>view + at, v128.bitselect(low, hidden, f64x2.eq(low, low)));
+          v128.store(<usize>view + at, v128.bitselect(high, hidden, f64x2.eq(high, high)), 16);
+        }
+        for (; i < end; i++) {
+          const t = (<f64>load<f32>(cells + (<usize>i << 2)) - z0) * f64at(inverseDistance, i) - f64at(curvatureSlope, i);
+          setView(view, i, isNaN(t) ? -Infinity : t);
+        }
       }
     } else {
       for (let j = 0; j < count; j++) {
@@ -142,10 +158,12 @@ export function nearBoundsRow(desc: usize): void {
     // sectors taken one at a time (all near the grid's edge, the last of an odd number inside)
     const firstSingle = inside ? sectors & ~1 : 0;
     if (inside) {
-      // no view is NaN here. Two sectors at a time (K is even), one per SIMD lane: each sector's upper bound
-      // from its views two at a time (its list has an even number of entries, the last repeated if need be),
-      // the two lower bounds side by side (each step's two candidate lists padded to the longer by repeating
-      // their last entry; an empty list reads the view slot after the disc's, +∞). Maxima and minima of the same views as the readable loops, in another order.
+      // no view is NaN here. Two sectors at a time (K is even), one per SIMD lane, from their lower-bound entries
+      // side by side (each step's two candidate lists padded to the longer by repeating their last entry; an
+      // empty list reads the view slot after the disc's, NaN, which pmin and pmax pass over): per step the
+      // flattest view (the lower bound: the steepest of these), and over all steps the steepest (the upper bound:
+      // a sector's upper-bound candidates are its steps' candidates, nearHorizonBounds.ts). Maxima and minima of
+      // the same views as the readable loops, in another order.
       for (let k = 0; k < sectors; k += 2) {
         const skip0 = needed != 0 && load<u8>(<usize>needed + <usize>k) == 0;
         const skip1 = needed != 0 && load<u8>(<usize>needed + <usize>(k + 1)) == 0;
@@ -156,21 +174,21 @@ export function nearBoundsRow(desc: usize): void {
           storeUnits(lowerOut, outBase + k + 1, -maxUnits);
           continue;
         }
-        const best0 = upperOfSector(view, upperStart, upperDisc, k);
-        const best1 = upperOfSector(view, upperStart, upperDisc, k + 1);
         let lowest = f64x2.splat(-Infinity);
+        let steepest = f64x2.splat(-Infinity);
         const pair = k >> 1;
         for (let s = pair * steps, last = s + steps; s < last; s++) {
           let flattest = f64x2.splat(Infinity);
           for (let i = i32at(pairStart, s), end = i32at(pairStart, s + 1); i < end; i++) {
             const two = f64x2.replace_lane(f64x2.splat(f64at(view, i32at(pairDisc, 2 * i))), 1, f64at(view, i32at(pairDisc, 2 * i + 1)));
             flattest = f64x2.pmin(flattest, two);
+            steepest = f64x2.pmax(steepest, two);
           }
           lowest = f64x2.pmax(lowest, flattest);
         }
-        storeUnits(upperOut, outBase + k, skip0 ? -maxUnits : upperUnits(best0, maxUnits));
+        storeUnits(upperOut, outBase + k, skip0 ? -maxUnits : upperUnits(f64x2.extract_lane(steepest, 0), maxUnits));
         storeUnits(lowerOut, outBase + k, skip0 ? -maxUnits : lowerUnits(f64x2.extract_lane(lowest, 0), maxUnits));
-        storeUnits(upperOut, outBase + k + 1, skip1 ? -maxUnits : upperUnits(best1, maxUnits));
+        storeUnits(upperOut, outBase + k + 1, skip1 ? -maxUnits : upperUnits(f64x2.extract_lane(steepest, 1), maxUnits));
         storeUnits(lowerOut, outBase + k + 1, skip1 ? -maxUnits : lowerUnits(f64x2.extract_lane(lowest, 1), maxUnits));
       }
     }

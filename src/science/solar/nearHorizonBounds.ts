@@ -94,9 +94,20 @@ export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: 
       }
       return at;
     });
+  const upperFound = discIndex(upper.cells);
+  const lowerFound = discIndex(lower.cells);
+  // the disc in row-major order (row by row, each row's columns ascending): its cells along a row are neighbours
+  // in the grid, whose views the compiled bounds compute several at a time (nearHorizonBoundsWasm.ts)
+  const order = Array.from(cols, (_, i) => i).sort((a, b) => rows[a]! - rows[b]! || cols[a]! - cols[b]!);
+  const rank = new Int32Array(order.length);
+  order.forEach((i, at) => (rank[i] = at));
+  const sortedCols = order.map((i) => cols[i]!);
+  const sortedRows = order.map((i) => rows[i]!);
+  cols.splice(0, cols.length, ...sortedCols);
+  rows.splice(0, rows.length, ...sortedRows);
   // the indices as 16-bit when the disc allows (half the memory traffic of the inner loops)
-  const upperWide = discIndex(upper.cells);
-  const lowerWide = discIndex(lower.cells);
+  const upperWide = upperFound.map((i) => rank[i]!);
+  const lowerWide = lowerFound.map((i) => rank[i]!);
   const narrow = (indices: Int32Array) => (cols.length <= 65536 ? Uint16Array.from(indices) : indices);
   const upperDisc = narrow(upperWide);
   const lowerDisc = narrow(lowerWide);

@@ -12,7 +12,7 @@ import { copyElevations, type TerrainModel } from './terrainModel.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 /** Descriptor fields of assembly/nearBounds.ts (i32 each). */
-const DESCRIPTOR_FIELDS = 32;
+const DESCRIPTOR_FIELDS = 35;
 /** Rows a freshly loaded elevation window reaches below the row that needed it (fewer reloads). */
 const WINDOW_LOOKAHEAD_ROWS = 64;
 
@@ -36,6 +36,9 @@ interface MemoryLayout {
   /** Lower-bound entries of sector pairs (2p, 2p + 1) per step: pairs pairStart[p·n + s] … pairStart[p·n + s + 1] − 1 of pairDisc. */
   readonly pairStart: Int32Array;
   readonly pairDisc: Int32Array;
+  /** The disc cells a cell inside the grid looks at (every one, or the selection's), in runs of neighbours along a grid row. */
+  readonly runFirst: Int32Array;
+  readonly runLength: Int32Array;
   readonly inverseDistance: Float64Array;
   readonly curvatureSlope: Float64Array;
   readonly discOffset: Int32Array;
@@ -58,6 +61,8 @@ function layMemory(arena: Arena, c: Capacity): MemoryLayout {
     lowerDisc: arena.take(Int32Array, c.lowerEntries),
     pairStart: arena.take(Int32Array, c.lowerGroups + 1),
     pairDisc: arena.take(Int32Array, 2 * (c.lowerEntries + c.lowerGroups)),
+    runFirst: arena.take(Int32Array, c.discCells),
+    runLength: arena.take(Int32Array, c.discCells),
     inverseDistance: arena.take(Float64Array, c.discCells),
     curvatureSlope: arena.take(Float64Array, c.discCells),
     discOffset: arena.take(Int32Array, c.discCells),
@@ -84,6 +89,8 @@ export class WasmNearBounds {
   private selection: SectorSelection | null | undefined = undefined;
   private model: TerrainModel | null = null;
   private readonly window = { rowStart: 0, rowEnd: 0, colStart: 0, colEnd: 0 };
+  /** Runs of the disc cells looked at (`loadRuns`), for the selection held. */
+  private runCount = 0;
 
   /**
    * The bounds of cells (row, colStart … colEnd − 1) of `model` in every sector of `candidates` (with
@@ -114,7 +121,7 @@ export class WasmNearBounds {
     const loadRowEnd = Math.min(model.height, rowEnd + WINDOW_LOOKAHEAD_ROWS);
     this.reserve({
       discCells: candidates.disc.colOffset.length,
-      upperEntries: candidates.upperDisc.length + sectors,
+      upperEntries: candidates.upperDisc.length,
       lowerEntries: candidates.lowerDisc.length,
       sectors,
       lowerGroups: sectors * steps,
@@ -136,6 +143,7 @@ export class WasmNearBounds {
         views.needed.set(selection.sectors);
         views.used.set(selection.disc);
       }
+      this.runCount = this.loadRuns(candidates, selection);
       this.selection = selection;
     }
     views.descriptor.set([
@@ -171,6 +179,9 @@ export class WasmNearBounds {
       MAX_HORIZON_UNITS,
       views.pairStart.byteOffset,
       views.pairDisc.byteOffset,
+      views.runFirst.byteOffset,
+      views.runLength.byteOffset,
+      this.runCount,
     ]);
     this.bound!(views.descriptor.byteOffset);
     upperOut.set(views.upperOut.subarray(0, cols * sectors), outBase);
@@ -202,15 +213,8 @@ export class WasmNearBounds {
 
   private loadCandidates(candidates: NearCandidates): void {
     const views = this.views!;
-    // each sector's upper-bound entries, an even number of them (the last repeated): the module takes them in pairs
-    const { upperStart, upperDisc } = candidates;
-    let at = 0;
-    for (let k = 0; k + 1 < upperStart.length; k++) {
-      views.upperStart[k] = at;
-      for (let i = upperStart[k]!; i < upperStart[k + 1]!; i++) views.upperDisc[at++] = upperDisc[i]!;
-      if ((upperStart[k + 1]! - upperStart[k]!) % 2 === 1) views.upperDisc[at++] = upperDisc[upperStart[k + 1]! - 1]!;
-    }
-    views.upperStart[upperStart.length - 1] = at;
+    views.upperStart.set(candidates.upperStart);
+    views.upperDisc.set(candidates.upperDisc);
     views.lowerStart.set(candidates.lowerStart);
     views.lowerDisc.set(candidates.lowerDisc);
     this.loadSectorPairs(candidates);
@@ -225,13 +229,14 @@ export class WasmNearBounds {
 
   /**
    * The lower-bound entries of sectors 2p and 2p + 1 side by side, step by step, each step's shorter list padded
-   * by repeating its last entry (an empty list reads the view slot after the disc's, which holds +∞).
+   * by repeating its last entry (an empty list reads the view slot after the disc's, which holds NaN: the module's
+   * pmin and pmax pass over it, as the readable loops find the smallest and largest of no view, +∞ and −∞).
    */
   private loadSectorPairs(candidates: NearCandidates): void {
     const views = this.views!;
     const { sectors, steps, lowerStart, lowerDisc } = candidates;
-    const infinite = candidates.disc.colOffset.length;
-    views.view[infinite] = Infinity;
+    const nothing = candidates.disc.colOffset.length;
+    views.view[nothing] = NaN;
     let at = 0;
     for (let p = 0; p < Math.floor(sectors / 2); p++) {
       for (let s = 0; s < steps; s++) {
@@ -240,13 +245,36 @@ export class WasmNearBounds {
         const count = [2 * p, 2 * p + 1].map((k) => lowerStart[k * steps + s + 1]! - lowerStart[k * steps + s]!);
         for (let j = 0; j < Math.max(1, ...count); j++) {
           for (let lane = 0; lane < 2; lane++) {
-            views.pairDisc[2 * at + lane] = count[lane]! === 0 ? infinite : lowerDisc[first[lane]! + Math.min(j, count[lane]! - 1)]!;
+            views.pairDisc[2 * at + lane] = count[lane]! === 0 ? nothing : lowerDisc[first[lane]! + Math.min(j, count[lane]! - 1)]!;
           }
           at++;
         }
       }
     }
     views.pairStart[Math.floor(sectors / 2) * steps] = at;
+  }
+
+  /**
+   * The disc cells the selection uses (all without one) in runs of neighbours along a grid row — consecutive disc
+   * indices (the disc is row-major, nearHorizonBounds.ts) one column apart, so consecutive in the elevation window
+   * too — into runFirst and runLength; returns the number of runs.
+   */
+  private loadRuns(candidates: NearCandidates, selection: SectorSelection | null): number {
+    const { runFirst, runLength } = this.views!;
+    const { colOffset, rowOffset } = candidates.disc;
+    const count = selection ? selection.disc.length : colOffset.length;
+    let runs = 0;
+    let previous = -2;
+    for (let j = 0; j < count; j++) {
+      const i = selection ? selection.disc[j]! : j;
+      if (i === previous + 1 && rowOffset[i] === rowOffset[previous] && colOffset[i] === colOffset[previous]! + 1) runLength[runs - 1] += 1;
+      else {
+        runFirst[runs] = i;
+        runLength[runs++] = 1;
+      }
+      previous = i;
+    }
+    return runs;
   }
 
   private loadWindow(model: TerrainModel, rowStart: number, rowEnd: number, colStart: number, colEnd: number): void {
