@@ -12,7 +12,7 @@ import { copyElevations, type TerrainModel } from './terrainModel.js';
 import { Arena, PAGE_BYTES, instantiateKernel } from '../../util/wasmModules.js';
 
 /** Descriptor fields of assembly/nearBounds.ts (i32 each). */
-const DESCRIPTOR_FIELDS = 35;
+const DESCRIPTOR_FIELDS = 33;
 /** Rows a freshly loaded elevation window reaches below the row that needed it (fewer reloads). */
 const WINDOW_LOOKAHEAD_ROWS = 64;
 
@@ -45,7 +45,6 @@ interface MemoryLayout {
   readonly discCol: Int32Array;
   readonly discRow: Int32Array;
   readonly needed: Uint8Array;
-  readonly used: Int32Array;
   readonly view: Float64Array;
   readonly upperOut: Int16Array;
   readonly lowerOut: Int16Array;
@@ -69,7 +68,6 @@ function layMemory(arena: Arena, c: Capacity): MemoryLayout {
     discCol: arena.take(Int32Array, c.discCells),
     discRow: arena.take(Int32Array, c.discCells),
     needed: arena.take(Uint8Array, c.sectors),
-    used: arena.take(Int32Array, c.discCells),
     view: arena.take(Float64Array, c.discCells + 1),
     upperOut: arena.take(Int16Array, c.rowCells * c.sectors),
     lowerOut: arena.take(Int16Array, c.rowCells * c.sectors),
@@ -91,6 +89,8 @@ export class WasmNearBounds {
   private readonly window = { rowStart: 0, rowEnd: 0, colStart: 0, colEnd: 0 };
   /** Runs of the disc cells looked at (`loadRuns`), for the selection held. */
   private runCount = 0;
+  /** Whether a step of a sector of the candidates held has no candidate (`loadSectorPairs`). */
+  private emptyStep = false;
 
   /**
    * The bounds of cells (row, colStart … colEnd − 1) of `model` in every sector of `candidates` (with
@@ -139,10 +139,7 @@ export class WasmNearBounds {
       this.offsetsWidth = windowWidth;
     }
     if (this.selection !== selection) {
-      if (selection) {
-        views.needed.set(selection.sectors);
-        views.used.set(selection.disc);
-      }
+      if (selection) views.needed.set(selection.sectors);
       this.runCount = this.loadRuns(candidates, selection);
       this.selection = selection;
     }
@@ -167,12 +164,9 @@ export class WasmNearBounds {
       views.discOffset.byteOffset,
       views.discCol.byteOffset,
       views.discRow.byteOffset,
-      candidates.disc.colOffset.length,
       reachCols,
       reachRows,
       selection ? views.needed.byteOffset : 0,
-      selection ? views.used.byteOffset : 0,
-      selection ? selection.disc.length : 0,
       views.view.byteOffset,
       views.upperOut.byteOffset,
       views.lowerOut.byteOffset,
@@ -182,6 +176,7 @@ export class WasmNearBounds {
       views.runFirst.byteOffset,
       views.runLength.byteOffset,
       this.runCount,
+      this.emptyStep ? 1 : 0,
     ]);
     this.bound!(views.descriptor.byteOffset);
     upperOut.set(views.upperOut.subarray(0, cols * sectors), outBase);
@@ -236,6 +231,7 @@ export class WasmNearBounds {
     const views = this.views!;
     const { sectors, steps, lowerStart, lowerDisc } = candidates;
     const nothing = candidates.disc.colOffset.length;
+    this.emptyStep = false;
     views.view[nothing] = NaN;
     let at = 0;
     for (let p = 0; p < Math.floor(sectors / 2); p++) {
@@ -243,6 +239,7 @@ export class WasmNearBounds {
         views.pairStart[p * steps + s] = at;
         const first = [2 * p, 2 * p + 1].map((k) => lowerStart[k * steps + s]!);
         const count = [2 * p, 2 * p + 1].map((k) => lowerStart[k * steps + s + 1]! - lowerStart[k * steps + s]!);
+        if (count.includes(0)) this.emptyStep = true;
         for (let j = 0; j < Math.max(1, ...count); j++) {
           for (let lane = 0; lane < 2; lane++) {
             views.pairDisc[2 * at + lane] = count[lane]! === 0 ? nothing : lowerDisc[first[lane]! + Math.min(j, count[lane]! - 1)]!;
