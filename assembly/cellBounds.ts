@@ -4,16 +4,16 @@
  * `tileNearHorizons` in src/science/solar/tileHorizons.ts — `sunlitBounds`, then `groupBounds` — statement for
  * statement, with the same IEEE operations on the same values, so the same bounds to the bit
  * (test/science/solar/cellBoundsWasm.test.ts). A tile's first cells ran there in JavaScript that V8 had not
- * optimised yet. The arctangents are AssemblyScript's `Math.atan` and `Math.atan2` (fdlibm's, as V8's; `Math.atan` as
- * assembly/horizonUnits.ts's exact path);
+ * optimised yet. The arctangents are AssemblyScript's `Math.atan2` (fdlibm's, as V8's) and, for the plane's
+ * terms in whole units, assembly/horizonUnits.ts's `ceilUnits` and `floorUnits` (an approximation, fdlibm's
+ * `Math.atan` near whole units: the units of `Math.atan` exactly);
  * `Math.hypot` is JavaScript's (imported), whose summation differs from AssemblyScript's.
  */
 
+import { ceilUnits, floorUnits } from './horizonUnits';
 import { jsHypot } from './javascriptMath';
 import { f64at, fi } from './memoryAccess';
 
-/** horizon.ts's HORIZON_ANGLE_UNIT_RAD. */
-const HORIZON_ANGLE_UNIT_RAD: f64 = 1e-4;
 
 // fields of the i32 descriptor of `cellBounds` (laid out by src/science/solar/dailyKernelWasm.ts)
 /** Number of fields. */
@@ -128,7 +128,7 @@ export function cellBounds(desc: usize, tables: usize): void {
           if (isInclined) {
             let worst = max(planeTangent(nE, nN, nU, sinFine, cosFine, k), planeTangent(nE, nN, nU, sinFine, cosFine, k + 1));
             if (k == sectorOfHighest) worst = max(worst, highestTangent);
-            if (worst > 0) bound = max(bound, Math.ceil(Math.atan(worst) / HORIZON_ANGLE_UNIT_RAD) + 1);
+            if (worst > 0) bound = max(bound, ceilUnits(worst) + 1);
           }
           store<i16>(fine + (<usize>k << 1), <i16>bound);
         }
@@ -161,7 +161,7 @@ export function cellBounds(desc: usize, tables: usize): void {
       if (inclined) {
         let lowest = min(planeTangent(nE, nN, nU, sinGroup, cosGroup, g), planeTangent(nE, nN, nU, sinGroup, cosGroup, g + 1));
         if (g == sectorOfLowest) lowest = min(lowest, lowestTangent);
-        if (lowest > 0) dark = max(dark, Math.floor(Math.atan(lowest) / HORIZON_ANGLE_UNIT_RAD) - 1);
+        if (lowest > 0) dark = max(dark, floorUnits(lowest) - 1);
       }
       store<i16>(litBound + (<usize>(cell * groups + g) << 1), <i16>lit);
       store<i16>(darkBound + (<usize>(cell * groups + g) << 1), <i16>dark);

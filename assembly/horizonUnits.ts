@@ -27,7 +27,7 @@ const TAN_3PI_OVER_8: f64 = 2.414213562373095;
 const HORIZON_ANGLE_UNIT_RAD: f64 = 1e-4;
 /** Its inverse, for the approximate path. */
 const UNITS_PER_RAD: f64 = 1e4;
-/** How close (in units) to a half unit the approximate angle must come for the exact arctangent to decide. */
+/** How close (in units) to a half unit (whole units for `ceilUnits`, `floorUnits`) the approximate angle must come for the exact arctangent to decide. */
 const ROUNDING_GUARD_UNITS: f64 = 1e-4;
 
 /** The polynomial's arctangent of 0 ≤ x ≤ tan(π/8) (Estrin's scheme). */
@@ -37,20 +37,58 @@ const ROUNDING_GUARD_UNITS: f64 = 1e-4;
   return x * (C0 + C1 * s + s2 * (C2 + C3 * s + s2 * (C4 + C5 * s)));
 }
 
-/** horizon.ts's `horizonUnits(tangent)` with MAX_HORIZON_UNITS = `maxUnits`, exactly. */
-@inline export function horizonUnits(tangent: f64, maxUnits: f64): i16 {
-  const x = abs(tangent);
+/** The approximate angle of |tangent| in units (NaN for NaN). */
+@inline function approximateUnits(x: f64): f64 {
   let angle: f64;
   if (x <= TAN_PI_OVER_8) angle = atanNearZero(x);
   else if (x <= TAN_3PI_OVER_8) angle = Math.PI / 4 + atanNearZero((x - 1) / (x + 1));
   else angle = Math.PI / 2 - atanNearZero(1 / x);
-  const units = angle * UNITS_PER_RAD;
+  return angle * UNITS_PER_RAD;
+}
+
+/** horizon.ts's `horizonUnits(tangent)` with MAX_HORIZON_UNITS = `maxUnits`, exactly. */
+@inline export function horizonUnits(tangent: f64, maxUnits: f64): i16 {
+  const units = approximateUnits(abs(tangent));
   if (abs(units - Math.floor(units) - 0.5) < ROUNDING_GUARD_UNITS) return <i16>max(-maxUnits, Math.round(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
   const rounded = Math.floor(units + 0.5);
   return <i16>max(-maxUnits, tangent < 0 ? -rounded : rounded);
 }
 
-/** `horizonUnits` of each of the `count` f64 tangents at `tangents`, into the i16 values at `out` (for the tests). */
-export function horizonUnitsOf(tangents: usize, count: i32, out: usize, maxUnits: i32): void {
-  for (let i = 0; i < count; i++) store<i16>(out + (<usize>i << 1), horizonUnits(load<f64>(tangents + (<usize>i << 3)), <f64>maxUnits));
+/**
+ * Whether the signed approximate units `units` lie within ROUNDING_GUARD_UNITS of a whole unit (or are NaN), where
+ * rounding them up or down could differ from rounding the exact angle.
+ */
+@inline function nearWholeUnit(units: f64): bool {
+  const above = units - Math.floor(units);
+  return !(above >= ROUNDING_GUARD_UNITS && above <= 1 - ROUNDING_GUARD_UNITS);
+}
+
+/**
+ * ⌈atan(tangent) / 1e-4⌉ exactly as JavaScript's `Math.ceil(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD)` (the
+ * near-field bounds' upper units, nearHorizonBounds.ts; the lit bounds' plane terms, tileHorizons.ts): the approximate
+ * angle away from whole units (where it rounds up to the same unit), the exact one near them.
+ */
+@inline export function ceilUnits(tangent: f64): f64 {
+  const units = approximateUnits(abs(tangent));
+  const signed = tangent < 0 ? -units : units;
+  return nearWholeUnit(signed) ? Math.ceil(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD) : Math.ceil(signed);
+}
+
+/** ⌊atan(tangent) / 1e-4⌋ exactly as JavaScript's `Math.floor(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD)` (as `ceilUnits`). */
+@inline export function floorUnits(tangent: f64): f64 {
+  const units = approximateUnits(abs(tangent));
+  const signed = tangent < 0 ? -units : units;
+  return nearWholeUnit(signed) ? Math.floor(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD) : Math.floor(signed);
+}
+
+/**
+ * For the tests: `horizonUnits` (rounding 0), `ceilUnits` (1) or `floorUnits` (2) of each of the `count` f64
+ * tangents at `tangents`, into the i16 values at `out` (`horizonUnits` clamped at −`maxUnits`).
+ */
+export function horizonUnitsOf(tangents: usize, count: i32, out: usize, maxUnits: i32, rounding: i32): void {
+  for (let i = 0; i < count; i++) {
+    const tangent = load<f64>(tangents + (<usize>i << 3));
+    const units = rounding == 1 ? <i16>ceilUnits(tangent) : rounding == 2 ? <i16>floorUnits(tangent) : horizonUnits(tangent, <f64>maxUnits);
+    store<i16>(out + (<usize>i << 1), units);
+  }
 }

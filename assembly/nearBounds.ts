@@ -2,17 +2,17 @@
  * The near-field horizon bounds compiled to WebAssembly (AssemblyScript, built by `scripts/build-wasm.mjs` into
  * build/wasm/nearBounds.wasm): `boundsFromDisc` of src/science/solar/nearHorizonBounds.ts for the cells of
  * one row segment — the same views, the maxima and minima of the same views (near the grid's edge in the same
- * order, inside it the views four at a time and two sectors at a time, see `nearBoundsRow`), and the same
- * `Math.atan` (both are fdlibm's), so
- * its bounds are the same to the bit
+ * order, inside it the views four at a time and two sectors at a time, see `nearBoundsRow`), and the same units
+ * of the bounds' arctangents (assembly/horizonUnits.ts's `ceilUnits` and `floorUnits`: an approximation away from
+ * whole units, fdlibm's `Math.atan` near them, as V8's), so its bounds are the same to the bit
  * (test/science/solar/nearHorizonBoundsWasm.test.ts). Every array lives in the module's imported memory; the
  * JavaScript side (src/science/solar/nearHorizonBoundsWasm.ts) lays them out and passes one descriptor of i32
  * fields (pointers are byte offsets). Candidate offsets index an elevation window of the grid, not the grid.
  */
 
+import { ceilUnits, floorUnits } from './horizonUnits';
 import { f64at, fi, i32at } from './memoryAccess';
 
-const HORIZON_ANGLE_UNIT_RAD: f64 = 1e-4;
 
 // descriptor fields
 const D_ROW = 0; // grid row of the cells
@@ -58,10 +58,10 @@ export const DESCRIPTOR_FIELDS: i32 = 33;
 }
 
 @inline function upperUnits(tangent: f64, maxUnits: i32): i32 {
-  return tangent == -Infinity ? -maxUnits : <i32>Math.min(<f64>maxUnits, Math.ceil(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
+  return tangent == -Infinity ? -maxUnits : <i32>Math.min(<f64>maxUnits, ceilUnits(tangent));
 }
 @inline function lowerUnits(tangent: f64, maxUnits: i32): i32 {
-  return tangent == -Infinity ? -maxUnits : <i32>Math.max(<f64>-maxUnits, Math.floor(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD));
+  return tangent == -Infinity ? -maxUnits : <i32>Math.max(<f64>-maxUnits, floorUnits(tangent));
 }
 
 /**

@@ -4,7 +4,9 @@
  * every half-unit boundary from −π/2 to π/2 and the doubles on either side of each (where a wrong approximation
  * would round the other way), tangents at the three ranges' joins, random tangents of every size, zero, ±∞ and the
  * clamp at −MAX. A copy of the approximation with its guard removed must disagree somewhere near the boundaries,
- * so the boundary cases reach the guard.
+ * so the boundary cases reach the guard. The same approximation rounded up and down (`ceilUnits`, `floorUnits`: the
+ * near-field bounds' and the lit and dark bounds' units) equals JavaScript's `Math.ceil` and `Math.floor` of
+ * `Math.atan(t) / 1e-4` at and around every whole-unit boundary and on the same random tangents.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,15 +16,28 @@ import { instantiateKernel } from '../../../src/util/wasmModules.js';
 import { random } from '../../helpers/syntheticTerrain.js';
 
 
-function compiledUnits(tangents: Float64Array, maxUnits = MAX_HORIZON_UNITS): Int16Array {
+/** How the compiled function rounds: `horizonUnits` (to the nearest unit), `ceilUnits` or `floorUnits`. */
+type Rounding = 'nearest' | 'up' | 'down';
+const ROUNDING_CODE: Record<Rounding, number> = { nearest: 0, up: 1, down: 2 };
+
+function compiledUnits(tangents: Float64Array, maxUnits = MAX_HORIZON_UNITS, rounding: Rounding = 'nearest'): Int16Array {
   const bytes = tangents.length * 10 + 65536;
   const memory = new WebAssembly.Memory({ initial: Math.ceil((bytes + 65536) / 65536) });
-  const { horizonUnitsOf } = instantiateKernel('farSweep', memory, FAR_SWEEP_DESCRIPTOR_FIELDS).exports as { horizonUnitsOf(t: number, n: number, out: number, max: number): void };
+  const { horizonUnitsOf } = instantiateKernel('farSweep', memory, FAR_SWEEP_DESCRIPTOR_FIELDS).exports as {
+    horizonUnitsOf(t: number, n: number, out: number, max: number, rounding: number): void;
+  };
   const base = 65536;
   new Float64Array(memory.buffer, base, tangents.length).set(tangents);
   const out = base + tangents.length * 8;
-  horizonUnitsOf(base, tangents.length, out, maxUnits);
+  horizonUnitsOf(base, tangents.length, out, maxUnits, ROUNDING_CODE[rounding]);
   return new Int16Array(memory.buffer, out, tangents.length).slice();
+}
+
+/** The units JavaScript gives a tangent, rounded as `rounding` (nearHorizonBounds.ts's and tileHorizons.ts's `Math.ceil`, `Math.floor`). */
+function referenceUnits(tangent: number, rounding: Rounding): number {
+  if (rounding === 'nearest') return horizonUnits(tangent);
+  const units = Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD;
+  return rounding === 'up' ? Math.ceil(units) : Math.floor(units);
 }
 
 /** The doubles `steps` apart from x on either side (steps ≥ 1), and x itself. */
@@ -42,34 +57,50 @@ function neighbours(x: number, steps: number): number[] {
   return around;
 }
 
-function assertEqualToReference(tangents: number[]): void {
-  const compiled = compiledUnits(Float64Array.from(tangents));
+function assertEqualToReference(tangents: number[], rounding: Rounding = 'nearest'): void {
+  const compiled = compiledUnits(Float64Array.from(tangents), MAX_HORIZON_UNITS, rounding);
   let wrong = 0;
   let first = '';
   tangents.forEach((t, i) => {
-    if (compiled[i] !== horizonUnits(t) && wrong++ === 0) first = `tangent ${t}: ${compiled[i]} against ${horizonUnits(t)}`;
+    const expected = referenceUnits(t, rounding);
+    // (−0 as an i16 is 0)
+    if (compiled[i] !== (expected === 0 ? 0 : expected) && wrong++ === 0) first = `tangent ${t}: ${compiled[i]} against ${expected}`;
   });
-  assert.equal(wrong, 0, `${wrong} of ${tangents.length} tangents differ; first ${first}`);
+  assert.equal(wrong, 0, `${wrong} of ${tangents.length} tangents differ (${rounding}); first ${first}`);
 }
 
-test('every half-unit boundary from −π/2 to π/2 and the doubles next to it give horizon.ts’s units', () => {
+/** The tangents of the angles (k + offset) units for every k from −π/2 to π/2, and the doubles next to each. */
+function boundaryTangents(offset: number): number[] {
   const tangents: number[] = [];
   const halfPiUnits = Math.floor(Math.PI / 2 / HORIZON_ANGLE_UNIT_RAD);
   for (let k = -halfPiUnits - 1; k <= halfPiUnits; k++) {
-    const boundary = Math.tan((k + 0.5) * HORIZON_ANGLE_UNIT_RAD);
-    if (Number.isFinite(boundary)) tangents.push(...neighbours(boundary, 3));
+    const boundary = Math.tan((k + offset) * HORIZON_ANGLE_UNIT_RAD);
+    // (zero and its neighbours are among the special values below: `neighbours` stays on one side of zero)
+    if (Number.isFinite(boundary) && boundary !== 0) tangents.push(...neighbours(boundary, 3));
   }
+  return tangents;
+}
+
+test('every half-unit boundary from −π/2 to π/2 and the doubles next to it give horizon.ts’s units', () => {
+  const tangents = boundaryTangents(0.5);
   assert.ok(tangents.length > 200_000);
   assertEqualToReference(tangents);
 });
 
+test('every whole-unit boundary from −π/2 to π/2 and the doubles next to it give JavaScript’s units rounded up and down', () => {
+  const tangents = boundaryTangents(0);
+  assert.ok(tangents.length > 200_000);
+  assertEqualToReference(tangents, 'up');
+  assertEqualToReference(tangents, 'down');
+});
+
 test('the joins of the ranges, special values and random tangents of every size give horizon.ts’s units', () => {
   const next = random(20261127);
-  const tangents: number[] = [0, -0, Infinity, -Infinity, 1, -1, 1e-300, -1e-300, 1e300, -1e300, Number.MAX_VALUE, Number.MIN_VALUE];
+  const tangents: number[] = [0, -0, Infinity, -Infinity, 1, -1, 1e-300, -1e-300, 1e300, -1e300, Number.MAX_VALUE, Number.MIN_VALUE, -Number.MIN_VALUE];
   for (const join of [Math.tan(Math.PI / 8), Math.tan((3 * Math.PI) / 8), 0.41421356237309503, 2.414213562373095]) tangents.push(...neighbours(join, 50), ...neighbours(-join, 50));
   for (let i = 0; i < 400_000; i++) tangents.push((next() - 0.5) * 2);
   for (let i = 0; i < 200_000; i++) tangents.push((next() < 0.5 ? -1 : 1) * 10 ** (12 * next() - 6));
-  assertEqualToReference(tangents);
+  for (const rounding of ['nearest', 'up', 'down'] as const) assertEqualToReference(tangents, rounding);
 });
 
 test('the clamp at −MAX applies as in horizon.ts', () => {
