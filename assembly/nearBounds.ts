@@ -117,9 +117,13 @@ export const DESCRIPTOR_FIELDS: i32 = 33;
  * the steepest of these), and over all steps the steepest (the upper bound: a sector's upper-bound candidates are
  * its steps' candidates, nearHorizonBounds.ts). With `edge`, a step with a view beyond the grid (NaN) ends its
  * sector's lower bound, as in the sector-by-sector loop (so no step may be empty). Maxima and minima of the same
- * views as the readable loops, in another order. Returns the upper bounds; the lower ones are left in `pairLowest`.
+ * views as the readable loops, in another order. Stores both sectors' bounds in units at `at` and `at` + 1 of
+ * `upperOut` and `lowerOut` (`skip0`, `skip1`: that sector is not needed, its bounds decide nothing).
  */
-@inline function pairBounds(view: i32, pairStart: i32, pairDisc: i32, pair: i32, steps: i32, edge: bool): v128 {
+@inline function pairBounds(
+  view: i32, pairStart: i32, pairDisc: i32, pair: i32, steps: i32, edge: bool,
+  upperOut: i32, lowerOut: i32, at: i32, skip0: bool, skip1: bool, maxUnits: i32,
+): void {
   let lowest = f64x2.splat(-Infinity);
   let steepest = f64x2.splat(-Infinity);
   let left = i64x2.splat(0);
@@ -139,12 +143,11 @@ export const DESCRIPTOR_FIELDS: i32 = 33;
       lowest = f64x2.pmax(lowest, flattest);
     }
   }
-  pairLowest = lowest;
-  return steepest;
+  storeUnits(upperOut, at, skip0 ? -maxUnits : upperUnits(f64x2.extract_lane(steepest, 0), maxUnits));
+  storeUnits(lowerOut, at, skip0 ? -maxUnits : lowerUnits(f64x2.extract_lane(lowest, 0), maxUnits));
+  storeUnits(upperOut, at + 1, skip1 ? -maxUnits : upperUnits(f64x2.extract_lane(steepest, 1), maxUnits));
+  storeUnits(lowerOut, at + 1, skip1 ? -maxUnits : lowerUnits(f64x2.extract_lane(lowest, 1), maxUnits));
 }
-
-// the lower bounds of `pairBounds`' last pair
-let pairLowest: v128 = i64x2.splat(0);
 
 /** Upper and lower near-field bounds of every sector of the cells of one row segment (see the module comment). */
 export function nearBoundsRow(desc: usize): void {
@@ -209,12 +212,8 @@ export function nearBoundsRow(desc: usize): void {
         storeUnits(lowerOut, outBase + k + 1, -maxUnits);
         continue;
       }
-      const steepest = inside ? pairBounds(view, pairStart, pairDisc, k >> 1, steps, false) : pairBounds(view, pairStart, pairDisc, k >> 1, steps, true);
-      const lowest = pairLowest;
-      storeUnits(upperOut, outBase + k, skip0 ? -maxUnits : upperUnits(f64x2.extract_lane(steepest, 0), maxUnits));
-      storeUnits(lowerOut, outBase + k, skip0 ? -maxUnits : lowerUnits(f64x2.extract_lane(lowest, 0), maxUnits));
-      storeUnits(upperOut, outBase + k + 1, skip1 ? -maxUnits : upperUnits(f64x2.extract_lane(steepest, 1), maxUnits));
-      storeUnits(lowerOut, outBase + k + 1, skip1 ? -maxUnits : lowerUnits(f64x2.extract_lane(lowest, 1), maxUnits));
+      if (inside) pairBounds(view, pairStart, pairDisc, k >> 1, steps, false, upperOut, lowerOut, outBase + k, skip0, skip1, maxUnits);
+      else pairBounds(view, pairStart, pairDisc, k >> 1, steps, true, upperOut, lowerOut, outBase + k, skip0, skip1, maxUnits);
     }
     for (let k = firstSingle; k < sectors; k++) {
       if (needed != 0 && load<u8>(<usize>needed + <usize>k) == 0) {
