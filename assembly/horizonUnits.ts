@@ -54,6 +54,12 @@ const ROUNDING_GUARD_UNITS: f64 = 1e-4;
   return <i16>max(-maxUnits, tangent < 0 ? -rounded : rounded);
 }
 
+/** The approximate angle of `tangent` in units, with its sign. */
+@inline function signedApproximateUnits(tangent: f64): f64 {
+  const units = approximateUnits(abs(tangent));
+  return tangent < 0 ? -units : units;
+}
+
 /**
  * Whether the signed approximate units `units` lie within ROUNDING_GUARD_UNITS of a whole unit (or are NaN), where
  * rounding them up or down could differ from rounding the exact angle.
@@ -69,16 +75,14 @@ const ROUNDING_GUARD_UNITS: f64 = 1e-4;
  * angle away from whole units (where it rounds up to the same unit), the exact one near them.
  */
 @inline export function ceilUnits(tangent: f64): f64 {
-  const units = approximateUnits(abs(tangent));
-  const signed = tangent < 0 ? -units : units;
-  return nearWholeUnit(signed) ? Math.ceil(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD) : Math.ceil(signed);
+  const units = signedApproximateUnits(tangent);
+  return nearWholeUnit(units) ? Math.ceil(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD) : Math.ceil(units);
 }
 
 /** ⌊atan(tangent) / 1e-4⌋ exactly as JavaScript's `Math.floor(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD)` (as `ceilUnits`). */
 @inline export function floorUnits(tangent: f64): f64 {
-  const units = approximateUnits(abs(tangent));
-  const signed = tangent < 0 ? -units : units;
-  return nearWholeUnit(signed) ? Math.floor(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD) : Math.floor(signed);
+  const units = signedApproximateUnits(tangent);
+  return nearWholeUnit(units) ? Math.floor(Math.atan(tangent) / HORIZON_ANGLE_UNIT_RAD) : Math.floor(units);
 }
 
 /**

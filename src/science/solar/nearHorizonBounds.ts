@@ -78,36 +78,20 @@ export function nearCandidates(cellSizeXM: number, cellSizeYM: number, sectors: 
     for (const c of cells.colOffset) reachCols = Math.max(reachCols, Math.abs(c));
     for (const r of cells.rowOffset) reachRows = Math.max(reachRows, Math.abs(r));
   }
-  // the distinct cells, so that a cell's view of each is computed once
-  const index = new Map<number, number>();
-  const cols: number[] = [];
-  const rows: number[] = [];
-  const discIndex = (cells: CandidateCells) =>
-    Int32Array.from(cells.colOffset, (c, i) => {
-      const key = (cells.rowOffset[i]! + 32768) * 65536 + (c + 32768);
-      let at = index.get(key);
-      if (at === undefined) {
-        at = cols.length;
-        index.set(key, at);
-        cols.push(c);
-        rows.push(cells.rowOffset[i]!);
-      }
-      return at;
-    });
-  const upperFound = discIndex(upper.cells);
-  const lowerFound = discIndex(lower.cells);
-  // the disc in row-major order (row by row, each row's columns ascending): its cells along a row are neighbours
-  // in the grid, whose views the compiled bounds compute several at a time (nearHorizonBoundsWasm.ts)
-  const order = Array.from(cols, (_, i) => i).sort((a, b) => rows[a]! - rows[b]! || cols[a]! - cols[b]!);
-  const rank = new Int32Array(order.length);
-  order.forEach((i, at) => (rank[i] = at));
-  const sortedCols = order.map((i) => cols[i]!);
-  const sortedRows = order.map((i) => rows[i]!);
-  cols.splice(0, cols.length, ...sortedCols);
-  rows.splice(0, rows.length, ...sortedRows);
+  // the distinct cells, so that a cell's view of each is computed once, in row-major order (row by row, each row's
+  // columns ascending, as their keys sort): its cells along a row are neighbours in the grid, whose views the compiled
+  // bounds compute several at a time (nearHorizonBoundsWasm.ts)
+  const keyOf = (row: number, col: number) => (row + 32768) * 65536 + (col + 32768);
+  const distinct = new Set<number>();
+  for (const cells of [upper.cells, lower.cells]) cells.colOffset.forEach((c, i) => distinct.add(keyOf(cells.rowOffset[i]!, c)));
+  const keys = Array.from(distinct).sort((x, y) => x - y);
+  const index = new Map(keys.map((key, at) => [key, at]));
+  const cols = keys.map((key) => (key % 65536) - 32768);
+  const rows = keys.map((key) => Math.floor(key / 65536) - 32768);
+  const discIndex = (cells: CandidateCells) => Int32Array.from(cells.colOffset, (c, i) => index.get(keyOf(cells.rowOffset[i]!, c))!);
   // the indices as 16-bit when the disc allows (half the memory traffic of the inner loops)
-  const upperWide = upperFound.map((i) => rank[i]!);
-  const lowerWide = lowerFound.map((i) => rank[i]!);
+  const upperWide = discIndex(upper.cells);
+  const lowerWide = discIndex(lower.cells);
   const narrow = (indices: Int32Array) => (cols.length <= 65536 ? Uint16Array.from(indices) : indices);
   const upperDisc = narrow(upperWide);
   const lowerDisc = narrow(lowerWide);
