@@ -2,10 +2,18 @@
  * The package as a user installs it: `npm pack`, then `npm install -g` of the tarball into a fresh prefix, and the
  * `eemt` command run from an empty folder elsewhere — `eemt sol` on a DEM and `eemt serve` answering /health. The
  * install holds no build tools (TypeScript, tsx, esbuild are development dependencies) and runs the compiled build.
+ *
+ * better-sqlite3 installs its compiled module from its GitHub release (prebuild-install), as on a user's machine;
+ * GitHub cannot be reached here, so the test serves that release asset from loopback (`binary_host`, the mirror
+ * prebuild-install reads from the environment), packed from the module this checkout's own install compiled. Without
+ * it npm compiles SQLite from source, about two minutes of the suite.
  */
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -18,6 +26,37 @@ const run = promisify(execFile);
 let work = '';
 let prefix = '';
 let eemt = '';
+/** The loopback server of better-sqlite3's release asset, and where prebuild-install caches what it downloads. */
+let mirror: Server | null = null;
+let cachedAsset = '';
+
+/**
+ * Serves better-sqlite3's release asset for this Node.js (`<name>-v<version>-node-v<abi>-<platform>-<arch>.tar.gz`
+ * under `/v<version>/`, holding build/Release/better_sqlite3.node) from loopback, packed from this checkout's
+ * compiled module. Returns the environment that points prebuild-install at it, or none when there is no module.
+ */
+async function serveSqliteRelease(): Promise<Record<string, string>> {
+  const moduleDir = join(REPO_ROOT, 'node_modules/better-sqlite3');
+  if (!existsSync(join(moduleDir, 'build/Release/better_sqlite3.node'))) return {};
+  const { version } = JSON.parse(readFileSync(join(moduleDir, 'package.json'), 'utf8')) as { version: string };
+  const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const releases = join(work, 'releases');
+  mkdirSync(join(releases, `v${version}`), { recursive: true });
+  await run('tar', ['-czf', join(releases, `v${version}`, asset), '-C', moduleDir, 'build/Release/better_sqlite3.node']);
+  mirror = createServer((req, res) => {
+    const file = join(releases, `v${version}`, asset);
+    if (req.url !== `/v${version}/${asset}`) return void res.writeHead(404).end();
+    res.writeHead(200, { 'content-type': 'application/gzip' });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise<void>((resolve) => mirror!.listen(0, '127.0.0.1', resolve));
+  const host = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}`;
+  // prebuild-install keeps what it downloads in npm's cache, named by a digest of the address: removed after
+  const { stdout: cache } = await run('npm', ['config', 'get', 'cache']);
+  const digest = createHash('sha512').update(`${host}/v${version}/${asset}`).digest('hex').slice(0, 6);
+  cachedAsset = join(cache.trim(), '_prebuilds', `${digest}-${asset.replace(/[^a-zA-Z0-9.]+/g, '-')}`);
+  return { npm_config_better_sqlite3_binary_host: host };
+}
 
 before(async () => {
   work = mkdtempSync(join(tmpdir(), 'eemt-packed-'));
@@ -29,13 +68,20 @@ before(async () => {
   const { stdout } = await run('npm', pack, { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024, timeout: 600_000 });
   const tarball = join(work, stdout.trim().split('\n').at(-1)!);
   assert.ok(existsSync(tarball), `npm pack wrote ${tarball}`);
-  await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], { cwd: work, maxBuffer: 64 * 1024 * 1024, timeout: 900_000 });
+  const env = { ...process.env, ...(await serveSqliteRelease()) };
+  await run('npm', ['install', '--global', '--prefix', prefix, '--no-audit', '--no-fund', tarball], { cwd: work, env, maxBuffer: 64 * 1024 * 1024, timeout: 900_000 });
   eemt = join(prefix, 'bin', 'eemt');
 }, { timeout: 1_200_000 });
 
-after(() => rmSync(work, { recursive: true, force: true }));
+after(async () => {
+  if (mirror) await new Promise((resolve) => mirror!.close(resolve));
+  if (cachedAsset) rmSync(cachedAsset, { force: true });
+  rmSync(work, { recursive: true, force: true });
+});
 
 test('the installed package has no build tools and no sources, and carries the compiled build', () => {
+  // better-sqlite3's compiled module came from its release, as a user's does: not compiled from source
+  if (mirror) assert.ok(existsSync(cachedAsset), `prebuild-install downloaded ${cachedAsset}`);
   const installed = join(prefix, 'lib', 'node_modules', 'eemt-service');
   const modules = readdirSync(join(installed, 'node_modules'));
   for (const tool of ['typescript', 'tsx', 'esbuild', 'assemblyscript', 'playwright-core']) assert.ok(!modules.includes(tool), `${tool} is not installed`);
