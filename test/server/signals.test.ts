@@ -3,11 +3,13 @@
  * to the service, and the service must stop cleanly on SIGTERM and SIGINT: its job processes stopped (the jobs fail
  * as interrupted), idle connections closed, exit code 0, nothing left running.
  *
- * `npm start` builds `dist/`, so it runs in a copy of the project (sources, package files, a link to
- * node_modules) to leave this checkout's build alone.
+ * `npm start` rebuilds what is older than its sources, so it runs in a copy of the project (sources, package files,
+ * this checkout's build, a link to node_modules) to leave this checkout's build alone. The copy keeps every file's
+ * time, so a current build stays current there and `npm start` starts at once (test/project/buildState.test.ts checks
+ * the rebuilding).
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,8 +33,8 @@ before(async () => {
   daymet = await startDaymetServer();
   daymet.behaviour.hang = true;
   project = mkdtempSync(join(tmpdir(), 'eemt-project-'));
-  for (const entry of ['src', 'assembly', 'web', 'scripts', 'public', 'bin', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json']) {
-    cpSync(join(REPO_ROOT, entry), join(project, entry), { recursive: true });
+  for (const entry of ['src', 'assembly', 'web', 'scripts', 'public', 'bin', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'dist', 'build']) {
+    if (existsSync(join(REPO_ROOT, entry))) cpSync(join(REPO_ROOT, entry), join(project, entry), { recursive: true, preserveTimestamps: true });
   }
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(project, 'node_modules'));
 });
