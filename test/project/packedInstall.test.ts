@@ -15,7 +15,7 @@ import { copyFileSync, createReadStream, existsSync, mkdirSync, mkdtempSync, rea
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { after, before, test } from 'node:test';
 // @ts-expect-error -- a plain JavaScript module of the build scripts
@@ -40,12 +40,13 @@ async function serveSqliteRelease(): Promise<Record<string, string>> {
   if (!existsSync(join(moduleDir, 'build/Release/better_sqlite3.node'))) return {};
   const { version } = JSON.parse(readFileSync(join(moduleDir, 'package.json'), 'utf8')) as { version: string };
   const asset = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
-  const releases = join(work, 'releases');
-  mkdirSync(join(releases, `v${version}`), { recursive: true });
-  await run('tar', ['-czf', join(releases, `v${version}`, asset), '-C', moduleDir, 'build/Release/better_sqlite3.node']);
+  // the asset's path on the server and in the folder it is served from
+  const path = `/v${version}/${asset}`;
+  const file = join(work, 'releases', path);
+  mkdirSync(dirname(file), { recursive: true });
+  await run('tar', ['-czf', file, '-C', moduleDir, 'build/Release/better_sqlite3.node']);
   mirror = createServer((req, res) => {
-    const file = join(releases, `v${version}`, asset);
-    if (req.url !== `/v${version}/${asset}`) return void res.writeHead(404).end();
+    if (req.url !== path) return void res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/gzip' });
     createReadStream(file).pipe(res);
   });
@@ -53,7 +54,7 @@ async function serveSqliteRelease(): Promise<Record<string, string>> {
   const host = `http://127.0.0.1:${(mirror.address() as AddressInfo).port}`;
   // prebuild-install keeps what it downloads in npm's cache, named by a digest of the address: removed after
   const { stdout: cache } = await run('npm', ['config', 'get', 'cache']);
-  const digest = createHash('sha512').update(`${host}/v${version}/${asset}`).digest('hex').slice(0, 6);
+  const digest = createHash('sha512').update(`${host}${path}`).digest('hex').slice(0, 6);
   cachedAsset = join(cache.trim(), '_prebuilds', `${digest}-${asset.replace(/[^a-zA-Z0-9.]+/g, '-')}`);
   return { npm_config_better_sqlite3_binary_host: host };
 }
