@@ -75,6 +75,19 @@ test('a block taller than one call decodes in parts of whole rows', () => {
   assert.throws(() => decoder.decode(new Uint8Array(8 * width * (decoder.partRows + 1)), decoder.partRows + 1), RangeError);
 });
 
+test("a block's decoder holds the block's rows, not a whole call's worth", () => {
+  const block = new WasmFloatPredictor(32, 48, 32);
+  assert.equal(block.partRows, 32);
+  assert.throws(() => block.decode(new Uint8Array(4 * 48 * 33), 33), RangeError);
+  const data = randomBytes(4 * 48 * 32, random(7));
+  const expected = new Uint32Array(48 * 32);
+  decodeFloatPredictorRows(data, 48, 32, expected, 48, 48);
+  const got = block.decode(data, 32);
+  assert.deepEqual(new Uint32Array(got.buffer, got.byteOffset, 48 * 32), new Uint32Array(Float32Array.from(new Float32Array(expected.buffer), (v) => (Number.isNaN(v) ? NaN : v)).buffer));
+  // a tall block still decodes in calls of at most PART_BYTES
+  assert.equal(new WasmFloatPredictor(64, 300_000, 1000).partRows, new WasmFloatPredictor(64, 300_000).partRows);
+});
+
 describe('DEMs GDAL writes with the floating-point predictor', () => {
   let dir = '';
   let cleanup = () => {};

@@ -486,7 +486,7 @@ async function readFloatPredictorBlocks(
   const across = Math.ceil(width / tileWidth);
   const down = Math.ceil(height / tileHeight);
   const bytesPerRow = (tileWidth * bits) / 8;
-  const predictor = floatPredictorRows(bits, tileWidth);
+  const predictor = floatPredictorRows(bits, tileWidth, Math.min(tileHeight, height));
   const missing = new Float64Array(tileWidth).fill(image.getGDALNoData() ?? 0);
   const byteCounts = image.isTiled ? 'TileByteCounts' : 'StripByteCounts';
   /** The blocks of block row `by`, decompressed (`sparse`: left out of the file). */

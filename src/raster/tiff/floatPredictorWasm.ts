@@ -11,6 +11,15 @@ import { decodeFloat64PredictorRows, decodeFloatPredictorRows } from './floatPre
 /** Input bytes decoded per call at most: a block with more rows (a tall strip) is decoded in parts of whole rows. */
 const PART_BYTES = 4 * 2 ** 20;
 
+/**
+ * Rows of `width` `bits`-bit values decoded per call: as many as PART_BYTES holds, no more than `maxRows` (a block's
+ * height: a small raster's decoder takes a few kilobytes, not PART_BYTES, whose allocation and collection dominated
+ * reading files of a few thousand cells), at least one.
+ */
+function partRowsOf(bits: 32 | 64, width: number, maxRows: number): number {
+  return Math.max(1, Math.min(Math.floor(PART_BYTES / ((width * bits) / 8)), Math.floor(maxRows)));
+}
+
 /** Decodes predicted rows of one width and sample size; the values of each call stay in its memory until the next. */
 export class WasmFloatPredictor implements FloatPredictorRows {
   /** Rows decoded per call at most. */
@@ -27,10 +36,11 @@ export class WasmFloatPredictor implements FloatPredictorRows {
   constructor(
     readonly bits: 32 | 64,
     readonly width: number,
+    maxRows = Infinity,
   ) {
     if (!Number.isInteger(width) || width < 1) throw new RangeError(`no rows of ${width} values`);
+    this.partRows = partRowsOf(bits, width, maxRows);
     const rowBytes = (width * bits) / 8;
-    this.partRows = Math.max(1, Math.floor(PART_BYTES / rowBytes));
     const layout = (arena: Arena) => ({
       input: arena.take(Uint8Array, rowBytes * this.partRows),
       values: bits === 64 ? arena.take(Float64Array, width * this.partRows) : arena.take(Float32Array, width * this.partRows),
@@ -90,8 +100,9 @@ class ScalarFloatPredictor implements FloatPredictorRows {
   constructor(
     readonly bits: 32 | 64,
     readonly width: number,
+    maxRows = Infinity,
   ) {
-    this.partRows = Math.max(1, Math.floor(PART_BYTES / ((width * bits) / 8)));
+    this.partRows = partRowsOf(bits, width, maxRows);
     this.values = bits === 64 ? new Float64Array(width * this.partRows) : new Float32Array(width * this.partRows);
     this.words = new Uint32Array(this.values.buffer);
   }
@@ -105,13 +116,14 @@ class ScalarFloatPredictor implements FloatPredictorRows {
 }
 
 /**
- * A decoder of predicted rows of `width` `bits`-bit floats: in WebAssembly, or in TypeScript where the module is not
- * built or its memory cannot be had (tried again for every raster: one failure does not disable it for the process).
+ * A decoder of predicted rows of `width` `bits`-bit floats, at most `maxRows` per call (a block's height) or as many
+ * as PART_BYTES holds: in WebAssembly, or in TypeScript where the module is not built or its memory cannot be had
+ * (tried again for every raster: one failure does not disable it for the process).
  */
-export function floatPredictorRows(bits: 32 | 64, width: number): FloatPredictorRows {
+export function floatPredictorRows(bits: 32 | 64, width: number, maxRows = Infinity): FloatPredictorRows {
   try {
-    return new WasmFloatPredictor(bits, width);
+    return new WasmFloatPredictor(bits, width, maxRows);
   } catch {
-    return new ScalarFloatPredictor(bits, width);
+    return new ScalarFloatPredictor(bits, width, maxRows);
   }
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { readRaster } from '../../../src/raster/index.js';
+import { readRasterFromBuffer } from '../../../src/raster/index.js';
 import { runSolWorkflow } from '../../../src/workflows/sol/index.js';
 import type { WorkflowParams } from '../../../src/workflows/types.js';
 import { jobProcesses, REPO_ROOT } from '../../server/serviceProcess.js';
@@ -43,7 +43,7 @@ export async function assertSameProducts(actualDir: string, expectedDir: string)
     const a = readFileSync(join(actualDir, file));
     const b = readFileSync(join(expectedDir, file));
     if (a.equals(b)) continue;
-    const [ra, rb] = await Promise.all([readRaster(join(actualDir, file)), readRaster(join(expectedDir, file))]);
+    const [ra, rb] = await Promise.all([readRasterFromBuffer(a), readRasterFromBuffer(b)]);
     assert.equal(ra.values.length, rb.values.length, file);
     for (let i = 0; i < rb.values.length; i++) {
       const x = ra.values[i]!;
