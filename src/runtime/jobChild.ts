@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { format } from 'node:util';
 import { diskFullCodeOf, explainedByMessage, runWorkflow } from '../workflows/index.js';
-import { encodeMessage, PARENT_PID_VARIABLE, type ChildJobSpec, type ChildMessage } from './protocol.js';
+import { adoptJobTempDir, encodeMessage, PARENT_PID_VARIABLE, type ChildJobSpec, type ChildMessage } from './protocol.js';
 
 const writeProtocol = process.stdout.write.bind(process.stdout);
 function send(message: ChildMessage): void {
@@ -36,6 +36,7 @@ function describe(error: unknown): { message: string; code?: string } {
 }
 
 async function main(): Promise<number> {
+  adoptJobTempDir();
   const specPath = process.argv[2];
   if (!specPath) {
     send({ type: 'error', message: 'job child started without a job description' });

@@ -59,6 +59,21 @@ export interface ChildJobSpec {
 /** Environment variable with the pid of the process that started a plain-process job child (its watchdog's parent). */
 export const PARENT_PID_VARIABLE = 'JOB_PARENT_PID';
 
+/** Environment variable with the job's scratch folder, for a child started with another TMPDIR (`adoptJobTempDir`). */
+export const JOB_TEMP_VARIABLE = 'JOB_TEMP_DIR';
+
+/**
+ * Makes the job's scratch folder the child's TMPDIR where its runtime started it with another one (a plain-process
+ * child run from the TypeScript sources starts with its service's, where tsx keeps the modules it has compiled);
+ * the child calls it before its workflow runs anything.
+ */
+export function adoptJobTempDir(env: NodeJS.ProcessEnv = process.env): void {
+  const own = env[JOB_TEMP_VARIABLE];
+  if (!own) return;
+  env.TMPDIR = own;
+  delete env[JOB_TEMP_VARIABLE];
+}
+
 export function encodeMessage(message: ChildMessage): string {
   return JSON.stringify(message) + '\n';
 }

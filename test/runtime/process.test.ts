@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import { parseCpuLimit, parseMemorySize, threadsFor } from '../../src/runtime/limits.js';
 import { ProcessRuntime } from '../../src/runtime/process.js';
@@ -24,6 +26,31 @@ describe('process runtime', () => {
     const result = JSON.parse(readFileSync(join(launch.jobDir, 'output', 'probe-result.json'), 'utf8'));
     assert.equal(result.threads, 3);
     assert.deepEqual(handlers.messages.map((m) => m.type), ['started', 'progress', 'done']);
+    // a child from the TypeScript sources starts in this process's temp folder (tsx's compile cache), then takes the job's
+    assert.equal(result.startedWithTmpdir, tmpdir());
+    assert.equal(result.tmpdir, launch.tempDir);
+    assert.ok(!result.env.includes('JOB_TEMP_DIR'));
+  });
+
+  test('a compiled child starts with the job\'s scratch folder as its temp folder', async () => {
+    const entry = join(layout.root, 'tempChild.mjs');
+    writeFileSync(
+      entry,
+      [
+        "import { readFileSync, writeFileSync } from 'node:fs';",
+        "import { join } from 'node:path';",
+        'const spec = JSON.parse(readFileSync(process.argv[2], "utf8"));',
+        "process.stdout.write(JSON.stringify({ type: 'started', pid: process.pid }) + '\\n');",
+        "writeFileSync(join(spec.outDir, 'temp.json'), JSON.stringify({ TMPDIR: process.env.TMPDIR, JOB_TEMP_DIR: process.env.JOB_TEMP_DIR ?? null }));",
+        "process.stdout.write(JSON.stringify({ type: 'done', files: [], seconds: 0 }) + '\\n');",
+      ].join('\n'),
+    );
+    const rt = new ProcessRuntime({ limits: { cpus: 1, memoryBytes: 1024 ** 3 }, childEntry: pathToFileURL(entry) });
+    const launch = makeLaunch(layout, 'job-t');
+    const handlers = collect();
+    const exit = await (await rt.start(launch, handlers)).done;
+    assert.equal(exit.code, 0, handlers.logs.join('\n'));
+    assert.deepEqual(JSON.parse(readFileSync(join(launch.jobDir, 'output', 'temp.json'), 'utf8')), { TMPDIR: launch.tempDir, JOB_TEMP_DIR: null });
   });
 });
 
