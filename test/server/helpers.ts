@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configFromEnv, type ServiceConfig } from '../../src/server/config.js';
-import { createService, type Service } from '../../src/server/service.js';
+import type { Service } from '../../src/server/service.js';
 import type { DemChecker } from '../../src/jobs/admission/demCheck.js';
 import type { JobRuntime } from '../../src/runtime/types.js';
 
@@ -54,6 +54,9 @@ export async function startTestService(
   // (mode 0700, as mkdtemp makes it: sandboxed jobs reach their folders without its permissions loosened)
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'eemt-api-'));
   const config = testServiceConfig(root, options.env);
+  // (loaded here, not at the top: test files that only start service processes or send requests do not load the
+  // whole service, about 1.7 s of each such file's start through tsx)
+  const { createService } = await import('../../src/server/service.js');
   const service = await createService(config, {
     ...(options.runtime ? { runtime: options.runtime(config) } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
