@@ -45,7 +45,7 @@ export class ProcessRuntime implements JobRuntime {
    * A child run from the TypeScript sources (tests, development) is loaded through tsx, which keeps the modules it
    * compiles in the temp folder: it starts with this process's temp folder and takes the job's scratch folder as its
    * TMPDIR before its workflow runs (`adoptJobTempDir`). Started in the job's new, empty folder, every job compiled
-   * every module again (a sol job through the service took about a third longer).
+   * every module again (the test files that run jobs through a service took about a tenth longer).
    */
   private sourcesTempDir(launch: JobLaunch): Record<string, string> {
     return this.entry.pathname.endsWith('.ts') ? { TMPDIR: tmpdir(), [JOB_TEMP_VARIABLE]: launch.tempDir } : {};
