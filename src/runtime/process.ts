@@ -4,6 +4,7 @@
  * status reports it as `process` so nobody mistakes it for isolation.
  */
 import { tmpdir } from 'node:os';
+import { isTypeScriptSource } from '../util/modules.js';
 import { JOB_TEMP_VARIABLE, PARENT_PID_VARIABLE } from './protocol.js';
 import { childEnv, childNodeArgs, defaultChildEntry, LocalJobs, spawnJobProcess, writeHostSpec } from './spawnChild.js';
 import { type JobHandlers, type JobLaunch, type JobRuntime, type RunningJob, type RuntimeLimits, type RuntimeStatus } from './types.js';
@@ -48,7 +49,7 @@ export class ProcessRuntime implements JobRuntime {
    * every module again (the test files that run jobs through a service took about a tenth longer).
    */
   private sourcesTempDir(launch: JobLaunch): Record<string, string> {
-    return this.entry.pathname.endsWith('.ts') ? { TMPDIR: tmpdir(), [JOB_TEMP_VARIABLE]: launch.tempDir } : {};
+    return isTypeScriptSource(this.entry) ? { TMPDIR: tmpdir(), [JOB_TEMP_VARIABLE]: launch.tempDir } : {};
   }
 
   async status(): Promise<RuntimeStatus> {

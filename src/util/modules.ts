@@ -6,6 +6,11 @@
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
+/** Whether the module at `moduleUrl` is a TypeScript source, which runs only through the tsx loader. */
+export function isTypeScriptSource(moduleUrl: URL): boolean {
+  return moduleUrl.pathname.endsWith('.ts');
+}
+
 /** URL of the module `name` (no extension) next to the module `baseUrl`, with the base module's extension. */
 export function siblingModuleUrl(baseUrl: string, name: string): URL {
   const extension = baseUrl.endsWith('.ts') ? '.ts' : '.js';
@@ -28,7 +33,7 @@ export function nodeArgsFor(moduleUrl: URL): string[] {
       loaderFlags.push(flag);
     }
   }
-  if (moduleUrl.pathname.endsWith('.ts') && !loaderFlags.some((f) => f.includes('tsx'))) {
+  if (isTypeScriptSource(moduleUrl) && !loaderFlags.some((f) => f.includes('tsx'))) {
     loaderFlags.push('--import', 'tsx');
   }
   return [...loaderFlags, fileURLToPath(moduleUrl)];
@@ -40,7 +45,7 @@ export function nodeArgsFor(moduleUrl: URL): string[] {
  * not inherited by worker threads.
  */
 export function startModuleWorker(moduleUrl: URL, options: WorkerOptions = {}): Worker {
-  if (!moduleUrl.pathname.endsWith('.ts')) return new Worker(moduleUrl, options);
+  if (!isTypeScriptSource(moduleUrl)) return new Worker(moduleUrl, options);
   const tsxApi = import.meta.resolve('tsx/esm/api');
   const bootstrap = `import(${JSON.stringify(tsxApi)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(moduleUrl.href)}); });`;
   return new Worker(bootstrap, { ...options, eval: true });
