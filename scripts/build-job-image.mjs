@@ -9,12 +9,15 @@
  *   node scripts/build-job-image.mjs --rootfs DIR                only stage the root filesystem (the Dockerfile)
  *
  * The root filesystem holds what the job child needs and nothing else:
- * - `/app/dist`: this package compiled from `src/` (tsc, into the staging folder: `dist/` is left alone);
+ * - `/app/dist`: this package compiled from `src/`: the modules of today's sources copied from `dist/` when
+ *   `npm run build` is current with them (as CI leaves it), else compiled with tsc into the staging folder (`dist/`
+ *   is left alone) — the same files either way (`compiledModules`);
  * - `/app/node_modules`: the installed packages the job child imports, found by following the imports (and
  *   `require` calls) of `dist/runtime/jobChild.js` through the compiled code (worker modules included), then every package's
  *   `dependencies`, `optionalDependencies` and `peerDependencies` — whole package folders, native addons
  *   (`*.node`) included; `/app/build/**.node`: native addons of this package itself, when it has any;
- * - `/app/build/wasm`: the WebAssembly kernels, compiled from `assembly/` (scripts/build-wasm.mjs);
+ * - `/app/build/wasm`: the WebAssembly kernels: copied from `build/wasm/` when current with `assembly/`, else
+ *   compiled (scripts/build-wasm.mjs);
  * - `/usr/local/bin/node` (the Node.js running this script), the shared libraries of node and of every native
  *   addon (`ldd`) and the dynamic loader;
  * - `/etc/passwd` and `/etc/group` with the unprivileged users `node` (1000) and `nobody` (65534), empty mount
@@ -47,6 +50,8 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pipeline } from 'node:stream/promises';
 import { parseArgs } from 'node:util';
+import { staleBuildParts } from './build-state.mjs';
+import { WASM_KERNELS } from './wasm-kernels.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** Label holding the digest of the image's root filesystem. */
@@ -182,19 +187,57 @@ function copyInto(root, hostPath, imagePath = hostPath) {
   chmodSync(target, lstatSync(target).mode | 0o444);
 }
 
-/** Stages the job image's root filesystem into the empty folder `root`. */
-export function stageRootfs(root) {
-  chmodSync(root, 0o755); // a temporary folder is private; the image's / must not be
-  const app = join(root, 'app');
-  log('compiling src/ with tsc');
+/** The comment tsc ends a module with when it writes its source map (`npm run build` does; the image has no maps). */
+const SOURCE_MAP_COMMENT = /\n\/\/# sourceMappingURL=[^\n]*\n?$/;
+
+/**
+ * The modules `tsc -p tsconfig.build.json` makes of `repo`'s sources, relative to `dist/` (`a/b.js` for
+ * `src/a/b.ts`), when its `dist/` holds every one of them and is current with the sources (build-state.mjs); else
+ * null. Only these are copied: a module in `dist/` whose source was deleted is not part of the build.
+ */
+export async function compiledModules(repo = REPO) {
+  if ((await staleBuildParts(repo, ['typescript'])).length > 0) return null;
+  const src = join(repo, 'src');
+  const modules = filesUnder(src, (p) => p.endsWith('.ts') && !p.endsWith('.d.ts')).map((p) => relative(src, p).replace(/\.ts$/, '.js'));
+  return modules.every((m) => existsSync(join(repo, 'dist', m))) ? modules.sort() : null;
+}
+
+/**
+ * Writes the compiled package into `appDist`: `compiledModules` copied from `repo`'s `dist/` without their
+ * source-map comments (byte for byte what tsc writes without source maps), or, when the build is not current, the
+ * sources compiled with tsc. Returns how they got there.
+ */
+export async function stageCompiledModules(appDist, repo = REPO) {
+  const modules = await compiledModules(repo);
+  if (modules) {
+    for (const module of modules) {
+      const target = join(appDist, module);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, readFileSync(join(repo, 'dist', module), 'utf8').replace(SOURCE_MAP_COMMENT, '\n'));
+    }
+    return `copied ${modules.length} modules of the current build (dist/)`;
+  }
   execFileSync(
     process.execPath,
-    [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'tsconfig.build.json'), '--outDir', join(app, 'dist'), '--sourceMap', 'false'],
-    { cwd: REPO, stdio: 'inherit' },
+    [join(repo, 'node_modules/typescript/bin/tsc'), '-p', join(repo, 'tsconfig.build.json'), '--outDir', appDist, '--sourceMap', 'false'],
+    { cwd: repo, stdio: 'inherit' },
   );
+  return 'compiled src/ with tsc';
+}
+
+/** Stages the job image's root filesystem into the empty folder `root`. */
+export async function stageRootfs(root) {
+  chmodSync(root, 0o755); // a temporary folder is private; the image's / must not be
+  const app = join(root, 'app');
+  log(await stageCompiledModules(join(app, 'dist')));
   copyFileSync(join(REPO, 'package.json'), join(app, 'package.json'));
-  log('compiling assembly/ with AssemblyScript');
-  execFileSync(process.execPath, [join(REPO, 'scripts/build-wasm.mjs'), '--out', join(app, 'build/wasm')], { cwd: REPO, stdio: 'inherit' });
+  if ((await staleBuildParts(REPO, ['wasm'])).length === 0) {
+    log('copying the current WebAssembly kernels (build/wasm/)');
+    for (const { output } of WASM_KERNELS) copyInto(app, join(REPO, 'build/wasm', output), join('build/wasm', output));
+  } else {
+    log('compiling assembly/ with AssemblyScript');
+    execFileSync(process.execPath, [join(REPO, 'scripts/build-wasm.mjs'), '--out', join(app, 'build/wasm')], { cwd: REPO, stdio: 'inherit' });
+  }
   for (const addon of filesUnder(join(REPO, 'build'), (p) => p.endsWith('.node') && isRunTimeFile(p))) {
     copyInto(app, addon, relative(REPO, addon));
   }
@@ -299,7 +342,7 @@ async function main() {
   if (values.rootfs) {
     if (existsSync(values.rootfs) && readdirSync(values.rootfs).length > 0) throw new Error(`${values.rootfs} is not empty`);
     mkdirSync(values.rootfs, { recursive: true });
-    stageRootfs(resolve(values.rootfs));
+    await stageRootfs(resolve(values.rootfs));
     return;
   }
   const docker = values.tar ? null : new Docker();
@@ -309,7 +352,7 @@ async function main() {
   });
   const root = mkdtempSync(join(tmpdir(), 'eemt-rootfs-'));
   try {
-    stageRootfs(root);
+    await stageRootfs(root);
     const digest = rootfsDigest(root);
     if (values.tar) {
       const { stream, exited } = tarStream(root);
