@@ -6,11 +6,9 @@
  * data locked by another service, a job runtime that cannot run any job with this machine's folders, address
  * in use); 1 for anything else.
  */
-import { ServiceLockedError } from '../jobs/store/serviceLock.js';
+import { ServiceLock, ServiceLockedError } from '../jobs/store/serviceLock.js';
 import { RuntimeSetupError } from '../runtime/types.js';
 import { ConfigError, configFromEnv } from './config.js';
-import pages from './pages/index.js';
-import { createService } from './service.js';
 
 /** A start-up refusal: printed as one line, exit code 2. */
 class StartupRefusal extends Error {}
@@ -24,15 +22,25 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  let service;
+  // the data are locked before the service's modules load (1–2 s), so that a second service is refused at once
+  let lock;
   try {
-    service = await createService(config, { plugins: [pages], logger: { level: config.logLevel } });
+    lock = ServiceLock.forService(config);
   } catch (error) {
     if (error instanceof ServiceLockedError) {
       throw new StartupRefusal(
         `${error.message}. Stop that service, or give this one its own EEMT_DB_PATH and data folders. Nothing was changed.`,
       );
     }
+    throw error;
+  }
+
+  let service;
+  try {
+    const [{ createService }, { default: pages }] = await Promise.all([import('./service.js'), import('./pages/index.js')]);
+    service = await createService(config, { lock, plugins: [pages], logger: { level: config.logLevel } });
+  } catch (error) {
+    lock.release();
     if (error instanceof RuntimeSetupError) throw new StartupRefusal(`no job could run: ${error.message}`);
     throw error;
   }

@@ -2,7 +2,8 @@
  * Wiring: job store, runtime, scheduler, cleanup and the HTTP app, from a configuration.
  *
  * Start-up order (a second service on the same data must change nothing): lock the database and data folders
- * (`createService`, ServiceLockedError when another service holds them) → open the database and build the app →
+ * (`ServiceLock.forService`, ServiceLockedError when another service holds them; main.ts takes the lock before it
+ * loads this module, `createService` when it is not given one) → open the database and build the app →
  * bind the port (`listen`, which fails with EADDRINUSE before any job is touched) → recover interrupted jobs and
  * start the queue and the cleanup timer → serve (requests that arrive during recovery wait for its end).
  */
@@ -51,14 +52,16 @@ export interface ServiceOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** A DEM check to use instead of one with the configuration's limits (tests). */
   readonly demChecker?: DemChecker;
+  /**
+   * The lock of the configuration's database and folders (`ServiceLock.forService(config)`), taken before this
+   * module was loaded (main.ts, so that a refused service answers at once); the service owns it from here on.
+   */
+  readonly lock?: ServiceLock;
 }
 
 export async function createService(config: ServiceConfig, options: ServiceOptions = {}): Promise<Service> {
   const paths = new JobPaths(config);
-  const lock = ServiceLock.acquire({
-    dbPath: config.dbPath,
-    folders: [paths.dirs.uploadDir, paths.dirs.resultsDir, paths.dirs.tempDir],
-  });
+  const lock = options.lock ?? ServiceLock.forService(config);
   let store: JobStore | null = null;
   try {
     for (const dir of Object.values(paths.dirs)) mkdirSync(dir, { recursive: true });

@@ -15,6 +15,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
+import { JobPaths, type DataDirs } from './paths.js';
 
 /** Who holds a lock. */
 export interface LockHolder {
@@ -89,6 +90,12 @@ export class ServiceLock {
   ) {
     this.holder = { pid: process.pid, host: hostname(), started_at: new Date().toISOString(), address: null };
     this.describe();
+  }
+
+  /** `acquire` of what a service with these settings owns: its database and its upload, results and temp folders. */
+  static forService(settings: DataDirs & { readonly dbPath: string }): ServiceLock {
+    const { dirs } = new JobPaths(settings);
+    return ServiceLock.acquire({ dbPath: settings.dbPath, folders: [dirs.uploadDir, dirs.resultsDir, dirs.tempDir] });
   }
 
   /**
