@@ -12,7 +12,27 @@
  */
 
 import { f64at, fi, i16at, i32at } from './memoryAccess';
-import { LANES, LANE_SUMS_BYTES, addRun, batchLitBound, floorAltitudes, markBatchSectors, prepareLanes, sunlitLanes, touchHorizons } from './sunlitLanes';
+import {
+  LANES,
+  LANE_SUMS_BYTES,
+  L_GROUND_VIEW,
+  L_INCLINED,
+  L_MUNEER_SLOPE,
+  L_PRESSURE_RATIO,
+  L_SHADED_DIFFUSE,
+  L_SKY_VIEW,
+  L_TEST_EAST,
+  L_TEST_NORTH,
+  L_TEST_UP,
+  addRun,
+  batchLitBound,
+  floorAltitudes,
+  laneState,
+  markBatchSectors,
+  prepareLanes,
+  sunlitLanes,
+  touchHorizons,
+} from './sunlitLanes';
 import {
   PREFIX_QUANTITIES,
   TAU_SUN_EAST,
@@ -137,6 +157,31 @@ function combineSums(desc: usize, day: usize, sums: i32, lit: bool, albedo: f64)
 }
 
 /**
+ * `combineSums` of the lane whose state `prepareLanes` wrote at `state` (its normal, inclination, p/p₀ and view
+ * factors; the day's scalars passed in, read once for the eight lanes): the same operations on the same values.
+ */
+function combineLane(state: usize, sums: i32, lit: bool, albedo: f64, stepHours: f64, g0: f64, sumDiffuse: f64, pzCentre: f64): f64 {
+  if (!lit) memory.fill(<usize>sums, 0, <usize>PREFIX_QUANTITIES << 3);
+  const delta = load<f64>(state + L_PRESSURE_RATIO) - pzCentre;
+  const delta2 = delta * delta;
+  const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
+  if (load<i32>(state + L_INCLINED) == 0) return (g0 * tauSinAltitude + sumDiffuse) * stepHours;
+  const nE = load<f64>(state + L_TEST_EAST);
+  const nN = load<f64>(state + L_TEST_NORTH);
+  const nU = load<f64>(state + L_TEST_UP);
+  const beam = g0 * (nE * quadratic(sums, TAU_SUN_EAST, delta, delta2) + nN * quadratic(sums, TAU_SUN_NORTH, delta, delta2) + nU * tauSinAltitude);
+  const diffuse =
+    load<f64>(state + L_SHADED_DIFFUSE) * (sumDiffuse - f64at(sums, DIFFUSE_LIT)) +
+    load<f64>(state + L_SKY_VIEW) * quadratic(sums, DIFFUSE_ONE_MINUS_TAU, delta, delta2) +
+    load<f64>(state + L_MUNEER_SLOPE) * quadratic(sums, DIFFUSE_N_ONE_MINUS_TAU, delta, delta2) +
+    nE * quadratic(sums, CIRCUMSOLAR_EAST, delta, delta2) +
+    nN * quadratic(sums, CIRCUMSOLAR_NORTH, delta, delta2) +
+    nU * quadratic(sums, CIRCUMSOLAR_UP, delta, delta2);
+  const reflected = albedo * load<f64>(state + L_GROUND_VIEW) * (g0 * tauSinAltitude + sumDiffuse);
+  return (beam + diffuse + reflected) * stepHours;
+}
+
+/**
  * The beam part of the cell's daily global irradiation (the beam on the surface and the ground reflection of the
  * horizontal beam) from its sums, after `combineSums` (which zeroes them on a day without sun).
  */
@@ -205,10 +250,26 @@ function integrateLanes(desc: usize, row: i32, col: i32, cell: i32, gridCell: i3
   for (let d = 0; d < dayCount; d++) {
     const day = days + (<usize>(d * DAY_FIELDS) << 2);
     const lit = sunlitLanes(desc, day, sums, cell, gridCell, lanes, valid, everywhere);
+    // `storeDay` of each valid lane, with the day's scalars read once and the lanes' terms from their states
+    const scalars = fi(day, Y_SCALARS);
+    const stepHours = f64at(scalars, 0);
+    const g0 = f64at(scalars, 1);
+    const sumDiffuse = f64at(scalars, 2);
+    const pzCentre = f64at(scalars, 3);
+    const globalOut = <usize>fi(day, Y_GLOBAL_OUT);
+    const hoursOut = <usize>fi(day, Y_HOURS_OUT);
+    const beamPartOut = fi(day, Y_BEAM_PART_OUT);
     for (let lane = 0; lane < lanes; lane++) {
       if (((valid >> lane) & 1) == 0) continue;
-      setCell(desc, cell + lane);
-      storeDay(desc, day, sums + lane * LANE_SUMS_BYTES, ((lit >> lane) & 1) == 1, albedo);
+      const laneSums = sums + lane * LANE_SUMS_BYTES;
+      const laneLit = ((lit >> lane) & 1) == 1;
+      const at = <usize>(cell + lane) << 2;
+      store<f32>(globalOut + at, <f32>combineLane(laneState(sums, lane), laneSums, laneLit, albedo, stepHours, g0, sumDiffuse, pzCentre));
+      store<f32>(hoursOut + at, <f32>((laneLit ? f64at(laneSums, LIT_COUNT) : 0.0) * stepHours));
+      if (beamPartOut != 0) {
+        setCell(desc, cell + lane);
+        store<f32>(<usize>beamPartOut + at, <f32>beamPartOfSums(desc, day, laneSums, albedo));
+      }
     }
   }
 }

@@ -35,6 +35,11 @@ import {
   D_NORMAL_EAST,
   D_NORMAL_NORTH,
   D_NORMAL_UP,
+  D_PRESSURE_RATIO,
+  D_SHADED_DIFFUSE,
+  D_SKY_VIEW,
+  D_MUNEER_SLOPE,
+  D_GROUND_VIEW,
   D_ELEVATION,
   D_VALID,
   D_GRID_WIDTH,
@@ -86,12 +91,14 @@ const RUN_START: i32 = LANES * LANE_SUMS_BYTES;
 const RUN_COUNT: i32 = RUN_START + LANES * 4;
 // then each lane's state (`prepareLanes`): the normal of its plane test, its elevation, where its horizons
 // start, its row and column, whether its near-field rays stay inside the grid, its lit bound over the batch's
-// sectors and how far each quadrant of its near field rises above it
+// sectors, how far each quadrant of its near field rises above it, and the terms of its daily sums' combination
+// (assembly/dailyKernel.ts `combineLane`: whether it is inclined, its p/p₀ and view factors)
 const LANE_STATE: i32 = RUN_COUNT + LANES * 4;
-const LANE_STATE_BYTES: i32 = 96;
-const L_TEST_EAST: i32 = 0;
-const L_TEST_NORTH: i32 = 8;
-const L_TEST_UP: i32 = 16;
+/** Bytes of one lane's state; lane l's at `laneState(sums, l)`. */
+export const LANE_STATE_BYTES: i32 = 144;
+export const L_TEST_EAST: i32 = 0;
+export const L_TEST_NORTH: i32 = 8;
+export const L_TEST_UP: i32 = 16;
 const L_Z0: i32 = 24;
 const L_FAR_BASE: i32 = 32;
 const L_NEAR_BASE: i32 = 36;
@@ -100,6 +107,17 @@ const L_COL: i32 = 44;
 const L_INTERIOR: i32 = 48;
 const L_BATCH_LIT: i32 = 56;
 const L_RISE: i32 = 64; // four f64, quadrant q at L_RISE + 8q
+export const L_PRESSURE_RATIO: i32 = 96;
+export const L_SHADED_DIFFUSE: i32 = 104;
+export const L_SKY_VIEW: i32 = 112;
+export const L_MUNEER_SLOPE: i32 = 120;
+export const L_GROUND_VIEW: i32 = 128;
+export const L_INCLINED: i32 = 136;
+
+/** Where lane `lane`'s state starts in the scratch at `sums`. */
+@inline export function laneState(sums: i32, lane: i32): usize {
+  return <usize>sums + <usize>(LANE_STATE + lane * LANE_STATE_BYTES);
+}
 // then the lanes' group bounds: per group sector the lit bounds of the eight lanes and their dark bounds, two
 // i16 vectors
 const GROUP_BOUNDS: i32 = LANE_STATE + LANES * LANE_STATE_BYTES;
@@ -224,6 +242,12 @@ export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i
     store<f64>(state + L_TEST_EAST, tilted ? f64at(fi(desc, D_NORMAL_EAST), laneCell) : 0.0);
     store<f64>(state + L_TEST_NORTH, tilted ? f64at(fi(desc, D_NORMAL_NORTH), laneCell) : 0.0);
     store<f64>(state + L_TEST_UP, tilted ? f64at(fi(desc, D_NORMAL_UP), laneCell) : 1.0);
+    store<i32>(state + L_INCLINED, i32(tilted));
+    store<f64>(state + L_PRESSURE_RATIO, f64at(fi(desc, D_PRESSURE_RATIO), laneCell));
+    store<f64>(state + L_SHADED_DIFFUSE, f64at(fi(desc, D_SHADED_DIFFUSE), laneCell));
+    store<f64>(state + L_SKY_VIEW, f64at(fi(desc, D_SKY_VIEW), laneCell));
+    store<f64>(state + L_MUNEER_SLOPE, f64at(fi(desc, D_MUNEER_SLOPE), laneCell));
+    store<f64>(state + L_GROUND_VIEW, f64at(fi(desc, D_GROUND_VIEW), laneCell));
     const z0 = <f64>load<f32>(<usize>elevation + (<usize>(gridCell + shift) << 2));
     store<f64>(state + L_Z0, z0);
     for (let q = 0; q < 4; q++) {

@@ -53,7 +53,7 @@ const PREFIX_QUANTITIES = 26;
 const RAY_LANES = 4;
 // Scratch of the kernel (assembly/sunlitLanes.ts, LANE_SCRATCH_BYTES): eight cells' sums, run states and state,
 // their group bounds for up to MAX_GROUP_SECTORS group sectors, and which of those the batch's samples stand in.
-const SUMS_SCRATCH_BYTES = 10944;
+const SUMS_SCRATCH_BYTES = 11328;
 const MAX_GROUP_SECTORS = 256;
 /** Inputs per sample of the kernel's `nearFieldRays` (assembly/nearRays.ts, NEAR_RAY_INPUTS, checked on loading). */
 const NEAR_RAY_INPUTS = 3;
