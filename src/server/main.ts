@@ -22,7 +22,8 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  // the data are locked before the service's modules load (1–2 s), so that a second service is refused at once
+  // the data are locked before the service's modules load (0.7 s from dist/, 1–2 s from the sources), so that a
+  // second service on them is refused at once
   let lock;
   try {
     lock = ServiceLock.forService(config);
