@@ -104,6 +104,31 @@ let cNE: f64 = 0;
 let cNN: f64 = 0;
 let cNU: f64 = 1;
 
+/**
+ * Whether the samples from k on face the sun (bit i: sample k + i, four samples): the scalar kernel's test of each,
+ * n · s > 0 on an inclined cell (the same products, summed in the same order, two samples per vector) and sin h > 0
+ * on a level one, so the same decisions.
+ */
+@inline function facingFour(sunEast: i32, sunNorth: i32, sinAltitude: i32, k: i32): i32 {
+  const at = <usize>k << 3;
+  const up01 = v128.load(<usize>sinAltitude + at);
+  const up23 = v128.load(<usize>sinAltitude + at, 16);
+  const zero = f64x2.splat(0);
+  if (!cInclined) return i64x2.bitmask(f64x2.gt(up01, zero)) | (i64x2.bitmask(f64x2.gt(up23, zero)) << 2);
+  const nE = f64x2.splat(cNE);
+  const nN = f64x2.splat(cNN);
+  const nU = f64x2.splat(cNU);
+  const east = <usize>sunEast + at;
+  const north = <usize>sunNorth + at;
+  const dot01 = f64x2.add(f64x2.add(f64x2.mul(nE, v128.load(east)), f64x2.mul(nN, v128.load(north))), f64x2.mul(nU, up01));
+  const dot23 = f64x2.add(f64x2.add(f64x2.mul(nE, v128.load(east, 16)), f64x2.mul(nN, v128.load(north, 16))), f64x2.mul(nU, up23));
+  return i64x2.bitmask(f64x2.gt(dot01, zero)) | (i64x2.bitmask(f64x2.gt(dot23, zero)) << 2);
+}
+
+/**
+ * `unshadedSums` of dailyKernel.ts: the sums over the samples that face the sun, four samples at a time (`facingFour`);
+ * the runs of facing samples are those the scalar loop finds, their prefix sums added in the same order.
+ */
 function unshadedSums(day: usize, sums: i32): bool {
   const count = fi(day, Y_COUNT);
   const prefix = fi(day, Y_PREFIX);
@@ -112,7 +137,21 @@ function unshadedSums(day: usize, sums: i32): bool {
   const sunNorth = fi(day, Y_SUN_NORTH);
   let runs = 0;
   let runStart = -1;
-  for (let k = 0; k < count; k++) {
+  let k = 0;
+  for (; k + 4 <= count; k += 4) {
+    const facing = facingFour(sunEast, sunNorth, sinAltitude, k);
+    // (a run neither starts nor ends within these four: the common case)
+    if (facing == (runStart >= 0 ? 15 : 0)) continue;
+    for (let i = 0; i < 4; i++) {
+      if ((facing >> i) & 1) {
+        if (runStart < 0) runStart = k + i;
+      } else if (runStart >= 0) {
+        addRun(sums, prefix, runStart, k + i, runs++ == 0);
+        runStart = -1;
+      }
+    }
+  }
+  for (; k < count; k++) {
     const lit = (cInclined ? cNE * f64at(sunEast, k) + cNN * f64at(sunNorth, k) + cNU * f64at(sinAltitude, k) : f64at(sinAltitude, k)) > 0;
     if (lit) {
       if (runStart < 0) runStart = k;
