@@ -315,7 +315,8 @@ function integrateLanes(desc: usize, row: i32, col: i32, cell: i32, gridCell: i3
 
 /**
  * Daily global irradiation and sunshine hours of the cells of the part (descriptor fields D_*) for each of
- * the D_DAY_COUNT days: with terrain shadows eight cells of a row at a time, without one cell at a time.
+ * the D_DAY_COUNT days: with terrain shadows eight cells of a row at a time, without one cell at a time
+ * (four of its samples at a time: `unshadedSums`).
  */
 export function integrateBlockDays(desc: usize): void {
   const dayCount = fi(desc, D_DAY_COUNT);
