@@ -88,6 +88,9 @@ for (const [name, layout, latitudeDeg, cellXM, beamPart, days, nearField = 'boun
   ['southern hemisphere, eight consecutive winter days', { directions: 96, nearSectors: 192, nearSteps: 7 }, -35, 10, false, [172, 173, 174, 175, 176, 177, 178, 179]],
   ['no terrain shadows', null, 40, 10, false, SEASON_DAYS],
   ['no terrain shadows, with the beam part', null, 40, 10, true, SEASON_DAYS],
+  // (steep slopes facing every way: samples facing a slope's plane in two runs, and blocks decided by their bounds)
+  ['no terrain shadows, cells 4 × 10 m, polar day and night, 72° N', null, 72, 4, false, SEASON_DAYS],
+  ['no terrain shadows, cells 4 × 10 m, southern hemisphere, eight consecutive winter days', null, -35, 4, false, [172, 173, 174, 175, 176, 177, 178, 179]],
 ] as const satisfies readonly (readonly [string, HorizonLayout | null, number, number, boolean, readonly number[], NearFieldMode?, boolean?])[]) {
   test(`the WebAssembly kernel equals the TypeScript kernel to the bit (${name})`, () => {
     const cellYM = 10;
