@@ -30,6 +30,7 @@ import {
   laneState,
   markBatchSectors,
   prepareLanes,
+  storeCellTerms,
   sunlitLanes,
   touchHorizons,
 } from './sunlitLanes';
@@ -58,15 +59,6 @@ import {
   D_WIN_WIDTH,
   D_GROUPS_PER_CELL,
   D_VALID,
-  D_INCLINED,
-  D_NORMAL_EAST,
-  D_NORMAL_NORTH,
-  D_NORMAL_UP,
-  D_PRESSURE_RATIO,
-  D_SHADED_DIFFUSE,
-  D_SKY_VIEW,
-  D_MUNEER_SLOPE,
-  D_GROUND_VIEW,
   D_DAY_COUNT,
   D_DAYS,
   D_ALBEDO,
@@ -97,27 +89,20 @@ export { sunSectorsOfDays } from './sunSectors';
 // the bytes `touchHorizons` read, or-ed (a use of its loads)
 let touched: i32 = 0;
 
-// the cell being integrated (the per-cell terms `combineSums` reads); one instance runs one call at a time
-let cCell: i32 = 0;
-let cInclined: bool = false;
-let cNE: f64 = 0;
-let cNN: f64 = 0;
-let cNU: f64 = 1;
-
 /**
  * Whether the samples from k on face the sun (bit i: sample k + i, four samples): the scalar kernel's test of each,
  * n · s > 0 on an inclined cell (the same products, summed in the same order, two samples per vector) and sin h > 0
  * on a level one, so the same decisions.
  */
-@inline function facingFour(sunEast: i32, sunNorth: i32, sinAltitude: i32, k: i32): i32 {
+@inline function facingFour(sunEast: i32, sunNorth: i32, sinAltitude: i32, k: i32, inclined: bool, cellEast: f64, cellNorth: f64, cellUp: f64): i32 {
   const at = <usize>k << 3;
   const up01 = v128.load(<usize>sinAltitude + at);
   const up23 = v128.load(<usize>sinAltitude + at, 16);
   const zero = f64x2.splat(0);
-  if (!cInclined) return i64x2.bitmask(f64x2.gt(up01, zero)) | (i64x2.bitmask(f64x2.gt(up23, zero)) << 2);
-  const nE = f64x2.splat(cNE);
-  const nN = f64x2.splat(cNN);
-  const nU = f64x2.splat(cNU);
+  if (!inclined) return i64x2.bitmask(f64x2.gt(up01, zero)) | (i64x2.bitmask(f64x2.gt(up23, zero)) << 2);
+  const nE = f64x2.splat(cellEast);
+  const nN = f64x2.splat(cellNorth);
+  const nU = f64x2.splat(cellUp);
   const east = <usize>sunEast + at;
   const north = <usize>sunNorth + at;
   const dot01 = f64x2.add(f64x2.add(f64x2.mul(nE, v128.load(east)), f64x2.mul(nN, v128.load(north))), f64x2.mul(nU, up01));
@@ -125,39 +110,46 @@ let cNU: f64 = 1;
   return i64x2.bitmask(f64x2.gt(dot01, zero)) | (i64x2.bitmask(f64x2.gt(dot23, zero)) << 2);
 }
 
+/** `facingFour` for the `n` (fewer than four) samples from k on, one by one. */
+function facingFew(sunEast: i32, sunNorth: i32, sinAltitude: i32, k: i32, n: i32, inclined: bool, cellEast: f64, cellNorth: f64, cellUp: f64): i32 {
+  let facing = 0;
+  for (let i = 0; i < n; i++) {
+    const j = k + i;
+    const dot = inclined ? cellEast * f64at(sunEast, j) + cellNorth * f64at(sunNorth, j) + cellUp * f64at(sinAltitude, j) : f64at(sinAltitude, j);
+    facing |= i32(dot > 0) << i;
+  }
+  return facing;
+}
+
 /**
- * `unshadedSums` of dailyKernel.ts: the sums over the samples that face the sun, four samples at a time (`facingFour`);
- * the runs of facing samples are those the scalar loop finds, their prefix sums added in the same order.
+ * `unshadedSums` of dailyKernel.ts for the cell whose terms are in the lane state at `state` (`storeCellTerms`): the
+ * sums over the samples that face the sun, four samples at a time (`facingFour`, the last few `facingFew`); the runs
+ * of facing samples are those the scalar loop finds, their prefix sums added in the same order.
  */
-function unshadedSums(day: usize, sums: i32): bool {
+function unshadedSums(day: usize, sums: i32, state: usize): bool {
   const count = fi(day, Y_COUNT);
   const prefix = fi(day, Y_PREFIX);
   const sinAltitude = fi(day, Y_SIN_ALTITUDE);
   const sunEast = fi(day, Y_SUN_EAST);
   const sunNorth = fi(day, Y_SUN_NORTH);
+  const inclined = load<i32>(state + L_INCLINED) == 1;
+  const nE = load<f64>(state + L_TEST_EAST);
+  const nN = load<f64>(state + L_TEST_NORTH);
+  const nU = load<f64>(state + L_TEST_UP);
   let runs = 0;
   let runStart = -1;
-  let k = 0;
-  for (; k + 4 <= count; k += 4) {
-    const facing = facingFour(sunEast, sunNorth, sinAltitude, k);
+  for (let k = 0; k < count; k += 4) {
+    const n = min(4, count - k);
+    const facing = n == 4 ? facingFour(sunEast, sunNorth, sinAltitude, k, inclined, nE, nN, nU) : facingFew(sunEast, sunNorth, sinAltitude, k, n, inclined, nE, nN, nU);
     // (a run neither starts nor ends within these four: the common case)
-    if (facing == (runStart >= 0 ? 15 : 0)) continue;
-    for (let i = 0; i < 4; i++) {
+    if (facing == (runStart >= 0 ? (1 << n) - 1 : 0)) continue;
+    for (let i = 0; i < n; i++) {
       if ((facing >> i) & 1) {
         if (runStart < 0) runStart = k + i;
       } else if (runStart >= 0) {
         addRun(sums, prefix, runStart, k + i, runs++ == 0);
         runStart = -1;
       }
-    }
-  }
-  for (; k < count; k++) {
-    const lit = (cInclined ? cNE * f64at(sunEast, k) + cNN * f64at(sunNorth, k) + cNU * f64at(sinAltitude, k) : f64at(sinAltitude, k)) > 0;
-    if (lit) {
-      if (runStart < 0) runStart = k;
-    } else if (runStart >= 0) {
-      addRun(sums, prefix, runStart, k, runs++ == 0);
-      runStart = -1;
     }
   }
   if (runStart >= 0) addRun(sums, prefix, runStart, count, runs++ == 0);
@@ -168,38 +160,12 @@ function unshadedSums(day: usize, sums: i32): bool {
   return f64at(sums, quantity * 3) + delta * f64at(sums, quantity * 3 + 1) + delta2 * f64at(sums, quantity * 3 + 2);
 }
 
-function combineSums(desc: usize, day: usize, sums: i32, lit: bool, albedo: f64): f64 {
-  if (!lit) memory.fill(<usize>sums, 0, <usize>PREFIX_QUANTITIES << 3);
-  const scalars = fi(day, Y_SCALARS);
-  const stepHours = f64at(scalars, 0);
-  const g0 = f64at(scalars, 1);
-  const sumDiffuse = f64at(scalars, 2);
-  const pzCentre = f64at(scalars, 3);
-  const cell = cCell;
-  const delta = f64at(fi(desc, D_PRESSURE_RATIO), cell) - pzCentre;
-  const delta2 = delta * delta;
-  const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
-  if (!cInclined) return (g0 * tauSinAltitude + sumDiffuse) * stepHours;
-  const nE = cNE;
-  const nN = cNN;
-  const nU = cNU;
-  const beam = g0 * (nE * quadratic(sums, TAU_SUN_EAST, delta, delta2) + nN * quadratic(sums, TAU_SUN_NORTH, delta, delta2) + nU * tauSinAltitude);
-  const diffuse =
-    f64at(fi(desc, D_SHADED_DIFFUSE), cell) * (sumDiffuse - f64at(sums, DIFFUSE_LIT)) +
-    f64at(fi(desc, D_SKY_VIEW), cell) * quadratic(sums, DIFFUSE_ONE_MINUS_TAU, delta, delta2) +
-    f64at(fi(desc, D_MUNEER_SLOPE), cell) * quadratic(sums, DIFFUSE_N_ONE_MINUS_TAU, delta, delta2) +
-    nE * quadratic(sums, CIRCUMSOLAR_EAST, delta, delta2) +
-    nN * quadratic(sums, CIRCUMSOLAR_NORTH, delta, delta2) +
-    nU * quadratic(sums, CIRCUMSOLAR_UP, delta, delta2);
-  const reflected = albedo * f64at(fi(desc, D_GROUND_VIEW), cell) * (g0 * tauSinAltitude + sumDiffuse);
-  return (beam + diffuse + reflected) * stepHours;
-}
-
 /**
- * `combineSums` of the lane whose state `prepareLanes` wrote at `state` (its normal, inclination, p/p₀ and view
- * factors; the day's scalars passed in, read once for the eight lanes): the same operations on the same values.
+ * Daily global irradiation [Wh m⁻² day⁻¹] of the cell whose terms are in the lane state at `state` (`storeCellTerms`:
+ * its normal, inclination, p/p₀ and view factors), from its sums over sunlit samples (`lit` false: none, and the
+ * sums are zeroed) and the day's scalars; `combineSums` of dailyKernel.ts, the same operations on the same values.
  */
-function combineLane(state: usize, sums: i32, lit: bool, albedo: f64, stepHours: f64, g0: f64, sumDiffuse: f64, pzCentre: f64): f64 {
+function combineSums(state: usize, sums: i32, lit: bool, albedo: f64, stepHours: f64, g0: f64, sumDiffuse: f64, pzCentre: f64): f64 {
   if (!lit) memory.fill(<usize>sums, 0, <usize>PREFIX_QUANTITIES << 3);
   const delta = load<f64>(state + L_PRESSURE_RATIO) - pzCentre;
   const delta2 = delta * delta;
@@ -222,40 +188,33 @@ function combineLane(state: usize, sums: i32, lit: bool, albedo: f64, stepHours:
 
 /**
  * The beam part of the cell's daily global irradiation (the beam on the surface and the ground reflection of the
- * horizontal beam) from its sums, after `combineSums` (which zeroes them on a day without sun).
+ * horizontal beam) from its sums, after `combineSums` (which zeroes them on a day without sun); the cell's terms as
+ * there.
  */
-function beamPartOfSums(desc: usize, day: usize, sums: i32, albedo: f64): f64 {
+function beamPartOfSums(state: usize, sums: i32, albedo: f64, stepHours: f64, g0: f64, pzCentre: f64): f64 {
+  const delta = load<f64>(state + L_PRESSURE_RATIO) - pzCentre;
+  const delta2 = delta * delta;
+  const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
+  if (load<i32>(state + L_INCLINED) == 0) return g0 * tauSinAltitude * stepHours;
+  const beam = g0 * (load<f64>(state + L_TEST_EAST) * quadratic(sums, TAU_SUN_EAST, delta, delta2) + load<f64>(state + L_TEST_NORTH) * quadratic(sums, TAU_SUN_NORTH, delta, delta2) + load<f64>(state + L_TEST_UP) * tauSinAltitude);
+  const reflectedBeam = albedo * load<f64>(state + L_GROUND_VIEW) * (g0 * tauSinAltitude);
+  return (beam + reflectedBeam) * stepHours;
+}
+
+/**
+ * The outputs of tile-local `cell`, whose terms are in the lane state at `state`, for `day`, from its sums over
+ * sunlit samples (`lit` false: none).
+ */
+function storeDay(day: usize, state: usize, sums: i32, cell: i32, lit: bool, albedo: f64): void {
   const scalars = fi(day, Y_SCALARS);
   const stepHours = f64at(scalars, 0);
   const g0 = f64at(scalars, 1);
   const pzCentre = f64at(scalars, 3);
-  const cell = cCell;
-  const delta = f64at(fi(desc, D_PRESSURE_RATIO), cell) - pzCentre;
-  const delta2 = delta * delta;
-  const tauSinAltitude = quadratic(sums, TAU_SIN_ALTITUDE, delta, delta2);
-  if (!cInclined) return g0 * tauSinAltitude * stepHours;
-  const beam = g0 * (cNE * quadratic(sums, TAU_SUN_EAST, delta, delta2) + cNN * quadratic(sums, TAU_SUN_NORTH, delta, delta2) + cNU * tauSinAltitude);
-  const reflectedBeam = albedo * f64at(fi(desc, D_GROUND_VIEW), cell) * (g0 * tauSinAltitude);
-  return (beam + reflectedBeam) * stepHours;
-}
-
-/** Makes tile-local `cell` the cell being integrated. */
-function setCell(desc: usize, cell: i32): void {
-  cCell = cell;
-  cInclined = load<u8>(<usize>fi(desc, D_INCLINED) + <usize>cell) == 1;
-  cNE = f64at(fi(desc, D_NORMAL_EAST), cell);
-  cNN = f64at(fi(desc, D_NORMAL_NORTH), cell);
-  cNU = f64at(fi(desc, D_NORMAL_UP), cell);
-}
-
-/** The outputs of the cell being integrated for `day`, from its sums over sunlit samples (`lit` false: none). */
-function storeDay(desc: usize, day: usize, sums: i32, lit: bool, albedo: f64): void {
-  const dailyWh = combineSums(desc, day, sums, lit, albedo);
-  store<f32>(<usize>fi(day, Y_GLOBAL_OUT) + (<usize>cCell << 2), <f32>dailyWh);
-  const stepHours = f64at(fi(day, Y_SCALARS), 0);
-  store<f32>(<usize>fi(day, Y_HOURS_OUT) + (<usize>cCell << 2), <f32>((lit ? f64at(sums, LIT_COUNT) : 0.0) * stepHours));
+  const at = <usize>cell << 2;
+  store<f32>(<usize>fi(day, Y_GLOBAL_OUT) + at, <f32>combineSums(state, sums, lit, albedo, stepHours, g0, f64at(scalars, 2), pzCentre));
+  store<f32>(<usize>fi(day, Y_HOURS_OUT) + at, <f32>((lit ? f64at(sums, LIT_COUNT) : 0.0) * stepHours));
   const beamPartOut = fi(day, Y_BEAM_PART_OUT);
-  if (beamPartOut != 0) store<f32>(<usize>beamPartOut + (<usize>cCell << 2), <f32>beamPartOfSums(desc, day, sums, albedo));
+  if (beamPartOut != 0) store<f32>(<usize>beamPartOut + at, <f32>beamPartOfSums(state, sums, albedo, stepHours, g0, pzCentre));
 }
 
 /** Nodata outputs of tile-local `cell` for every day. */
@@ -289,26 +248,8 @@ function integrateLanes(desc: usize, row: i32, col: i32, cell: i32, gridCell: i3
   for (let d = 0; d < dayCount; d++) {
     const day = days + (<usize>(d * DAY_FIELDS) << 2);
     const lit = sunlitLanes(desc, day, sums, cell, gridCell, lanes, valid, everywhere);
-    // `storeDay` of each valid lane, with the day's scalars read once and the lanes' terms from their states
-    const scalars = fi(day, Y_SCALARS);
-    const stepHours = f64at(scalars, 0);
-    const g0 = f64at(scalars, 1);
-    const sumDiffuse = f64at(scalars, 2);
-    const pzCentre = f64at(scalars, 3);
-    const globalOut = <usize>fi(day, Y_GLOBAL_OUT);
-    const hoursOut = <usize>fi(day, Y_HOURS_OUT);
-    const beamPartOut = fi(day, Y_BEAM_PART_OUT);
     for (let lane = 0; lane < lanes; lane++) {
-      if (((valid >> lane) & 1) == 0) continue;
-      const laneSums = sums + lane * LANE_SUMS_BYTES;
-      const laneLit = ((lit >> lane) & 1) == 1;
-      const at = <usize>(cell + lane) << 2;
-      store<f32>(globalOut + at, <f32>combineLane(laneState(sums, lane), laneSums, laneLit, albedo, stepHours, g0, sumDiffuse, pzCentre));
-      store<f32>(hoursOut + at, <f32>((laneLit ? f64at(laneSums, LIT_COUNT) : 0.0) * stepHours));
-      if (beamPartOut != 0) {
-        setCell(desc, cell + lane);
-        store<f32>(<usize>beamPartOut + at, <f32>beamPartOfSums(desc, day, laneSums, albedo));
-      }
+      if ((valid >> lane) & 1) storeDay(day, laneState(sums, lane), sums + lane * LANE_SUMS_BYTES, cell + lane, ((lit >> lane) & 1) == 1, albedo);
     }
   }
 }
@@ -354,10 +295,12 @@ export function integrateBlockDays(desc: usize): void {
         storeNodata(days, dayCount, cell);
         continue;
       }
-      setCell(desc, cell);
+      // (the scratch's first lane state holds the cell's terms: the lanes are not used without terrain)
+      const state = laneState(sums, 0);
+      storeCellTerms(desc, state, cell);
       for (let d = 0; d < dayCount; d++) {
         const day = days + (<usize>(d * DAY_FIELDS) << 2);
-        storeDay(desc, day, sums, unshadedSums(day, sums), albedo);
+        storeDay(day, state, sums, cell, unshadedSums(day, sums, state), albedo);
       }
     }
   }

@@ -92,7 +92,7 @@ const RUN_COUNT: i32 = RUN_START + LANES * 4;
 // then each lane's state (`prepareLanes`): the normal of its plane test, its elevation, where its horizons
 // start, its row and column, whether its near-field rays stay inside the grid, its lit bound over the batch's
 // sectors, how far each quadrant of its near field rises above it, and the terms of its daily sums' combination
-// (assembly/dailyKernel.ts `combineLane`: whether it is inclined, its p/p₀ and view factors)
+// (assembly/dailyKernel.ts `combineSums`: whether it is inclined, its p/p₀ and view factors)
 const LANE_STATE: i32 = RUN_COUNT + LANES * 4;
 /** Bytes of one lane's state; lane l's at `laneState(sums, l)`. */
 export const LANE_STATE_BYTES: i32 = 144;
@@ -186,6 +186,23 @@ export function floorAltitudes(days: usize, dayCount: i32, dayFields: i32): void
   return lane < lanes ? lane : 0;
 }
 
+/**
+ * Writes tile-local `cell`'s own terms into the lane state at `state`: the normal of its plane test ((0, 0, 1) for a
+ * level cell), whether it is inclined, its p/p₀ and view factors (what `combineSums` of assembly/dailyKernel.ts reads).
+ */
+export function storeCellTerms(desc: usize, state: usize, cell: i32): void {
+  const tilted = load<u8>(<usize>fi(desc, D_INCLINED) + <usize>cell) == 1;
+  store<f64>(state + L_TEST_EAST, tilted ? f64at(fi(desc, D_NORMAL_EAST), cell) : 0.0);
+  store<f64>(state + L_TEST_NORTH, tilted ? f64at(fi(desc, D_NORMAL_NORTH), cell) : 0.0);
+  store<f64>(state + L_TEST_UP, tilted ? f64at(fi(desc, D_NORMAL_UP), cell) : 1.0);
+  store<i32>(state + L_INCLINED, i32(tilted));
+  store<f64>(state + L_PRESSURE_RATIO, f64at(fi(desc, D_PRESSURE_RATIO), cell));
+  store<f64>(state + L_SHADED_DIFFUSE, f64at(fi(desc, D_SHADED_DIFFUSE), cell));
+  store<f64>(state + L_SKY_VIEW, f64at(fi(desc, D_SKY_VIEW), cell));
+  store<f64>(state + L_MUNEER_SLOPE, f64at(fi(desc, D_MUNEER_SLOPE), cell));
+  store<f64>(state + L_GROUND_VIEW, f64at(fi(desc, D_GROUND_VIEW), cell));
+}
+
 /** Two f64 fields at `field` of the lane states at `state`: lane `lane`'s and the next lane's. */
 @inline function lanePair(state: usize, lane: i32, field: usize): v128 {
   const at = state + <usize>lane * LANE_STATE_BYTES + field;
@@ -224,7 +241,6 @@ export function touchHorizons(desc: usize, cell: i32): i32 {
  */
 export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i32, gridCell: i32, lanes: i32): i32 {
   const validCells = fi(desc, D_VALID);
-  const inclined = fi(desc, D_INCLINED);
   const width = fi(desc, D_GRID_WIDTH);
   const height = fi(desc, D_GRID_HEIGHT);
   const marginRows = fi(desc, D_MARGIN_ROWS);
@@ -238,16 +254,7 @@ export function prepareLanes(desc: usize, sums: i32, row: i32, col: i32, cell: i
     const laneCell = cell + shift;
     if (lane < lanes && load<u8>(<usize>validCells + <usize>laneCell) == 1) valid |= 1 << lane;
     const state = <usize>sums + <usize>(LANE_STATE + lane * LANE_STATE_BYTES);
-    const tilted = load<u8>(<usize>inclined + <usize>laneCell) == 1;
-    store<f64>(state + L_TEST_EAST, tilted ? f64at(fi(desc, D_NORMAL_EAST), laneCell) : 0.0);
-    store<f64>(state + L_TEST_NORTH, tilted ? f64at(fi(desc, D_NORMAL_NORTH), laneCell) : 0.0);
-    store<f64>(state + L_TEST_UP, tilted ? f64at(fi(desc, D_NORMAL_UP), laneCell) : 1.0);
-    store<i32>(state + L_INCLINED, i32(tilted));
-    store<f64>(state + L_PRESSURE_RATIO, f64at(fi(desc, D_PRESSURE_RATIO), laneCell));
-    store<f64>(state + L_SHADED_DIFFUSE, f64at(fi(desc, D_SHADED_DIFFUSE), laneCell));
-    store<f64>(state + L_SKY_VIEW, f64at(fi(desc, D_SKY_VIEW), laneCell));
-    store<f64>(state + L_MUNEER_SLOPE, f64at(fi(desc, D_MUNEER_SLOPE), laneCell));
-    store<f64>(state + L_GROUND_VIEW, f64at(fi(desc, D_GROUND_VIEW), laneCell));
+    storeCellTerms(desc, state, laneCell);
     const z0 = <f64>load<f32>(<usize>elevation + (<usize>(gridCell + shift) << 2));
     store<f64>(state + L_Z0, z0);
     for (let q = 0; q < 4; q++) {
